@@ -1,0 +1,120 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Data, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { Reactivity } from "@effect/experimental"
+import pg from "pg"
+import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
+import { dbPoolSaturation } from "./Metrics.ts"
+import { CircuitOpenError, makeCircuitBreaker, Policies } from "./Resilience.ts"
+
+/**
+ * PostgreSQL. Features build statements with `sql` and run them through `execute` (writes) or `read` (retried on a
+ * dropped connection), so every call has a timeout and passes the breaker; failures become DbError.
+ */
+export class DbError extends Data.TaggedError("DbError")<{ readonly cause: unknown }> {
+  override get message() {
+    const c = this.cause
+    return c instanceof CircuitOpenError ? c.message : `database error: ${c instanceof Error ? c.message : String(c)}`
+  }
+}
+
+export interface DbService {
+  readonly sql: SqlClient.SqlClient
+  readonly execute: <A, R>(statement: Effect.Effect<A, SqlError, R>) => Effect.Effect<A, DbError, R>
+  readonly read: <A, R>(statement: Effect.Effect<A, SqlError, R>) => Effect.Effect<A, DbError, R>
+  /** Runs the effect in one transaction; statements inside use `sql` directly and roll back on any failure. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, Exclude<E, SqlError> | DbError, R>
+  readonly ping: Effect.Effect<void, DbError>
+  /** Connections in use over the pool's maximum, 0 to 1. */
+  readonly saturation: Effect.Effect<number>
+}
+
+export class Db extends Context.Tag("service/Db")<Db, DbService>() {}
+
+export interface PoolOptions {
+  readonly url: Redacted.Redacted
+  readonly maxConnections: number
+  readonly minConnections: number
+}
+
+const STATEMENT_TIMEOUT = "10 seconds"
+
+const isSqlError = (e: unknown): e is SqlError => (e as { _tag?: string } | undefined)?._tag === "SqlError"
+
+const isConnectionFailure = (error: unknown) => {
+  const cause = (error as { cause?: { code?: string } })?.cause
+  const code = cause?.code ?? ""
+  return /^(ECONN|ETIMEDOUT|EPIPE|57P0|08)/.test(code) || String(cause).includes("Connection terminated")
+}
+
+const makeService = (options: PoolOptions) =>
+  Effect.gen(function*() {
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        new pg.Pool({
+          connectionString: Redacted.value(options.url),
+          max: options.maxConnections,
+          min: options.minConnections,
+          idleTimeoutMillis: 30_000,
+          connectionTimeoutMillis: 10_000
+        })
+      ),
+      (p) => Effect.promise(() => p.end())
+    )
+    // Idle clients that lose their server emit errors on the pool; queries surface them, so only swallow here.
+    pool.on("error", () => {})
+    const sql = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "the-service" })
+    const breaker = yield* makeCircuitBreaker({
+      name: "postgres",
+      maxFailures: 5,
+      resetAfter: "5 seconds",
+      isFailure: isConnectionFailure
+    })
+    const guard = <A, R>(statement: Effect.Effect<A, SqlError, R>) =>
+      breaker.protect(
+        statement.pipe(Effect.timeoutFail({ duration: STATEMENT_TIMEOUT, onTimeout: () => new DbError({ cause: "statement timeout" }) }))
+      ).pipe(Effect.mapError((cause) => cause instanceof DbError ? cause : new DbError({ cause })))
+
+    const saturation = Effect.sync(() =>
+      options.maxConnections === 0 ? 0 : Math.min(1, (pool.totalCount - pool.idleCount) / options.maxConnections)
+    ).pipe(Effect.tap((ratio) => Metric.set(dbPoolSaturation, ratio)))
+
+    const service: DbService = {
+      sql,
+      execute: guard,
+      read: (statement) =>
+        Effect.retry(guard(statement), { schedule: Policies.idempotentStore, while: (e) => isConnectionFailure(e.cause) }),
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        breaker.protect(sql.withTransaction(effect)).pipe(
+          Effect.mapError((e) => isSqlError(e) || e instanceof CircuitOpenError ? new DbError({ cause: e }) : e as Exclude<E, SqlError>)
+        ),
+      ping: guard(sql`SELECT 1`).pipe(Effect.asVoid),
+      saturation
+    }
+    return { service, sql }
+  })
+
+/** A pool on the given URL; also provides SqlClient for the migrator. */
+export const layerPool = (options: PoolOptions): Layer.Layer<Db | SqlClient.SqlClient, DbError> =>
+  Layer.scopedContext(
+    makeService(options).pipe(
+      Effect.map(({ service, sql }) => Context.make(Db, service).pipe(Context.add(SqlClient.SqlClient, sql))),
+      Effect.mapError((cause) => new DbError({ cause }))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/** SERVICE_DATABASE_URL when set, otherwise an embedded PostgreSQL under the data directory. */
+export const layer = (options: {
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly maxConnections: number
+  readonly minConnections: number
+}): Layer.Layer<Db | SqlClient.SqlClient, DbError | EmbeddedPostgres.EmbeddedPostgresError> =>
+  Option.match(options.databaseUrl, {
+    onSome: (url) => layerPool({ ...options, url }),
+    onNone: () =>
+      Layer.unwrapScoped(
+        Effect.map(EmbeddedPostgres.start(options.dataDir), (url) => layerPool({ ...options, url }))
+      )
+  })

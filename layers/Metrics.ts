@@ -1,0 +1,81 @@
+import { Effect, Metric, MetricBoundaries, MetricKeyType, MetricState, Option } from "effect"
+
+/**
+ * The service's metrics, as Effect metrics. Effect 3 ships no Prometheus exporter (Effect 4 does), so
+ * `renderPrometheus` turns a snapshot into the text exposition format itself.
+ */
+export const httpRequestsTotal = Metric.counter("service_http_requests_total", {
+  description: "HTTP requests served, by status code",
+  incremental: true
+})
+
+export const httpRequestDuration = Metric.histogram(
+  "service_http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  "HTTP request latency in seconds"
+)
+
+export const dbPoolSaturation = Metric.gauge("service_db_pool_saturation_ratio", {
+  description: "Share of the database pool's connections in use (0 to 1)"
+})
+
+export const websocketActiveConnections = Metric.gauge("service_websocket_active_connections", {
+  description: "WebSocket connections open on this node"
+})
+
+export const circuitBreakerStateChanges = Metric.counter("service_circuit_breaker_state_changes_total", {
+  description: "Circuit breaker state transitions, by breaker and new state",
+  incremental: true
+})
+
+const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")
+
+const labels = (tags: ReadonlyArray<{ key: string; value: string }>, extra: ReadonlyArray<[string, string]> = []) => {
+  const all = [...tags.map((t) => [t.key, t.value] as const), ...extra]
+  return all.length === 0 ? "" : `{${all.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",")}}`
+}
+
+const formatNumber = (n: number | bigint) =>
+  typeof n === "bigint" ? n.toString() : Number.isFinite(n) ? String(n) : n > 0 ? "+Inf" : n < 0 ? "-Inf" : "NaN"
+
+/** Renders every registered metric in Prometheus text exposition format (version 0.0.4). */
+export const renderPrometheus: Effect.Effect<string> = Effect.map(Metric.snapshot, (pairs) => {
+  const byName = new Map<string, { type: string; help: string; lines: Array<string> }>()
+  const family = (name: string, type: string, help: Option.Option<string>) => {
+    let entry = byName.get(name)
+    if (entry === undefined) {
+      entry = { type, help: Option.getOrElse(help, () => name), lines: [] }
+      byName.set(name, entry)
+    }
+    return entry.lines
+  }
+  for (const pair of pairs) {
+    const key = pair.metricKey
+    const name = key.name
+    const tags = key.tags
+    const state = pair.metricState
+    if (MetricState.isCounterState(state)) {
+      family(name, "counter", key.description).push(`${name}${labels(tags)} ${formatNumber(state.count)}`)
+    } else if (MetricState.isGaugeState(state)) {
+      family(name, "gauge", key.description).push(`${name}${labels(tags)} ${formatNumber(state.value)}`)
+    } else if (MetricState.isHistogramState(state)) {
+      const lines = family(name, "histogram", key.description)
+      for (const [bound, count] of state.buckets) {
+        lines.push(`${name}_bucket${labels(tags, [["le", formatNumber(bound)]])} ${count}`)
+      }
+      if (!state.buckets.some(([bound]) => bound === Number.POSITIVE_INFINITY)) {
+        lines.push(`${name}_bucket${labels(tags, [["le", "+Inf"]])} ${state.count}`)
+      }
+      lines.push(`${name}_sum${labels(tags)} ${formatNumber(state.sum)}`)
+      lines.push(`${name}_count${labels(tags)} ${state.count}`)
+    } else if (MetricKeyType.isFrequencyKey(key.keyType) && MetricState.isFrequencyState(state)) {
+      const lines = family(name, "counter", key.description)
+      for (const [value, count] of state.occurrences) lines.push(`${name}${labels(tags, [["value", value]])} ${count}`)
+    }
+  }
+  const out: Array<string> = []
+  for (const [name, entry] of [...byName.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    out.push(`# HELP ${name} ${entry.help}`, `# TYPE ${name} ${entry.type}`, ...entry.lines)
+  }
+  return out.join("\n") + "\n"
+})

@@ -1,0 +1,36 @@
+import { Migrator, SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { readdir, readFile } from "node:fs/promises"
+import { fileURLToPath } from "node:url"
+
+/** Where the plain SQL migrations live, whatever the working directory. */
+export const migrationsDir = fileURLToPath(new URL("../migrations/", import.meta.url))
+
+/**
+ * Loads `NNNN_name.sql` files: the stock loaders only import JS modules. Multi-statement files work because pg uses
+ * the simple query protocol when a statement has no parameters.
+ */
+export const fromSqlFiles = (dir: string = migrationsDir): Migrator.Loader =>
+  Effect.tryPromise({
+    try: async () => {
+      const files = (await readdir(dir)).filter((f) => /^\d+_[\w-]+\.sql$/.test(f)).sort()
+      return files.map((file) => {
+        const [, id, name] = file.match(/^(\d+)_([\w-]+)\.sql$/)!
+        const load = Effect.flatMap(
+          Effect.promise(() => readFile(`${dir}/${file}`, "utf8")),
+          (text) => Effect.map(SqlClient.SqlClient, (sql) => sql.unsafe(text))
+        )
+        return [Number(id), name, load] as const
+      })
+    },
+    catch: (cause) => new Migrator.MigrationError({ reason: "import-error", message: `cannot read ${dir}`, cause })
+  })
+
+/** Applies pending migrations in one transaction (the migrator locks its table, so nodes may start together). */
+export const run = Migrator.make({})({ loader: fromSqlFiles() }).pipe(
+  Effect.tap((applied) =>
+    applied.length === 0
+      ? Effect.logInfo("database schema is up to date")
+      : Effect.logInfo("migrations applied").pipe(Effect.annotateLogs({ migrations: applied.map(([id, name]) => `${id}_${name}`) }))
+  )
+)

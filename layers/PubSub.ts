@@ -1,0 +1,80 @@
+import { Context, Data, Effect, Layer, PubSub as EffectPubSub, Redacted, Stream } from "effect"
+import { Redis } from "ioredis"
+import { makeCircuitBreaker, Policies, type CircuitOpenError } from "./Resilience.ts"
+
+/**
+ * The cluster-wide message bus. Messages are strings here; typed, Schema-encoded envelopes live one level up
+ * (src/events/EventBus.ts) so that each event is encoded once and every node decodes it the same way.
+ */
+export class PubSubError extends Data.TaggedError("PubSubError")<{ readonly op: string; readonly cause: unknown }> {}
+
+export interface PubSubService {
+  readonly publish: (topic: string, message: string) => Effect.Effect<void, PubSubError | CircuitOpenError>
+  /** Messages published to the topic from now on, by any node (this one included). */
+  readonly subscribe: (topic: string) => Stream.Stream<string>
+}
+
+export class PubSub extends Context.Tag("service/PubSub")<PubSub, PubSubService>() {}
+
+export const makeMemory = Effect.gen(function*() {
+  const hub = yield* EffectPubSub.unbounded<{ topic: string; message: string }>()
+  const service: PubSubService = {
+    publish: (topic, message) => Effect.asVoid(EffectPubSub.publish(hub, { topic, message })),
+    subscribe: (topic) =>
+      Stream.fromPubSub(hub).pipe(
+        Stream.filter((m) => m.topic === topic),
+        Stream.map((m) => m.message)
+      )
+  }
+  return service
+})
+
+export const makeRedis = (url: Redacted.Redacted) =>
+  Effect.gen(function*() {
+    const open = (name: string) =>
+      Effect.acquireRelease(
+        Effect.sync(() => new Redis(Redacted.value(url), { lazyConnect: true, connectionName: name })),
+        (c) => Effect.promise(() => c.quit().catch(() => c.disconnect()))
+      ).pipe(
+        Effect.tap((c) =>
+          Effect.tryPromise({ try: () => c.connect(), catch: (cause) => new PubSubError({ op: "connect", cause }) }).pipe(
+            Effect.retry(Policies.idempotentStore)
+          )
+        ),
+        Effect.tap((c) => Effect.sync(() => c.on("error", () => {})))
+      )
+    // A Redis connection in subscriber mode cannot publish, so each node keeps one of each.
+    const publisher = yield* open("service-pub")
+    const subscriber = yield* open("service-sub")
+    const local = yield* EffectPubSub.unbounded<{ topic: string; message: string }>()
+    const subscribed = new Set<string>()
+    subscriber.on("message", (topic: string, message: string) => {
+      Effect.runSync(EffectPubSub.publish(local, { topic, message }))
+    })
+    const breaker = yield* makeCircuitBreaker({ name: "redis-pubsub", maxFailures: 5, resetAfter: "5 seconds" })
+    const service: PubSubService = {
+      publish: (topic, message) =>
+        breaker.protect(
+          Effect.tryPromise({ try: () => publisher.publish(topic, message), catch: (cause) => new PubSubError({ op: "publish", cause }) })
+        ).pipe(Effect.asVoid),
+      subscribe: (topic) =>
+        Stream.unwrapScoped(Effect.gen(function*() {
+          const queue = yield* EffectPubSub.subscribe(local)
+          if (!subscribed.has(topic)) {
+            subscribed.add(topic)
+            yield* Effect.tryPromise(() => subscriber.subscribe(topic)).pipe(
+              Effect.retry(Policies.idempotentStore),
+              Effect.orDie
+            )
+          }
+          return Stream.fromQueue(queue).pipe(
+            Stream.filter((m) => m.topic === topic),
+            Stream.map((m) => m.message)
+          )
+        }))
+    }
+    return service
+  })
+
+export const layerMemory: Layer.Layer<PubSub> = Layer.scoped(PubSub, makeMemory)
+export const layerRedis = (url: Redacted.Redacted): Layer.Layer<PubSub, PubSubError> => Layer.scoped(PubSub, makeRedis(url))

@@ -1,0 +1,132 @@
+import { Clock, Data, Duration, Effect, Metric, Ref, Schedule, SynchronizedRef } from "effect"
+import { circuitBreakerStateChanges } from "./Metrics.ts"
+
+/**
+ * Timeouts, retries and circuit breakers for every call that leaves the process.
+ * Effect 3 has no circuit breaker (Effect-TS/effect#2843 is open), hence the small one below; time comes from
+ * Clock so that TestClock drives it.
+ */
+
+export class CircuitOpenError extends Data.TaggedError("CircuitOpenError")<{
+  readonly breaker: string
+  readonly retryAfterMs: number
+}> {
+  override get message() {
+    return `circuit breaker "${this.breaker}" is open; retry in ${this.retryAfterMs} ms`
+  }
+}
+
+export type BreakerState =
+  | { readonly _tag: "Closed"; readonly failures: number }
+  | { readonly _tag: "Open"; readonly until: number }
+  | { readonly _tag: "HalfOpen" }
+
+export interface CircuitBreaker {
+  readonly name: string
+  readonly state: Effect.Effect<BreakerState>
+  /** Runs the call if the breaker lets it through and records the outcome. */
+  readonly protect: <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.Effect<A, E | CircuitOpenError, R>
+}
+
+export interface BreakerOptions {
+  readonly name: string
+  /** Consecutive failures that open the breaker. */
+  readonly maxFailures?: number
+  /** How long the breaker stays open before a single trial call is let through. */
+  readonly resetAfter?: Duration.DurationInput
+  /** Which failures count against the breaker; by default all of them. */
+  readonly isFailure?: (error: unknown) => boolean
+}
+
+/** Every breaker created in this process, for /stats. */
+const registry = new Map<string, CircuitBreaker>()
+
+export const breakerStates: Effect.Effect<Record<string, string>> = Effect.gen(function*() {
+  const out: Record<string, string> = {}
+  for (const [name, breaker] of registry) out[name] = (yield* breaker.state)._tag.toLowerCase()
+  return out
+})
+
+const recordTransition = (name: string, to: BreakerState["_tag"]) =>
+  Metric.increment(Metric.tagged(Metric.tagged(circuitBreakerStateChanges, "breaker", name), "state", to.toLowerCase())).pipe(
+    Effect.zipRight(Effect.logInfo("circuit breaker state change").pipe(Effect.annotateLogs({ breaker: name, state: to })))
+  )
+
+export const makeCircuitBreaker = (options: BreakerOptions): Effect.Effect<CircuitBreaker> =>
+  Effect.gen(function*() {
+    const maxFailures = options.maxFailures ?? 5
+    const resetAfterMs = Duration.toMillis(options.resetAfter ?? "10 seconds")
+    const isFailure = options.isFailure ?? (() => true)
+    const ref = yield* SynchronizedRef.make<BreakerState>({ _tag: "Closed", failures: 0 })
+    const trialInFlight = yield* Ref.make(false)
+
+    const transition = (next: BreakerState) =>
+      SynchronizedRef.updateEffect(ref, (current) =>
+        current._tag === next._tag
+          ? Effect.succeed(next)
+          : Effect.as(recordTransition(options.name, next._tag), next))
+
+    const acquire = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const state = yield* SynchronizedRef.get(ref)
+      if (state._tag === "Open") {
+        if (now < state.until) return yield* new CircuitOpenError({ breaker: options.name, retryAfterMs: state.until - now })
+        yield* transition({ _tag: "HalfOpen" })
+      }
+      if ((yield* SynchronizedRef.get(ref))._tag === "HalfOpen") {
+        const alreadyTrying = yield* Ref.getAndSet(trialInFlight, true)
+        if (alreadyTrying) return yield* new CircuitOpenError({ breaker: options.name, retryAfterMs: resetAfterMs })
+      }
+    })
+
+    const onSuccess = Effect.zipRight(Ref.set(trialInFlight, false), transition({ _tag: "Closed", failures: 0 }))
+    const onFailure = Effect.gen(function*() {
+      yield* Ref.set(trialInFlight, false)
+      const now = yield* Clock.currentTimeMillis
+      const state = yield* SynchronizedRef.get(ref)
+      if (state._tag === "HalfOpen") return yield* transition({ _tag: "Open", until: now + resetAfterMs })
+      if (state._tag === "Closed") {
+        const failures = state.failures + 1
+        yield* transition(failures >= maxFailures ? { _tag: "Open", until: now + resetAfterMs } : { _tag: "Closed", failures })
+      }
+    })
+
+    const breaker: CircuitBreaker = {
+      name: options.name,
+      state: SynchronizedRef.get(ref),
+      protect: (call) =>
+        Effect.zipRight(
+          acquire,
+          call.pipe(
+            Effect.tapErrorCause((cause) => {
+              const failure = cause._tag === "Fail" ? cause.error : undefined
+              if (cause._tag === "Interrupt") return Ref.set(trialInFlight, false)
+              return failure === undefined || isFailure(failure) ? onFailure : onSuccess
+            }),
+            Effect.tap(() => onSuccess)
+          )
+        )
+    }
+    registry.set(options.name, breaker)
+    return breaker
+  })
+
+/** Exponential backoff with jitter, capped, bounded in count: only for idempotent calls. */
+export const backoff = (options: {
+  readonly base?: Duration.DurationInput
+  readonly maxDelay?: Duration.DurationInput
+  readonly times?: number
+} = {}) =>
+  Schedule.exponential(options.base ?? "50 millis", 2).pipe(
+    Schedule.union(Schedule.spaced(options.maxDelay ?? "2 seconds")),
+    Schedule.jittered,
+    Schedule.intersect(Schedule.recurs(options.times ?? 3))
+  )
+
+/** Named retry policies, so that every caller with the same needs shares one. */
+export const Policies = {
+  /** Reads against PostgreSQL or Redis that may hit a dropped connection. */
+  idempotentStore: backoff({ base: "25 millis", maxDelay: "500 millis", times: 2 }),
+  /** Calls to identity and push providers. */
+  outbound: backoff({ base: "200 millis", maxDelay: "5 seconds", times: 3 })
+} as const

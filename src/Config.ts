@@ -1,0 +1,224 @@
+import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { checkSecretStrength } from "./config/SecretRules.ts"
+
+/** Everything the service reads from the environment, loaded once and shared by every layer. */
+export interface AppConfigShape {
+  readonly environment: string
+  readonly isProduction: boolean
+  readonly port: number
+  readonly host: string
+  readonly siteUrl: string
+  readonly dataDir: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly cacheUrl: Option.Option<Redacted.Redacted>
+  /** Unset outside production until `resolveSecrets` fills them from the data directory. */
+  readonly jwtSecret: Option.Option<Redacted.Redacted>
+  readonly encryptionKey: Option.Option<Redacted.Redacted>
+  readonly corsAllowedOrigins: ReadonlyArray<string>
+  readonly rateLimitEnabled: boolean
+  readonly rateLimitAuthPerMinute: number
+  readonly rateLimitWsPerMinute: number
+  readonly wsAllowQueryToken: boolean
+  readonly oauthTokenDelivery: string
+  readonly dbPoolMax: number
+  readonly dbPoolMin: number
+  readonly trustedProxies: ReadonlyArray<string>
+  readonly logLevel: LogLevel.LogLevel
+}
+
+/** The configuration with both secrets present (generated outside production when unset). */
+export interface ResolvedConfig extends AppConfigShape {
+  readonly jwtSecretValue: Redacted.Redacted
+  readonly encryptionKeyValue: Redacted.Redacted
+}
+
+export class AppConfig extends Context.Tag("service/AppConfig")<AppConfig, ResolvedConfig>() {}
+
+const list = (name: string, fallback: ReadonlyArray<string>) =>
+  Config.string(name).pipe(
+    Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
+    Config.withDefault(fallback)
+  )
+
+const boundedInt = (name: string, fallback: number, min: number, max: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `must be an integer between ${min} and ${max}`, validation: (n) => n >= min && n <= max })
+  )
+
+const absoluteUrl = (protocols: ReadonlyArray<string>) => (raw: string) => {
+  try {
+    return protocols.includes(new URL(raw).protocol)
+  } catch {
+    return false
+  }
+}
+
+const optionalSecretUrl = (name: string, protocols: ReadonlyArray<string>) =>
+  Config.option(
+    Config.nested(
+      Config.string().pipe(
+        Config.validate({
+          message: `must be a URL with scheme ${protocols.map((p) => p.replace(":", "")).join(" or ")}`,
+          validation: absoluteUrl(protocols)
+        }),
+        Config.map(Redacted.make)
+      ),
+      name
+    )
+  )
+
+/** Reads the raw environment. Every problem is accumulated so that `--check-config` can list them all. */
+export const rawConfig: Config.Config<AppConfigShape> = Config.all({
+  environment: Config.string("SERVICE_ENVIRONMENT").pipe(Config.withDefault("development")),
+  port: Config.port("SERVICE_PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("SERVICE_HOST").pipe(Config.withDefault("0.0.0.0")),
+  siteUrl: Config.option(
+    Config.string("SERVICE_SITE_URL").pipe(
+      Config.validate({ message: "must be an absolute http(s) URL", validation: absoluteUrl(["http:", "https:"]) })
+    )
+  ),
+  dataDir: Config.string("SERVICE_DATA_DIR").pipe(Config.withDefault("./data")),
+  databaseUrl: optionalSecretUrl("SERVICE_DATABASE_URL", ["postgres:", "postgresql:"]),
+  cacheUrl: optionalSecretUrl("SERVICE_CACHE_URL", ["redis:", "rediss:"]),
+  jwtSecret: Config.option(Config.redacted("SERVICE_JWT_SECRET")),
+  encryptionKey: Config.option(Config.redacted("SERVICE_ENCRYPTION_KEY")),
+  corsAllowedOrigins: list("SERVICE_CORS_ALLOWED_ORIGINS", []),
+  rateLimitEnabled: Config.boolean("SERVICE_SECURITY_RATE_LIMIT_ENABLED").pipe(Config.withDefault(true)),
+  rateLimitAuthPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 100_000),
+  rateLimitWsPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE", 30, 1, 100_000),
+  wsAllowQueryToken: Config.boolean("SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN").pipe(
+    Config.withDefault(false),
+    Config.validate({
+      message: "query-string WebSocket tokens leak into logs and history; this option was removed and must be false",
+      validation: (allowed) => !allowed
+    })
+  ),
+  oauthTokenDelivery: Config.string("SERVICE_SECURITY_OAUTH_TOKEN_DELIVERY").pipe(
+    Config.withDefault("cookie"),
+    Config.validate({ message: "only `cookie` is supported", validation: (mode) => mode === "cookie" })
+  ),
+  dbPoolMax: boundedInt("SERVICE_DB_POOL__MAX_CONNECTIONS", 10, 1, 1000),
+  dbPoolMin: boundedInt("SERVICE_DB_POOL__MIN_CONNECTIONS", 1, 0, 1000),
+  trustedProxies: list("SERVICE_TRUSTED_PROXIES", ["127.0.0.0/8", "::1/128"]),
+  logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+}).pipe(
+  Config.map((c) => ({
+    ...c,
+    isProduction: c.environment === "production",
+    siteUrl: Option.getOrElse(c.siteUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
+  }))
+)
+
+export interface ConfigProblem {
+  readonly variable: string
+  readonly message: string
+  readonly hint: string
+  /** Warnings do not stop the service outside production. */
+  readonly severity: "error" | "warning"
+}
+
+const hints: Record<string, string> = {
+  SERVICE_PORT: "a TCP port number such as 3000",
+  SERVICE_SITE_URL: "the public base URL clients use, e.g. https://chat.example.com",
+  SERVICE_DATABASE_URL: "e.g. postgres://user:password@db-host:5432/chat; leave unset for the embedded database",
+  SERVICE_CACHE_URL: "e.g. redis://cache-host:6379; leave unset for the in-memory cache (one node only)",
+  SERVICE_JWT_SECRET: "generate one with: openssl rand -base64 48",
+  SERVICE_ENCRYPTION_KEY: "generate one with: openssl rand -base64 48 (must differ from SERVICE_JWT_SECRET)",
+  SERVICE_CORS_ALLOWED_ORIGINS: "a comma-separated list of origins such as https://chat.example.com",
+  SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN: "unset it or set it to false; clients authenticate with a header or subprotocol",
+  SERVICE_SECURITY_OAUTH_TOKEN_DELIVERY: "unset it or set it to cookie",
+  SERVICE_LOG_LEVEL: "one of All, Trace, Debug, Info, Warning, Error, Fatal, None",
+  SERVICE_DB_POOL__MAX_CONNECTIONS: "an integer such as 10",
+  SERVICE_DB_POOL__MIN_CONNECTIONS: "an integer no larger than the maximum, such as 1",
+  SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "an integer such as 10",
+  SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "an integer such as 30",
+  SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false"
+}
+
+export const hintFor = (variable: string) => hints[variable] ?? "see the configuration table in README.md"
+
+const configErrorProblems = (error: ConfigError.ConfigError): Array<ConfigProblem> =>
+  ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, l: Array<ConfigProblem>, r: Array<ConfigProblem>) => [...l, ...r],
+    orCase: (_, l: Array<ConfigProblem>, r: Array<ConfigProblem>) => [...l, ...r],
+    invalidDataCase: (_, path, message) => [problem(path, message)],
+    missingDataCase: (_, path, message) => [problem(path, message)],
+    sourceUnavailableCase: (_, path, message) => [problem(path, message)],
+    unsupportedCase: (_, path, message) => [problem(path, message)]
+  })
+
+const problem = (path: ReadonlyArray<string>, message: string): ConfigProblem => {
+  const variable = path.join("_") || "environment"
+  return { variable, message: message.replace(/^Expected /, "expected "), hint: hintFor(variable), severity: "error" }
+}
+
+/** Rules that span several variables or depend on the environment, checked after the raw load succeeded. */
+export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
+  const problems: Array<ConfigProblem> = []
+  const severity = c.isProduction ? "error" : "warning"
+  const secrets = [
+    ["SERVICE_JWT_SECRET", c.jwtSecret],
+    ["SERVICE_ENCRYPTION_KEY", c.encryptionKey]
+  ] as const
+  for (const [variable, secret] of secrets) {
+    if (Option.isNone(secret)) {
+      if (c.isProduction) problems.push({ variable, message: "required in production, not set", hint: hintFor(variable), severity: "error" })
+      continue
+    }
+    for (const weakness of checkSecretStrength(Redacted.value(secret.value))) {
+      problems.push({ variable, message: weakness, hint: hintFor(variable), severity })
+    }
+  }
+  if (
+    Option.isSome(c.jwtSecret) && Option.isSome(c.encryptionKey) &&
+    Redacted.value(c.jwtSecret.value) === Redacted.value(c.encryptionKey.value)
+  ) {
+    problems.push({
+      variable: "SERVICE_ENCRYPTION_KEY",
+      message: "must differ from SERVICE_JWT_SECRET",
+      hint: hintFor("SERVICE_ENCRYPTION_KEY"),
+      severity
+    })
+  }
+  if (c.isProduction && c.corsAllowedOrigins.some((o) => o.includes("*"))) {
+    problems.push({
+      variable: "SERVICE_CORS_ALLOWED_ORIGINS",
+      message: "a wildcard origin is refused in production",
+      hint: hintFor("SERVICE_CORS_ALLOWED_ORIGINS"),
+      severity: "error"
+    })
+  }
+  if (c.isProduction && Option.isNone(c.databaseUrl)) {
+    problems.push({
+      variable: "SERVICE_DATABASE_URL",
+      message: "not set: production would run on the embedded database",
+      hint: hintFor("SERVICE_DATABASE_URL"),
+      severity: "warning"
+    })
+  }
+  if (c.dbPoolMin > c.dbPoolMax) {
+    problems.push({
+      variable: "SERVICE_DB_POOL__MIN_CONNECTIONS",
+      message: `must not exceed SERVICE_DB_POOL__MAX_CONNECTIONS (${c.dbPoolMax})`,
+      hint: hintFor("SERVICE_DB_POOL__MIN_CONNECTIONS"),
+      severity: "error"
+    })
+  }
+  return problems
+}
+
+export interface ConfigReport {
+  readonly config: Option.Option<AppConfigShape>
+  readonly problems: ReadonlyArray<ConfigProblem>
+}
+
+/** Loads the configuration and lists every problem without failing: the shared core of start-up and `--check-config`. */
+export const inspectConfig: Effect.Effect<ConfigReport> = Effect.gen(function*() {
+  const loaded = yield* Effect.either(rawConfig)
+  if (Either.isLeft(loaded)) return { config: Option.none(), problems: configErrorProblems(loaded.left) }
+  return { config: Option.some(loaded.right), problems: crossFieldProblems(loaded.right) }
+})
+
+/** A layer that fails start-up with every problem listed, used by tests that need the plain config. */
+export const layerFrom = (config: ResolvedConfig) => Layer.succeed(AppConfig, config)

@@ -1,0 +1,9 @@
+import { HttpRouter } from "@effect/platform"
+import * as Health from "./health/Routes.ts"
+import * as Accounts from "./users/AccountRoutes.ts"
+
+/** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
+export const routes = HttpRouter.concatAll(
+  Health.routes,
+  Accounts.routes
+)

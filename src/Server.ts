@@ -1,0 +1,81 @@
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer, Option } from "effect"
+import { createServer } from "node:http"
+import * as CacheLayer from "../layers/Cache.ts"
+import * as CryptoLayer from "../layers/Crypto.ts"
+import * as DbLayer from "../layers/Db.ts"
+import * as Migrations from "../layers/Migrations.ts"
+import * as PubSubLayer from "../layers/PubSub.ts"
+import * as Sessions from "./auth/Sessions.ts"
+import { AppConfig, type ResolvedConfig } from "./Config.ts"
+import * as EventBus from "./events/EventBus.ts"
+import * as LiveStats from "./health/LiveStats.ts"
+import { edge } from "./http/Edge.ts"
+import { routes } from "./Routes.ts"
+import * as UserRepo from "./users/UserRepo.ts"
+
+/**
+ * Composition: capabilities chosen once from Config (or overridden by tests), feature services on top, the HTTP
+ * program on top of those. Nothing here holds logic.
+ */
+export interface CapabilityOverrides {
+  readonly cache?: Layer.Layer<CacheLayer.Cache, unknown>
+  readonly pubsub?: Layer.Layer<PubSubLayer.PubSub, unknown>
+  readonly crypto?: Layer.Layer<CryptoLayer.Crypto>
+}
+
+export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
+  Layer.mergeAll(
+    DbLayer.layer({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      maxConnections: config.dbPoolMax,
+      minConnections: config.dbPoolMin
+    }),
+    overrides.cache ?? Option.match(config.cacheUrl, { onNone: () => CacheLayer.layerMemory, onSome: CacheLayer.layerRedis }),
+    overrides.pubsub ?? Option.match(config.cacheUrl, { onNone: () => PubSubLayer.layerMemory, onSome: PubSubLayer.layerRedis }),
+    overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
+    Layer.succeed(AppConfig, config)
+  )
+
+/** Applies pending migrations before anything serves. */
+const migrated = Layer.effectDiscard(Migrations.run)
+
+/** Feature services; each feature adds its layer here. */
+const services = Layer.mergeAll(
+  Sessions.layer,
+  UserRepo.layer,
+  EventBus.layer,
+  LiveStats.layerFromMetrics
+)
+
+/** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
+const background = Layer.empty
+
+/**
+ * A client resetting its connection while an upgrade is pending crashes Node on platform-node 0.108 (no error
+ * listener on the socket; fixed only in Effect 4), so every upgrading socket gets one.
+ */
+const createGuardedServer = () => {
+  const server = createServer()
+  server.on("upgrade", (_request, socket) => socket.on("error", () => {}))
+  return server
+}
+
+export const httpServer = (config: Pick<ResolvedConfig, "port" | "host">) =>
+  NodeHttpServer.layer(createGuardedServer, { port: config.port, host: config.host })
+
+/** The whole service. `server` defaults to a listener on SERVICE_HOST:SERVICE_PORT. */
+export const makeServer = (
+  config: ResolvedConfig,
+  options: { readonly overrides?: CapabilityOverrides; readonly server?: Layer.Layer<HttpServer.HttpServer, unknown> } = {}
+) => {
+  const base = capabilities(config, options.overrides)
+  const ready = services.pipe(Layer.provide(migrated), Layer.provideMerge(base))
+  const app = Layer.mergeAll(HttpServer.serve(edge(routes)), background).pipe(
+    Layer.provideMerge(ready),
+    Layer.provideMerge(options.server ?? httpServer(config))
+  )
+  return app
+}

@@ -1,0 +1,160 @@
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { AppConfig } from "../Config.ts"
+import { Cache } from "../../layers/Cache.ts"
+import { newId } from "../../layers/Crypto.ts"
+import { Db, type DbError } from "../../layers/Db.ts"
+import { makeTokens } from "./Tokens.ts"
+import { type Session, SessionJson } from "./Session.ts"
+
+export interface NewSession {
+  readonly userId: string
+  readonly roles: string
+  readonly lengthMs: number
+  readonly deviceId?: string
+  readonly isOAuth?: boolean
+  readonly props?: Record<string, string>
+}
+
+export interface SessionsService {
+  /** Creates a session row and returns it with its signed token. */
+  readonly create: (input: NewSession) => Effect.Effect<{ readonly session: Session; readonly token: string }, DbError>
+  /** The live session a token names, or None for a bad, expired or revoked token. */
+  readonly lookup: (token: string) => Effect.Effect<Option.Option<Session>, DbError>
+  readonly get: (sessionId: string) => Effect.Effect<Option.Option<Session>, DbError>
+  readonly listForUser: (userId: string) => Effect.Effect<ReadonlyArray<Session>, DbError>
+  readonly revoke: (sessionId: string) => Effect.Effect<void, DbError>
+  readonly revokeForUser: (userId: string, options?: { readonly exceptSessionId?: string; readonly deviceId?: string }) => Effect.Effect<ReadonlyArray<string>, DbError>
+  /** Replaces device id and merges props (device registration). */
+  readonly updateDevice: (sessionId: string, deviceId: string, props: Record<string, string>) => Effect.Effect<Option.Option<Session>, DbError>
+  readonly touch: (session: Session) => Effect.Effect<void, DbError>
+}
+
+export class Sessions extends Context.Tag("service/Sessions")<Sessions, SessionsService>() {}
+
+interface SessionRow {
+  readonly id: string
+  readonly user_id: string
+  readonly create_at: string | number
+  readonly expires_at: string | number
+  readonly last_activity_at: string | number
+  readonly device_id: string
+  readonly roles: string
+  readonly is_oauth: boolean
+  readonly props: Record<string, string>
+}
+
+const fromRow = (row: SessionRow): Session => ({
+  id: row.id,
+  token: "",
+  create_at: Number(row.create_at),
+  expires_at: Number(row.expires_at),
+  last_activity_at: Number(row.last_activity_at),
+  user_id: row.user_id,
+  device_id: row.device_id,
+  roles: row.roles,
+  is_oauth: row.is_oauth,
+  expired_notify: false,
+  props: row.props ?? {},
+  team_members: [],
+  local: false
+})
+
+const CACHE_TTL = "10 minutes"
+const ACTIVITY_WRITE_INTERVAL_MS = 5 * 60 * 1000
+const cacheKey = (id: string) => `session:${id}`
+const encode = Schema.encodeSync(SessionJson)
+const decode = Schema.decodeUnknownOption(SessionJson)
+
+export const make = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const db = yield* Db
+  const cache = yield* Cache
+  const sql = db.sql
+  const tokens = makeTokens(config.jwtSecretValue)
+
+  // The cache only speeds lookups up: when it fails, the database answers.
+  const cached = (id: string) =>
+    cache.get(cacheKey(id)).pipe(Effect.map(Option.flatMap(decode)), Effect.orElseSucceed(() => Option.none<Session>()))
+  const remember = (session: Session) => cache.set(cacheKey(session.id), encode(session), CACHE_TTL).pipe(Effect.ignore)
+  const forget = (id: string) => cache.del(cacheKey(id)).pipe(Effect.ignore)
+
+  const get = (id: string) =>
+    db.read(sql<SessionRow>`SELECT * FROM sessions WHERE id = ${id}`).pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow))
+    )
+
+  const service: SessionsService = {
+    create: (input) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const session: Session = {
+          id: newId(),
+          token: "",
+          create_at: now,
+          expires_at: now + input.lengthMs,
+          last_activity_at: now,
+          user_id: input.userId,
+          device_id: input.deviceId ?? "",
+          roles: input.roles,
+          is_oauth: input.isOAuth ?? false,
+          expired_notify: false,
+          props: { csrf: newId(), ...input.props },
+          team_members: [],
+          local: false
+        }
+        yield* db.execute(sql`
+          INSERT INTO sessions (id, user_id, create_at, expires_at, last_activity_at, device_id, roles, is_oauth, props)
+          VALUES (${session.id}, ${session.user_id}, ${now}, ${session.expires_at}, ${now}, ${session.device_id},
+                  ${session.roles}, ${session.is_oauth}, ${JSON.stringify(session.props)}::jsonb)`)
+        const token = yield* tokens.sign({ sessionId: session.id, userId: session.user_id }, session.expires_at)
+        yield* remember(session)
+        return { session, token }
+      }),
+    lookup: (token) =>
+      Effect.gen(function*() {
+        const claims = yield* tokens.verify(token)
+        if (Option.isNone(claims)) return Option.none()
+        const now = yield* Clock.currentTimeMillis
+        let session = yield* cached(claims.value.sessionId)
+        if (Option.isNone(session)) {
+          session = yield* get(claims.value.sessionId)
+          if (Option.isSome(session)) yield* remember(session.value)
+        }
+        return Option.filter(session, (s) => s.user_id === claims.value.userId && s.expires_at > now)
+      }),
+    get,
+    listForUser: (userId) =>
+      db.read(sql<SessionRow>`SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY last_activity_at DESC`).pipe(
+        Effect.map((rows) => rows.map(fromRow))
+      ),
+    revoke: (id) => Effect.zipRight(db.execute(sql`DELETE FROM sessions WHERE id = ${id}`), forget(id)),
+    revokeForUser: (userId, options = {}) =>
+      Effect.gen(function*() {
+        const rows = yield* db.execute(sql<{ id: string }>`
+          DELETE FROM sessions WHERE user_id = ${userId}
+            AND id <> ${options.exceptSessionId ?? ""}
+            ${options.deviceId !== undefined ? sql`AND device_id = ${options.deviceId}` : sql``}
+          RETURNING id`)
+        yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
+        return rows.map((r) => r.id)
+      }),
+    updateDevice: (id, deviceId, props) =>
+      Effect.gen(function*() {
+        const rows = yield* db.execute(sql<SessionRow>`
+          UPDATE sessions SET device_id = ${deviceId}, props = props || ${JSON.stringify(props)}::jsonb
+          WHERE id = ${id} RETURNING *`)
+        yield* forget(id)
+        return Option.map(Option.fromNullable(rows[0]), fromRow)
+      }),
+    touch: (session) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        if (now - session.last_activity_at < ACTIVITY_WRITE_INTERVAL_MS) return
+        yield* db.execute(sql`UPDATE sessions SET last_activity_at = ${now} WHERE id = ${session.id}`)
+        yield* remember({ ...session, last_activity_at: now })
+      })
+  }
+  return service
+})
+
+export const layer = Layer.effect(Sessions, make)

@@ -1,0 +1,42 @@
+import { Effect, Option, Redacted } from "effect"
+import { jwtVerify, SignJWT } from "jose"
+
+/**
+ * Session tokens: HS256 JWTs signed with SERVICE_JWT_SECRET that name a revocable session row. Changing the secret
+ * makes every token fail verification, which signs everybody out.
+ */
+const ISSUER = "the-service"
+
+export interface TokenClaims {
+  readonly sessionId: string
+  readonly userId: string
+}
+
+export const makeTokens = (secret: Redacted.Redacted) => {
+  const key = new TextEncoder().encode(Redacted.value(secret))
+  return {
+    sign: (claims: TokenClaims, expiresAtMs: number) =>
+      Effect.promise(() =>
+        new SignJWT({ sid: claims.sessionId })
+          .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+          .setSubject(claims.userId)
+          .setIssuer(ISSUER)
+          .setIssuedAt()
+          .setExpirationTime(Math.floor(expiresAtMs / 1000))
+          .sign(key)
+      ),
+    /** None for anything that is not a valid, unexpired token of ours. */
+    verify: (token: string): Effect.Effect<Option.Option<TokenClaims>> =>
+      Effect.promise(() =>
+        jwtVerify(token, key, { issuer: ISSUER, algorithms: ["HS256"] }).then(
+          ({ payload }) =>
+            typeof payload.sid === "string" && typeof payload.sub === "string"
+              ? Option.some({ sessionId: payload.sid, userId: payload.sub })
+              : Option.none(),
+          () => Option.none<TokenClaims>()
+        )
+      )
+  }
+}
+
+export type Tokens = ReturnType<typeof makeTokens>

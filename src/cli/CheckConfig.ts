@@ -1,0 +1,52 @@
+import { Console, Effect, Option, Redacted } from "effect"
+import { type AppConfigShape, inspectConfig } from "../Config.ts"
+
+/** `--check-config`: the same loader the server uses, every problem with its variable and a hint. */
+const redactUrl = (url: Option.Option<Redacted.Redacted>, fallback: string) =>
+  Option.match(url, {
+    onNone: () => fallback,
+    onSome: (u) => {
+      try {
+        const parsed = new URL(Redacted.value(u))
+        if (parsed.password !== "") parsed.password = "***"
+        return parsed.toString()
+      } catch {
+        return "<invalid>"
+      }
+    }
+  })
+
+const secretState = (secret: Option.Option<Redacted.Redacted>, production: boolean) =>
+  Option.isSome(secret) ? "set (redacted)" : production ? "NOT SET" : "unset: generated in the data directory at start-up"
+
+export const summary = (c: AppConfigShape) => [
+  `  environment        ${c.environment}`,
+  `  listen             ${c.host}:${c.port}`,
+  `  site URL           ${c.siteUrl}`,
+  `  data directory     ${c.dataDir}`,
+  `  database           ${redactUrl(c.databaseUrl, "embedded PostgreSQL under the data directory")}`,
+  `  cache              ${redactUrl(c.cacheUrl, "in memory (single node)")}`,
+  `  JWT secret         ${secretState(c.jwtSecret, c.isProduction)}`,
+  `  encryption key     ${secretState(c.encryptionKey, c.isProduction)}`,
+  `  CORS origins       ${c.corsAllowedOrigins.length === 0 ? "(none)" : c.corsAllowedOrigins.join(", ")}`,
+  `  rate limits        ${c.rateLimitEnabled ? `auth ${c.rateLimitAuthPerMinute}/min, websocket ${c.rateLimitWsPerMinute}/min per IP` : "disabled"}`,
+  `  trusted proxies    ${c.trustedProxies.join(", ") || "(none)"}`,
+  `  database pool      ${c.dbPoolMin}..${c.dbPoolMax} connections`,
+  `  log level          ${c.logLevel.label}`
+].join("\n")
+
+export const checkConfig: Effect.Effect<number> = Effect.gen(function*() {
+  const report = yield* inspectConfig
+  const production = Option.match(report.config, { onNone: () => false, onSome: (c) => c.isProduction })
+  const blocking = report.problems.filter((p) => p.severity === "error" || production)
+  const warnings = report.problems.filter((p) => !blocking.includes(p))
+  for (const p of blocking) yield* Console.error(`  ✗ ${p.variable}: ${p.message}\n      hint: ${p.hint}`)
+  for (const p of warnings) yield* Console.error(`  ! ${p.variable}: ${p.message} (warning outside production)\n      hint: ${p.hint}`)
+  if (blocking.length > 0) {
+    yield* Console.error(`configuration invalid: ${blocking.length} problem${blocking.length === 1 ? "" : "s"}`)
+    return 1
+  }
+  const config = Option.getOrThrow(report.config)
+  yield* Console.log(`configuration valid${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? "" : "s"})` : ""}:\n${summary(config)}`)
+  return 0
+})

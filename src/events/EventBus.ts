@@ -1,0 +1,69 @@
+import { Clock, Context, Effect, Layer, Schema, Stream } from "effect"
+import { PubSub } from "../../layers/PubSub.ts"
+
+/**
+ * The cluster-wide event bus. Each event is the Mattermost WebSocket event without its seq: `event`, `data` (payload
+ * fields exactly as mattermost-compat.md section 9 gives them, JSON strings where Mattermost sends strings) and
+ * `broadcast` (who receives it). Features publish after their transaction commits; every node's hub subscribes.
+ * The envelope is encoded once here, and decoded once per node.
+ */
+export const Broadcast = Schema.Struct({
+  /** Only this user's sockets. */
+  user_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Members of this channel. */
+  channel_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Members of this team. */
+  team_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Users left out, as Mattermost's map of user id to true. */
+  omit_users: Schema.optionalWith(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Boolean })), { default: () => null }),
+  /** Leave out one connection (the sender's own socket). */
+  omit_connection_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Every authenticated socket. */
+  broadcast_to_all: Schema.optionalWith(Schema.Boolean, { default: () => false })
+})
+export type Broadcast = typeof Broadcast.Type
+export type BroadcastInput = typeof Broadcast.Encoded
+
+export const Envelope = Schema.Struct({
+  event: Schema.String,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  broadcast: Broadcast,
+  /** Milliseconds since the epoch, when the event was published. */
+  created_at: Schema.Number
+})
+export type Envelope = typeof Envelope.Type
+
+const EnvelopeJson = Schema.parseJson(Envelope)
+const encode = Schema.encodeSync(EnvelopeJson)
+const decode = Schema.decodeUnknownOption(EnvelopeJson)
+
+export const TOPIC = "service:events"
+
+export interface EventBusService {
+  /** Publishes after commit; a bus failure is logged and never fails the write that caused it. */
+  readonly publish: (event: string, data: Record<string, unknown>, broadcast: BroadcastInput) => Effect.Effect<void>
+  /** Every event published from now on, on any node. */
+  readonly events: Stream.Stream<Envelope>
+}
+
+export class EventBus extends Context.Tag("service/EventBus")<EventBus, EventBusService>() {}
+
+export const make = Effect.gen(function*() {
+  const pubsub = yield* PubSub
+  const service: EventBusService = {
+    publish: (event, data, broadcast) =>
+      Effect.gen(function*() {
+        const created_at = yield* Clock.currentTimeMillis
+        const envelope = Schema.decodeSync(Envelope)({ event, data, broadcast, created_at })
+        yield* pubsub.publish(TOPIC, encode(envelope))
+      }).pipe(
+        Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event })))
+      ),
+    events: pubsub.subscribe(TOPIC).pipe(
+      Stream.filterMap((raw) => decode(raw))
+    )
+  }
+  return service
+})
+
+export const layer = Layer.effect(EventBus, make)

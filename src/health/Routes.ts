@@ -1,0 +1,57 @@
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect } from "effect"
+import { Cache } from "../../layers/Cache.ts"
+import { Db } from "../../layers/Db.ts"
+import { renderPrometheus } from "../../layers/Metrics.ts"
+import { breakerStates } from "../../layers/Resilience.ts"
+import { json } from "../http/Respond.ts"
+import { SERVICE_VERSION } from "../system/Version.ts"
+import { LiveStats } from "./LiveStats.ts"
+
+const startedAt = Date.now()
+
+const live = Effect.map(Clock.currentTimeMillis, (now) =>
+  json({ status: "ok", version: SERVICE_VERSION, uptime_seconds: Math.floor((now - startedAt) / 1000) }))
+
+const check = <E>(probe: Effect.Effect<void, E>) =>
+  probe.pipe(
+    Effect.timeout("2 seconds"),
+    Effect.as("ok"),
+    Effect.catchAll((e) => Effect.succeed(`failed: ${(e as { message?: string })?.message ?? String(e)}`))
+  )
+
+const ready = Effect.gen(function*() {
+  const db = yield* Db
+  const cache = yield* Cache
+  const [database, cacheStatus] = yield* Effect.all([check(db.ping), check(cache.ping)], { concurrency: 2 })
+  const checks = { database, cache: cacheStatus }
+  const failed = Object.entries(checks).filter(([, v]) => v !== "ok").map(([k]) => k)
+  return failed.length === 0
+    ? json({ status: "ready", checks })
+    : json({ status: "unavailable", failed_checks: failed, checks }, 503)
+})
+
+const metrics = Effect.gen(function*() {
+  const db = yield* Db
+  yield* db.saturation
+  const text = yield* renderPrometheus
+  return HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+})
+
+const stats = Effect.gen(function*() {
+  const db = yield* Db
+  const live = yield* LiveStats
+  return json({
+    websocket_connections: yield* live.websocketConnections,
+    active_users: yield* live.activeUsers,
+    db_pool_saturation: yield* db.saturation,
+    circuit_breakers: yield* breakerStates
+  })
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v1/health/live", live),
+  HttpRouter.get("/api/v1/health/ready", ready),
+  HttpRouter.get("/api/v1/health/metrics", metrics),
+  HttpRouter.get("/api/v1/health/stats", stats)
+)

@@ -1,0 +1,77 @@
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, ParseResult, Schema } from "effect"
+import { ApiError, badRequest, payloadTooLarge } from "./ApiError.ts"
+
+/**
+ * Schema decoding at the edge. Every failure becomes a 400 with the Mattermost error body naming what was wrong,
+ * never a 500.
+ */
+
+const describe = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
+
+const invalid = (where: string) => (error: ParseResult.ParseError) =>
+  new ApiError({
+    status: 400,
+    id: "api.context.invalid_param.app_error",
+    message: `Invalid ${where}: ${describe(error).split("\n").slice(-1)[0]?.trim() ?? "malformed"}`,
+    detailed: describe(error)
+  })
+
+/** Reads the raw body once; malformed JSON is a 400, an oversized body a 413. */
+export const jsonBody: Effect.Effect<unknown, ApiError, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const text = yield* request.text.pipe(
+    Effect.mapError((e) =>
+      /max.?body.?size|too large/i.test(String(e.cause ?? e.description ?? ""))
+        ? payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
+        : badRequest("api.context.invalid_body_param.app_error", "Unable to read the request body.")
+    )
+  )
+  if (text.trim() === "") return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid or missing request body.")
+  return yield* Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: () => badRequest("api.context.invalid_body_param.app_error", "Malformed JSON in request body.")
+  })
+})
+
+export const body = <A, I>(schema: Schema.Schema<A, I>) =>
+  Effect.flatMap(jsonBody, (raw) => Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("request body")))
+
+/** Query parameters; clients send empty strings for unset values, so optional fields should accept "". */
+export const query = <A, I>(schema: Schema.Schema<A, I>) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const url = new URL(request.url, "http://localhost")
+    const params: Record<string, string> = {}
+    for (const [k, v] of url.searchParams) params[k] = v
+    return Effect.mapError(Schema.decodeUnknown(schema)(params), invalid("query parameter"))
+  })
+
+export const params = <A, I>(schema: Schema.Schema<A, I>) =>
+  Effect.flatMap(HttpRouter.params, (raw) => Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("URL parameter")))
+
+/** A 26-character Mattermost id, as path and body fields carry them. */
+export const Id = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/, { message: () => "expected a 26-character id" }))
+
+/** "true"/"false" query flags; anything else (including "") is false. */
+export const QueryBool = Schema.transform(Schema.String, Schema.Boolean, {
+  strict: true,
+  decode: (s) => s === "true",
+  encode: (b) => (b ? "true" : "false")
+})
+
+/** Integer query values; "" counts as absent. */
+export const QueryInt = (fallback: number, bounds: { min?: number; max?: number } = {}) =>
+  Schema.optionalWith(
+    Schema.transformOrFail(Schema.String, Schema.Number, {
+      strict: true,
+      decode: (s, _, ast) => {
+        if (s === "") return ParseResult.succeed(fallback)
+        const n = Number(s)
+        if (!Number.isInteger(n)) return ParseResult.fail(new ParseResult.Type(ast, s, "expected an integer"))
+        if (bounds.min !== undefined && n < bounds.min) return ParseResult.fail(new ParseResult.Type(ast, s, `must be at least ${bounds.min}`))
+        return ParseResult.succeed(bounds.max !== undefined ? Math.min(n, bounds.max) : n)
+      },
+      encode: (n) => ParseResult.succeed(String(n))
+    }),
+    { default: () => fallback }
+  )

@@ -1,0 +1,68 @@
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Clock, Effect, Metric, Option } from "effect"
+import { AppConfig, type ResolvedConfig } from "../Config.ts"
+import { newId } from "../../layers/Crypto.ts"
+import { httpRequestDuration, httpRequestsTotal } from "../../layers/Metrics.ts"
+import { versionIdHeader } from "../system/Version.ts"
+import { logFailure, render, toApiError } from "./ErrorResponse.ts"
+import { RequestId } from "./RequestId.ts"
+
+/**
+ * What every request passes through: a request id, CORS, error rendering, X-Version-Id on /api/v4, metrics and
+ * one structured log line. No Cache-Control is added: clients read X-Version-Id only from responses without it.
+ */
+const corsHeaders = (config: ResolvedConfig, origin: string | undefined): Record<string, string> => {
+  if (origin === undefined) return {}
+  const allowed = config.corsAllowedOrigins.includes(origin) || (!config.isProduction && config.corsAllowedOrigins.includes("*"))
+  if (!allowed) return {}
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-credentials": "true",
+    "access-control-expose-headers": "Token, X-Request-Id, X-Version-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+    vary: "Origin"
+  }
+}
+
+const preflight = (cors: Record<string, string>, request: HttpServerRequest.HttpServerRequest) =>
+  HttpServerResponse.empty({
+    status: 204,
+    headers: {
+      ...cors,
+      "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS",
+      "access-control-allow-headers": request.headers["access-control-request-headers"] ?? "Authorization, Content-Type, X-Requested-With, X-CSRF-Token",
+      "access-control-max-age": "600"
+    }
+  })
+
+export const edge = <E, R>(app: HttpApp.Default<E, R>) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const config = yield* AppConfig
+    const requestId = newId()
+    const started = yield* Clock.currentTimeMillis
+    const path = new URL(request.url, "http://localhost").pathname
+    const cors = corsHeaders(config, request.headers["origin"])
+    if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
+      return preflight(cors, request)
+    }
+    const response = yield* app.pipe(
+      Effect.provideService(RequestId, requestId),
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+        const failure = Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause))
+        const error = toApiError(Option.getOrUndefined(failure))
+        return Effect.as(logFailure(error, cause), render(error, path, requestId))
+      })
+    )
+    const headers: Record<string, string> = { ...cors, "x-request-id": requestId }
+    if (path.startsWith("/api/v4")) headers["x-version-id"] = versionIdHeader()
+    const finished = yield* Clock.currentTimeMillis
+    const status = response.status
+    yield* Metric.increment(Metric.tagged(httpRequestsTotal, "status", String(status)))
+    yield* Metric.update(httpRequestDuration, (finished - started) / 1000)
+    // The path only: query strings may carry codes and states that do not belong in logs.
+    yield* Effect.logInfo("http request").pipe(
+      Effect.annotateLogs({ method: request.method, path, status, duration_ms: finished - started, request_id: requestId })
+    )
+    return HttpServerResponse.setHeaders(response, headers)
+  })

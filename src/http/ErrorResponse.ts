@@ -1,0 +1,71 @@
+import { HttpServerError } from "@effect/platform"
+import { Cause, Effect } from "effect"
+import { CacheError } from "../../layers/Cache.ts"
+import { DbError } from "../../layers/Db.ts"
+import { CircuitOpenError } from "../../layers/Resilience.ts"
+import { ApiError } from "./ApiError.ts"
+import { json } from "./Respond.ts"
+
+/**
+ * The one place errors become responses.
+ * - /api/v4 and everything outside /api/v1: Mattermost's `{id, message, detailed_error, request_id, status_code}`.
+ * - /api/v1: the native `{"error": {code, message, request_id, status}}`, documented in docs/api-v1.md.
+ * - 429 anywhere: the specification's `{"error": {"code": "RATE_LIMIT_EXCEEDED", message, retry_after}}`; on /api/v4
+ *   the Mattermost fields are added beside it so that Mattermost clients still read an error.
+ */
+const nativeCodes: Record<number, string> = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  429: "RATE_LIMIT_EXCEEDED",
+  500: "INTERNAL_ERROR",
+  501: "NOT_IMPLEMENTED",
+  503: "SERVICE_UNAVAILABLE"
+}
+
+export const isNativePath = (path: string) => path === "/api/v1" || path.startsWith("/api/v1/")
+
+export const toApiError = (error: unknown): ApiError => {
+  if (error instanceof ApiError) return error
+  if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+    return new ApiError({ status: 404, id: "api.context.404.app_error", message: "Sorry, we could not find the page." })
+  }
+  if (error instanceof DbError || error instanceof CacheError || error instanceof CircuitOpenError) {
+    return new ApiError({ status: 503, id: "api.context.store_unavailable.app_error", message: "A storage backend is unavailable; please retry shortly." })
+  }
+  if (HttpServerError.isServerError(error) && error._tag === "RequestError") {
+    return new ApiError({ status: 400, id: "api.context.invalid_body_param.app_error", message: "The request could not be read." })
+  }
+  return new ApiError({ status: 500, id: "api.context.internal.app_error", message: "An internal error occurred." })
+}
+
+export const render = (error: ApiError, path: string, requestId: string) => {
+  const headers = error.headers ?? {}
+  if (error.status === 429) {
+    const retryAfter = Number(headers["retry-after"] ?? "60")
+    const rateBody = { error: { code: "RATE_LIMIT_EXCEEDED", message: error.message, retry_after: retryAfter } }
+    const body = isNativePath(path)
+      ? rateBody
+      : { ...rateBody, id: "api.context.rate_limit_exceeded.app_error", message: error.message, detailed_error: "", request_id: requestId, status_code: 429 }
+    return json(body, 429, headers)
+  }
+  if (isNativePath(path)) {
+    const code = nativeCodes[error.status] ?? "ERROR"
+    return json({ error: { code, id: error.id, message: error.message, request_id: requestId, status: error.status } }, error.status, headers)
+  }
+  return json({
+    id: error.id,
+    message: error.message,
+    detailed_error: error.detailed ?? "",
+    request_id: requestId,
+    status_code: error.status
+  }, error.status, headers)
+}
+
+/** Logs what the client is not shown: the cause of a 5xx. */
+export const logFailure = (error: ApiError, cause: Cause.Cause<unknown>) =>
+  error.status >= 500 ? Effect.logError("request failed", cause) : Effect.void

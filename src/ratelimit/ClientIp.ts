@@ -1,0 +1,49 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { BlockList, isIP } from "node:net"
+import { AppConfig } from "../Config.ts"
+
+/**
+ * The client's address. Forwarding headers (X-Forwarded-For, then X-Real-IP) are believed only when the direct peer
+ * is a trusted proxy (SERVICE_TRUSTED_PROXIES, CIDRs or addresses); otherwise the socket's address is used, so a
+ * client cannot dodge a rate limit by forging a header.
+ */
+export const makeTrustedProxies = (entries: ReadonlyArray<string>) => {
+  const list = new BlockList()
+  for (const entry of entries) {
+    const [address, bits] = entry.split("/")
+    const type = isIP(address) === 6 ? "ipv6" : "ipv4"
+    if (isIP(address) === 0) continue
+    if (bits === undefined) list.addAddress(address, type)
+    else list.addSubnet(address, Number(bits), type)
+  }
+  return (address: string) => {
+    const plain = normalize(address)
+    const type = isIP(plain) === 6 ? "ipv6" : "ipv4"
+    return isIP(plain) !== 0 && list.check(plain, type)
+  }
+}
+
+/** "::ffff:127.0.0.1" is how Node reports IPv4 peers on a dual-stack socket. */
+const normalize = (address: string) => address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address
+
+const trustedCache = new WeakMap<ReadonlyArray<string>, (address: string) => boolean>()
+
+export const clientIp = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const config = yield* AppConfig
+  let isTrusted = trustedCache.get(config.trustedProxies)
+  if (isTrusted === undefined) {
+    isTrusted = makeTrustedProxies(config.trustedProxies)
+    trustedCache.set(config.trustedProxies, isTrusted)
+  }
+  const peer = normalize(Option.getOrElse(request.remoteAddress, () => "unknown"))
+  if (!isTrusted(peer)) return peer
+  // Walk X-Forwarded-For from the right, skipping our own proxies: the first untrusted hop is the client.
+  const forwarded = (request.headers["x-forwarded-for"] ?? "").split(",").map((s) => normalize(s.trim())).filter((s) => isIP(s) !== 0)
+  for (let i = forwarded.length - 1; i >= 0; i--) {
+    if (!isTrusted(forwarded[i]) || i === 0) return forwarded[i]
+  }
+  const realIp = normalize((request.headers["x-real-ip"] ?? "").trim())
+  return isIP(realIp) !== 0 ? realIp : peer
+})

@@ -1,0 +1,158 @@
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Option, Schema } from "effect"
+import { AppConfig } from "../Config.ts"
+import { Crypto, newId } from "../../layers/Crypto.ts"
+import { optionalCaller, requireCaller } from "../auth/Authenticate.ts"
+import { clientInfo } from "../auth/ClientInfo.ts"
+import { SessionLength } from "../auth/Session.ts"
+import { clearSessionCookies, attachSessionCookies } from "../auth/SessionCookies.ts"
+import { Sessions } from "../auth/Sessions.ts"
+import { ApiError, badRequest, unauthorized } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { EventBus } from "../events/EventBus.ts"
+import * as RateLimit from "../ratelimit/RateLimit.ts"
+import { UserRepo } from "./UserRepo.ts"
+import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
+import { toWire } from "./UserWire.ts"
+import { isValidEmail, PASSWORD_MAX, PASSWORD_MIN, usernameProblem } from "./Validation.ts"
+
+/** Sign-up, login, logout and the current user: the account surface of mattermost-compat.md section 2. */
+
+const SignupBody = Schema.Struct({
+  email: Schema.String,
+  username: Schema.String,
+  password: Schema.String,
+  first_name: Schema.optionalWith(Schema.String, { default: () => "" }),
+  last_name: Schema.optionalWith(Schema.String, { default: () => "" }),
+  nickname: Schema.optionalWith(Schema.String, { default: () => "" }),
+  locale: Schema.optionalWith(Schema.String, { default: () => "en" })
+})
+
+const LoginBody = Schema.Struct({
+  login_id: Schema.optional(Schema.String),
+  id: Schema.optional(Schema.String),
+  password: Schema.optionalWith(Schema.String, { default: () => "" }),
+  token: Schema.optional(Schema.String),
+  device_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  ldap_only: Schema.optional(Schema.Union(Schema.String, Schema.Boolean))
+})
+
+const invalidCredentials = () =>
+  unauthorized("api.user.login.invalid_credentials_email_username", "Enter a valid email or username and/or password.")
+
+// Verifying against a real hash when the account does not exist keeps response times equal, so that logins do not
+// reveal which accounts exist.
+let dummyHash: string | undefined
+
+const signup = Effect.gen(function*() {
+  yield* RateLimit.enforce("auth")
+  const input = yield* Decode.body(SignupBody)
+  const username = input.username.trim()
+  const email = input.email.trim()
+  const problem = usernameProblem(username)
+  if (problem !== undefined) return yield* badRequest("model.user.is_valid.username.app_error", problem)
+  if (!isValidEmail(email)) return yield* badRequest("model.user.is_valid.email.app_error", "Invalid email address.")
+  if (input.password.length < PASSWORD_MIN || input.password.length > PASSWORD_MAX) {
+    return yield* badRequest(
+      "model.user.is_valid.pwd_length.app_error",
+      `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.`
+    )
+  }
+  const crypto = yield* Crypto
+  const repo = yield* UserRepo
+  const now = yield* Clock.currentTimeMillis
+  const passwordHash = yield* crypto.hashPassword(input.password)
+  const row = yield* repo.insert({
+    id: newId(),
+    now,
+    username,
+    email,
+    passwordHash,
+    emailVerified: false,
+    firstName: input.first_name,
+    lastName: input.last_name,
+    nickname: input.nickname,
+    locale: input.locale,
+    authService: "",
+    authData: null,
+    notifyProps: { ...DEFAULT_NOTIFY_PROPS, first_name: "false" }
+  }).pipe(
+    Effect.catchIf((e) => e === "username_exists", () =>
+      badRequest("app.user.save.username_exists.app_error", "An account with that username already exists.")),
+    Effect.catchIf((e) => e === "email_exists", () =>
+      badRequest("app.user.save.email_exists.app_error", "An account with that email already exists."))
+  )
+  const bus = yield* EventBus
+  const wire = toWire(row, "self")
+  yield* bus.publish("new_user", { user_id: row.id }, {})
+  return json(wire, 201)
+})
+
+const login = Effect.gen(function*() {
+  yield* RateLimit.enforce("auth")
+  const input = yield* Decode.body(LoginBody)
+  const loginId = (input.login_id ?? "").trim()
+  if (loginId === "" && (input.id ?? "") === "") {
+    return yield* badRequest("api.user.login.blank_login_id.app_error", "Login id is required.")
+  }
+  if (input.password === "") return yield* badRequest("api.user.login.blank_pwd.app_error", "Password field must not be blank.")
+  const repo = yield* UserRepo
+  const crypto = yield* Crypto
+  const user = loginId !== "" ? yield* repo.findByLogin(loginId) : yield* repo.findById(input.id ?? "")
+  if (Option.isNone(user) || user.value.password === "") {
+    dummyHash ??= yield* crypto.hashPassword("timing-equaliser")
+    yield* crypto.verifyPassword(input.password, dummyHash)
+    return yield* invalidCredentials()
+  }
+  const valid = yield* crypto.verifyPassword(input.password, user.value.password)
+  if (!valid) return yield* invalidCredentials()
+  if (Number(user.value.delete_at) > 0) {
+    return yield* unauthorized("api.user.login.inactive.app_error", "Login failed because your account has been deactivated.")
+  }
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const info = clientInfo(request.headers["user-agent"] ?? "")
+  const sessions = yield* Sessions
+  const deviceId = input.device_id
+  if (deviceId !== "") yield* sessions.revokeForUser(user.value.id, { deviceId })
+  const { session, token } = yield* sessions.create({
+    userId: user.value.id,
+    roles: user.value.roles,
+    deviceId,
+    lengthMs: deviceId !== "" || info.isMobile ? SessionLength.mobile : SessionLength.web,
+    props: { os: info.os, platform: info.platform, browser: info.browser, is_guest: "false" }
+  })
+  const now = yield* Clock.currentTimeMillis
+  yield* repo.recordLogin(user.value.id, now)
+  const config = yield* AppConfig
+  const response = json(toWire({ ...user.value, last_login: now }, "self"), 200, { token })
+  return request.headers["x-requested-with"] === "XMLHttpRequest"
+    ? attachSessionCookies(response, session, token, config.siteUrl)
+    : response
+})
+
+const logout = Effect.gen(function*() {
+  const caller = yield* optionalCaller.pipe(Effect.orElseSucceed(() => Option.none()))
+  if (Option.isSome(caller)) {
+    const sessions = yield* Sessions
+    yield* sessions.revoke(caller.value.session.id)
+  }
+  return clearSessionCookies(ok())
+})
+
+const me = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const repo = yield* UserRepo
+  const user = yield* repo.findById(caller.userId)
+  if (Option.isNone(user)) {
+    return yield* new ApiError({ status: 401, id: "api.context.session_expired.app_error", message: "Invalid or expired session, please login again." })
+  }
+  return json(toWire(user.value, "self"))
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.post("/api/v4/users", signup),
+  HttpRouter.post("/api/v4/users/login", login),
+  HttpRouter.post("/api/v4/users/logout", logout),
+  HttpRouter.get("/api/v4/users/me", me)
+)

@@ -1,0 +1,78 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { Db, type DbError } from "../../layers/Db.ts"
+import type { UserRow } from "./UserRow.ts"
+
+export interface NewUser {
+  readonly id: string
+  readonly now: number
+  readonly username: string
+  readonly email: string
+  readonly passwordHash: string
+  readonly emailVerified: boolean
+  readonly firstName: string
+  readonly lastName: string
+  readonly nickname: string
+  readonly locale: string
+  readonly authService: string
+  readonly authData: string | null
+  readonly notifyProps: Record<string, string>
+}
+
+export interface UserRepoService {
+  /** Inserts the user; the very first user of the server becomes system_admin (decided under a lock). */
+  readonly insert: (user: NewUser) => Effect.Effect<UserRow, DbError | "username_exists" | "email_exists">
+  readonly findById: (id: string) => Effect.Effect<Option.Option<UserRow>, DbError>
+  readonly findByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<UserRow>, DbError>
+  readonly findByLogin: (loginId: string) => Effect.Effect<Option.Option<UserRow>, DbError>
+  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<UserRow>, DbError>
+  readonly findByUsername: (username: string) => Effect.Effect<Option.Option<UserRow>, DbError>
+  readonly recordLogin: (id: string, now: number) => Effect.Effect<void, DbError>
+}
+
+export class UserRepo extends Context.Tag("service/UserRepo")<UserRepo, UserRepoService>() {}
+
+const FIRST_USER_LOCK = 7_300_001
+
+export const make = Effect.gen(function*() {
+  const db = yield* Db
+  const sql = db.sql
+  const one = (rows: ReadonlyArray<UserRow>) => Option.fromNullable(rows[0])
+  const service: UserRepoService = {
+    insert: (u) =>
+      db.transaction(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(${FIRST_USER_LOCK})`
+        const clash = yield* sql<{ username: boolean; email: boolean }>`
+          SELECT lower(username) = lower(${u.username}) AS username, lower(email) = lower(${u.email}) AS email
+          FROM users WHERE lower(username) = lower(${u.username}) OR lower(email) = lower(${u.email}) LIMIT 1`
+        if (clash[0]?.username) return yield* Effect.fail("username_exists" as const)
+        if (clash[0]?.email) return yield* Effect.fail("email_exists" as const)
+        const [{ count }] = yield* sql<{ count: string }>`SELECT count(*) AS count FROM users`
+        const roles = Number(count) === 0 ? "system_admin system_user" : "system_user"
+        const rows = yield* sql<UserRow>`
+          INSERT INTO users (id, create_at, update_at, username, password, email, email_verified, first_name, last_name,
+                             nickname, locale, roles, auth_service, auth_data, notify_props, last_password_update)
+          VALUES (${u.id}, ${u.now}, ${u.now}, ${u.username}, ${u.passwordHash}, ${u.email}, ${u.emailVerified},
+                  ${u.firstName}, ${u.lastName}, ${u.nickname}, ${u.locale}, ${roles}, ${u.authService}, ${u.authData},
+                  ${JSON.stringify(u.notifyProps)}::jsonb, ${u.passwordHash === "" ? 0 : u.now})
+          RETURNING *`
+        return rows[0]
+      })),
+    findById: (id) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE id = ${id}`), one),
+    findByIds: (ids) =>
+      ids.length === 0 ? Effect.succeed([]) : db.read(sql<UserRow>`SELECT * FROM users WHERE id IN ${sql.in(ids)}`),
+    findByLogin: (loginId) =>
+      Effect.map(
+        db.read(sql<UserRow>`
+          SELECT * FROM users WHERE lower(email) = lower(${loginId}) OR lower(username) = lower(${loginId})
+          ORDER BY (lower(username) = lower(${loginId})) DESC LIMIT 1`),
+        one
+      ),
+    findByEmail: (email) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`), one),
+    findByUsername: (username) =>
+      Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(username) = lower(${username})`), one),
+    recordLogin: (id, now) => Effect.asVoid(db.execute(sql`UPDATE users SET last_login = ${now}, failed_attempts = 0 WHERE id = ${id}`))
+  }
+  return service
+})
+
+export const layer = Layer.effect(UserRepo, make)

@@ -1,0 +1,22 @@
+/** Mattermost's rules for usernames and emails, shared by sign-up, patch and SSO provisioning. */
+export const RESERVED_USERNAMES = new Set(["all", "channel", "here", "matterbot", "system", "admin", "root", "everyone"])
+
+export const USERNAME_MIN = 3
+export const USERNAME_MAX = 22
+
+export const usernameProblem = (username: string): string | undefined => {
+  if (username.length < USERNAME_MIN || username.length > USERNAME_MAX) {
+    return `Username must be between ${USERNAME_MIN} and ${USERNAME_MAX} characters.`
+  }
+  if (!/^[a-z][a-z0-9.\-_]*$/.test(username)) {
+    return "Username must begin with a lowercase letter and contain only lowercase letters, numbers and the symbols '.', '-' and '_'."
+  }
+  if (RESERVED_USERNAMES.has(username)) return `The username "${username}" is reserved.`
+  return undefined
+}
+
+export const isValidEmail = (email: string) =>
+  email.length <= 128 && /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/.test(email)
+
+export const PASSWORD_MIN = 8
+export const PASSWORD_MAX = 72

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { client4, newUser } from "../support/Clients.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+
+let server: TestServer
+
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(() => server?.close())
+
+describe("accounts through Client4", () => {
+  it("signs up, logs in with the Token header, reads me, logs out and then gets 401", async () => {
+    const anonymous = client4(server.url)
+    const created = await anonymous.createUser({ username: "first", email: "first@example.com", password: "correct-horse-battery" } as never, "", "")
+    expect(created.username).toBe("first")
+    expect(created.roles).toBe("system_admin system_user")
+    expect(created).not.toHaveProperty("password")
+
+    const client = client4(server.url)
+    const user = await client.login("first@example.com", "correct-horse-battery")
+    expect(user.id).toBe(created.id)
+    expect(client.getToken()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
+
+    const me = await client.getMe()
+    expect(me.id).toBe(created.id)
+    expect(me.email).toBe("first@example.com")
+
+    await client.logout()
+    const stale = client4(server.url, (client as unknown as { token: string }).token)
+    await expect(stale.getMe()).rejects.toMatchObject({ status_code: 401, server_error_id: "api.context.session_expired.app_error" })
+  })
+
+  it("makes only the first user a system admin", async () => {
+    const { user } = await newUser(server.url, "second")
+    expect(user.roles).toBe("system_user")
+  })
+
+  it("refuses a wrong password with 401 and the Mattermost error body", async () => {
+    const { username } = await newUser(server.url, "wrongpw")
+    await expect(client4(server.url).login(username, "not-the-password")).rejects.toMatchObject({
+      status_code: 401,
+      server_error_id: "api.user.login.invalid_credentials_email_username"
+    })
+  })
+})
