@@ -7,6 +7,7 @@ import * as CryptoLayer from "../layers/Crypto.ts"
 import * as DbLayer from "../layers/Db.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
+import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
 import { AppConfig, type ResolvedConfig } from "./Config.ts"
 import * as EventBus from "./events/EventBus.ts"
@@ -44,6 +45,7 @@ const migrated = Layer.effectDiscard(Migrations.run)
 
 /** Feature services; each feature adds its layer here. */
 const services = Layer.mergeAll(
+  Access.layer,
   Sessions.layer,
   UserRepo.layer,
   EventBus.layer,
