@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Schema, Stream } from "effect"
+import { Clock, Context, Effect, Layer, PubSub as LocalPubSub, Schema, Stream } from "effect"
 import { PubSub } from "../../layers/PubSub.ts"
 
 /**
@@ -42,26 +42,34 @@ export const TOPIC = "service:events"
 export interface EventBusService {
   /** Publishes after commit; a bus failure is logged and never fails the write that caused it. */
   readonly publish: (event: string, data: Record<string, unknown>, broadcast: BroadcastInput) => Effect.Effect<void>
-  /** Every event published from now on, on any node. */
+  /** Every event published from now on, on any node (the realtime hub delivers these). */
   readonly events: Stream.Stream<Envelope>
+  /**
+   * Events published by this node only: work that must happen once per write, on the node that handled it
+   * (push notifications), subscribes here.
+   */
+  readonly localEvents: Stream.Stream<Envelope>
 }
 
 export class EventBus extends Context.Tag("service/EventBus")<EventBus, EventBusService>() {}
 
 export const make = Effect.gen(function*() {
   const pubsub = yield* PubSub
+  const local = yield* LocalPubSub.unbounded<Envelope>()
   const service: EventBusService = {
     publish: (event, data, broadcast) =>
       Effect.gen(function*() {
         const created_at = yield* Clock.currentTimeMillis
         const envelope = Schema.decodeSync(Envelope)({ event, data, broadcast, created_at })
+        yield* LocalPubSub.publish(local, envelope)
         yield* pubsub.publish(TOPIC, encode(envelope))
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event })))
       ),
     events: pubsub.subscribe(TOPIC).pipe(
       Stream.filterMap((raw) => decode(raw))
-    )
+    ),
+    localEvents: Stream.fromPubSub(local)
   }
   return service
 })
