@@ -14,6 +14,8 @@ import * as EventBus from "./events/EventBus.ts"
 import * as LiveStats from "./health/LiveStats.ts"
 import { edge } from "./http/Edge.ts"
 import { routes } from "./Routes.ts"
+import * as DiagnosticId from "./system/DiagnosticId.ts"
+import * as SigningKey from "./system/SigningKey.ts"
 import * as UserRepo from "./users/UserRepo.ts"
 
 /**
@@ -49,7 +51,9 @@ const services = Layer.mergeAll(
   Sessions.layer,
   UserRepo.layer,
   EventBus.layer,
-  LiveStats.layerFromMetrics
+  LiveStats.layerFromMetrics,
+  SigningKey.layer,
+  DiagnosticId.layer
 )
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */

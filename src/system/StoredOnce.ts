@@ -1,0 +1,22 @@
+import { Clock, Effect } from "effect"
+import { Db, type DbError } from "../../layers/Db.ts"
+
+/**
+ * A server_config section written once and then only read: the first node to start inserts its candidate, every
+ * other node (racing or later) keeps the stored one, so all nodes agree without a lock.
+ */
+export const storeOnce = <A extends object>(section: string, candidate: Effect.Effect<A>): Effect.Effect<A, DbError, Db> =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    const existing = yield* db.read(sql<{ value: A }>`SELECT value FROM server_config WHERE section = ${section}`)
+    if (existing.length > 0) return existing[0].value
+    const value = yield* candidate
+    const now = yield* Clock.currentTimeMillis
+    yield* db.execute(sql`
+      INSERT INTO server_config (section, value, update_at)
+      VALUES (${section}, ${JSON.stringify(value)}::jsonb, ${now})
+      ON CONFLICT (section) DO NOTHING`)
+    const stored = yield* db.read(sql<{ value: A }>`SELECT value FROM server_config WHERE section = ${section}`)
+    return stored[0].value
+  })
