@@ -5,6 +5,7 @@ import { createServer } from "node:http"
 import * as CacheLayer from "../layers/Cache.ts"
 import * as CryptoLayer from "../layers/Crypto.ts"
 import * as DbLayer from "../layers/Db.ts"
+import * as FileStoreLayer from "../layers/FileStore.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
 import * as Access from "./access/Access.ts"
@@ -26,6 +27,7 @@ export interface CapabilityOverrides {
   readonly cache?: Layer.Layer<CacheLayer.Cache, unknown>
   readonly pubsub?: Layer.Layer<PubSubLayer.PubSub, unknown>
   readonly crypto?: Layer.Layer<CryptoLayer.Crypto>
+  readonly fileStore?: Layer.Layer<FileStoreLayer.FileStore, unknown>
 }
 
 export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
@@ -39,6 +41,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.cache ?? Option.match(config.cacheUrl, { onNone: () => CacheLayer.layerMemory, onSome: CacheLayer.layerRedis }),
     overrides.pubsub ?? Option.match(config.cacheUrl, { onNone: () => PubSubLayer.layerMemory, onSome: PubSubLayer.layerRedis }),
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
+    overrides.fileStore ?? FileStoreLayer.layer(config.dataDir),
     Layer.succeed(AppConfig, config)
   )
 

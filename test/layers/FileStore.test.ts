@@ -1,0 +1,70 @@
+import { Chunk, Effect, Either, type Layer, Stream } from "effect"
+import { mkdtempSync, readdirSync, existsSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { FileStore, type FileStoreService, layerLocal, layerMemory, validateKey } from "../../layers/FileStore.ts"
+
+const bytes = (s: string) => new TextEncoder().encode(s)
+const text = (b: Uint8Array) => new TextDecoder().decode(b)
+
+const run = <A, E>(store: Layer.Layer<FileStore, unknown>, f: (s: FileStoreService) => Effect.Effect<A, E>) =>
+  Effect.runPromise(Effect.flatMap(FileStore, f).pipe(Effect.provide(store)))
+
+const implementations = () => {
+  const root = mkdtempSync(join(tmpdir(), "filestore-"))
+  return [
+    { name: "local disk", layer: layerLocal(root), root },
+    { name: "memory", layer: layerMemory, root: undefined }
+  ] as const
+}
+
+describe.each(implementations())("FileStore ($name)", ({ layer, root }) => {
+  it("puts bytes and streams, then gets, sizes, streams and deletes them", async () => {
+    await run(layer, (store) =>
+      Effect.gen(function*() {
+        expect(yield* store.put("a/b/one.txt", bytes("hello"))).toBe(5)
+        expect(yield* store.put("a/b/two.txt", Stream.make(bytes("ab"), bytes("cde")))).toBe(5)
+        expect(text(yield* store.get("a/b/one.txt"))).toBe("hello")
+        expect(yield* store.size("a/b/two.txt")).toBe(5)
+        expect(yield* store.exists("a/b/two.txt")).toBe(true)
+        const streamed = yield* Stream.runCollect(store.stream("a/b/two.txt"))
+        expect(text(Buffer.concat(Chunk.toArray(streamed)))).toBe("abcde")
+        yield* store.delete("a/b/two.txt")
+        yield* store.delete("a/b/two.txt")
+        expect(yield* store.exists("a/b/two.txt")).toBe(false)
+        const missing = yield* Effect.either(store.get("a/b/two.txt"))
+        expect(Either.isLeft(missing) && missing.left._tag).toBe("FileNotFound")
+        const missingStream = yield* Effect.either(Stream.runCollect(store.stream("nothing/here")))
+        expect(Either.isLeft(missingStream) && missingStream.left._tag).toBe("FileNotFound")
+      }))
+  })
+
+  it("leaves nothing behind when the content stream fails part-way", async () => {
+    const failing = Stream.make(bytes("partial")).pipe(Stream.concat(Stream.fail("cut" as const)))
+    const result = await run(layer, (store) =>
+      Effect.gen(function*() {
+        const outcome = yield* Effect.either(store.put("cut/file", failing))
+        return { outcome, exists: yield* store.exists("cut/file") }
+      }))
+    expect(Either.isLeft(result.outcome) && result.outcome.left).toBe("cut")
+    expect(result.exists).toBe(false)
+    if (root !== undefined) {
+      expect(readdirSync(join(root, ".partial"))).toEqual([])
+    }
+  })
+
+  it("rejects keys that could leave the store", async () => {
+    for (const key of ["../escape", "a/../../escape", "/etc/passwd", "a//b", "./a", "a\\b", "", "a/\0"]) {
+      const result = await run(layer, (store) => Effect.either(store.put(key, bytes("x"))))
+      expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InvalidKey" })
+    }
+    if (root !== undefined) expect(existsSync(join(root, "..", "escape"))).toBe(false)
+  })
+})
+
+describe("validateKey", () => {
+  it("accepts ordinary relative keys", async () => {
+    await expect(Effect.runPromise(validateKey("uploads/20250101/u/f/original"))).resolves.toBe("uploads/20250101/u/f/original")
+  })
+})
