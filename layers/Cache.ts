@@ -138,6 +138,13 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 return {count, ttl}`
 
+// The key lives as long as its longest-lived member, so a short-lived member never cuts the others' lives short.
+const EXPIRING_SET_ADD_SCRIPT = `
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) - tonumber(ARGV[3])))
+return 1`
+
 export const makeRedis = (url: Redacted.Redacted) =>
   Effect.gen(function*() {
     const client = yield* Effect.acquireRelease(
@@ -177,7 +184,7 @@ export const makeRedis = (url: Redacted.Redacted) =>
       expiringSetAdd: (key, member, ttl) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           Effect.asVoid(call("expiringSetAdd", () =>
-            client.multi().zadd(key, now + ms(ttl), member).pexpire(key, ms(ttl)).exec()))),
+            client.eval(EXPIRING_SET_ADD_SCRIPT, 1, key, String(now + ms(ttl)), member, String(now))))),
       expiringSetRemove: (key, member) => Effect.asVoid(call("expiringSetRemove", () => client.zrem(key, member))),
       expiringSetCount: (key) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>

@@ -14,9 +14,15 @@ import { CircuitOpenError, makeCircuitBreaker, Policies } from "./Resilience.ts"
  */
 export class DbError extends Data.TaggedError("DbError")<{ readonly cause: unknown }> {
   override get message() {
-    const c = this.cause
-    return c instanceof CircuitOpenError ? c.message : `database error: ${c instanceof Error ? c.message : String(c)}`
+    return this.cause instanceof CircuitOpenError ? this.cause.message : `database error: ${describeCause(this.cause)}`
   }
+}
+
+/** SqlError says only "Failed to execute statement"; the driver's error beneath it says what went wrong. */
+const describeCause = (cause: unknown): string => {
+  if (!(cause instanceof Error)) return String(cause)
+  const inner = (cause as { cause?: unknown }).cause
+  return inner instanceof Error ? `${cause.message}: ${describeCause(inner)}` : cause.message
 }
 
 export interface DbService {

@@ -4,29 +4,47 @@ import { Effect, Metric, MetricBoundaries, MetricKeyType, MetricState, Option } 
  * The service's metrics, as Effect metrics. Effect 3 ships no Prometheus exporter (Effect 4 does), so
  * `renderPrometheus` turns a snapshot into the text exposition format itself.
  */
-export const httpRequestsTotal = Metric.counter("service_http_requests_total", {
-  description: "HTTP requests served, by status code",
-  incremental: true
-})
+type FamilyType = "counter" | "gauge" | "histogram"
 
+/** The service's own metric families: exposed with HELP and TYPE even before their first sample. */
+const declared: Array<{ readonly name: string; readonly type: FamilyType; readonly help: string }> = []
+const declare = (name: string, type: FamilyType, help: string) => {
+  declared.push({ name, type, help })
+  return { name, help }
+}
+
+const requests = declare("service_http_requests_total", "counter", "HTTP requests served, by status code")
+export const httpRequestsTotal = Metric.counter(requests.name, { description: requests.help, incremental: true })
+
+const duration = declare("service_http_request_duration_seconds", "histogram", "HTTP request latency in seconds")
 export const httpRequestDuration = Metric.histogram(
-  "service_http_request_duration_seconds",
+  duration.name,
   MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
-  "HTTP request latency in seconds"
+  duration.help
 )
 
-export const dbPoolSaturation = Metric.gauge("service_db_pool_saturation_ratio", {
-  description: "Share of the database pool's connections in use (0 to 1)"
-})
+const saturation = declare("service_db_pool_saturation_ratio", "gauge", "Share of the database pool's connections in use (0 to 1)")
+export const dbPoolSaturation = Metric.gauge(saturation.name, { description: saturation.help })
 
-export const websocketActiveConnections = Metric.gauge("service_websocket_active_connections", {
-  description: "WebSocket connections open on this node"
-})
+const sockets = declare("service_websocket_active_connections", "gauge", "WebSocket connections open on this node")
+export const websocketActiveConnections = Metric.gauge(sockets.name, { description: sockets.help })
 
-export const circuitBreakerStateChanges = Metric.counter("service_circuit_breaker_state_changes_total", {
-  description: "Circuit breaker state transitions, by breaker and new state",
-  incremental: true
-})
+const breakerChanges = declare(
+  "service_circuit_breaker_state_changes_total",
+  "counter",
+  "Circuit breaker state transitions, by breaker and new state"
+)
+export const circuitBreakerStateChanges = Metric.counter(breakerChanges.name, { description: breakerChanges.help, incremental: true })
+
+/**
+ * Effect registers a metric only when it is first touched; reading the untagged ones registers them, so that the
+ * latency histogram and the gauges report zeros rather than nothing on a fresh node.
+ */
+const registerUntagged = Effect.all([
+  Metric.value(httpRequestDuration),
+  Metric.value(dbPoolSaturation),
+  Metric.value(websocketActiveConnections)
+], { discard: true })
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")
 
@@ -39,8 +57,10 @@ const formatNumber = (n: number | bigint) =>
   typeof n === "bigint" ? n.toString() : Number.isFinite(n) ? String(n) : n > 0 ? "+Inf" : n < 0 ? "-Inf" : "NaN"
 
 /** Renders every registered metric in Prometheus text exposition format (version 0.0.4). */
-export const renderPrometheus: Effect.Effect<string> = Effect.map(Metric.snapshot, (pairs) => {
-  const byName = new Map<string, { type: string; help: string; lines: Array<string> }>()
+export const renderPrometheus: Effect.Effect<string> = Effect.map(Effect.zipRight(registerUntagged, Metric.snapshot), (pairs) => {
+  const byName = new Map<string, { type: string; help: string; lines: Array<string> }>(
+    declared.map((d) => [d.name, { type: d.type, help: d.help, lines: [] }])
+  )
   const family = (name: string, type: string, help: Option.Option<string>) => {
     let entry = byName.get(name)
     if (entry === undefined) {

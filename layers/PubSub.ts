@@ -47,7 +47,17 @@ export const makeRedis = (url: Redacted.Redacted) =>
     const publisher = yield* open("service-pub")
     const subscriber = yield* open("service-sub")
     const local = yield* EffectPubSub.unbounded<{ topic: string; message: string }>()
-    const subscribed = new Set<string>()
+    // One SUBSCRIBE per topic; later subscribers wait for the same confirmation, so none starts before Redis delivers.
+    const subscriptions = new Map<string, Promise<unknown>>()
+    const redisSubscribe = (topic: string) => {
+      let pending = subscriptions.get(topic)
+      if (pending === undefined) {
+        pending = subscriber.subscribe(topic)
+        pending.catch(() => subscriptions.delete(topic))
+        subscriptions.set(topic, pending)
+      }
+      return pending
+    }
     subscriber.on("message", (topic: string, message: string) => {
       Effect.runSync(EffectPubSub.publish(local, { topic, message }))
     })
@@ -60,13 +70,7 @@ export const makeRedis = (url: Redacted.Redacted) =>
       subscribe: (topic) =>
         Stream.unwrapScoped(Effect.gen(function*() {
           const queue = yield* EffectPubSub.subscribe(local)
-          if (!subscribed.has(topic)) {
-            subscribed.add(topic)
-            yield* Effect.tryPromise(() => subscriber.subscribe(topic)).pipe(
-              Effect.retry(Policies.idempotentStore),
-              Effect.orDie
-            )
-          }
+          yield* Effect.tryPromise(() => redisSubscribe(topic)).pipe(Effect.retry(Policies.idempotentStore), Effect.orDie)
           return Stream.fromQueue(queue).pipe(
             Stream.filter((m) => m.topic === topic),
             Stream.map((m) => m.message)

@@ -1,4 +1,4 @@
-import { Clock, Data, Duration, Effect, Metric, Ref, Schedule, SynchronizedRef } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Exit, Metric, Option, Ref, Schedule, SynchronizedRef } from "effect"
 import { circuitBreakerStateChanges } from "./Metrics.ts"
 
 /**
@@ -94,16 +94,20 @@ export const makeCircuitBreaker = (options: BreakerOptions): Effect.Effect<Circu
     const breaker: CircuitBreaker = {
       name: options.name,
       state: SynchronizedRef.get(ref),
+      // Uninterruptible between the permit and the outcome handler, so that an interrupted trial always frees its
+      // permit (catch handlers do not run on interruption; onExit does).
       protect: (call) =>
-        Effect.zipRight(
-          acquire,
-          call.pipe(
-            Effect.tapErrorCause((cause) => {
-              const failure = cause._tag === "Fail" ? cause.error : undefined
-              if (cause._tag === "Interrupt") return Ref.set(trialInFlight, false)
-              return failure === undefined || isFailure(failure) ? onFailure : onSuccess
-            }),
-            Effect.tap(() => onSuccess)
+        Effect.uninterruptibleMask((restore) =>
+          Effect.zipRight(
+            acquire,
+            restore(call).pipe(
+              Effect.onExit((exit) => {
+                if (Exit.isSuccess(exit)) return onSuccess
+                if (Cause.isInterruptedOnly(exit.cause)) return Ref.set(trialInFlight, false)
+                const failure = Cause.failureOption(exit.cause)
+                return Option.isNone(failure) || isFailure(failure.value) ? onFailure : onSuccess
+              })
+            )
           )
         )
     }
