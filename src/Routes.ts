@@ -1,9 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import * as Health from "./health/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
+import * as SystemRoles from "./system/RoleRoutes.ts"
+import * as System from "./system/SystemRoutes.ts"
 
 /** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
 export const routes = HttpRouter.concatAll(
   Health.routes,
-  Accounts.routes
+  Accounts.routes,
+  System.routes,
+  SystemRoles.routes
 )

@@ -1,0 +1,96 @@
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { optionalCaller, requireCaller } from "../auth/Authenticate.ts"
+import { ApiError, badRequest } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json } from "../http/Respond.ts"
+import { clientConfig, clientLicense } from "./ClientConfig.ts"
+import { redirectLocation } from "./RedirectLocation.ts"
+import { pushConfigured } from "./ServerSettings.ts"
+
+/** The site root, ping, client config and license, limits, time zones and link expansion (compat sections 3, 5, 12). */
+
+const ROOT_PAGE = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Team Chat</title></head>" +
+  "<body><p>This server speaks the Mattermost API. Connect with the Mattermost mobile or desktop app.</p></body></html>"
+
+const root = Effect.succeed(HttpServerResponse.text(ROOT_PAGE, { contentType: "text/html; charset=utf-8" }))
+const rootHead = Effect.succeed(HttpServerResponse.empty({ status: 200 }))
+
+const PingQuery = Schema.Struct({
+  get_server_status: Schema.optionalWith(Decode.QueryBool, { default: () => false }),
+  use_rest_semantics: Schema.optionalWith(Decode.QueryBool, { default: () => false })
+})
+
+const ping = Effect.gen(function*() {
+  const query = yield* Decode.query(PingQuery)
+  const db = yield* Db
+  const push = yield* pushConfigured.pipe(Effect.option)
+  const body: Record<string, string> = {
+    status: "OK",
+    AndroidLatestVersion: "",
+    AndroidMinVersion: "",
+    IosLatestVersion: "",
+    IosMinVersion: "",
+    ActiveSearchBackend: "database",
+    CanReceiveNotifications: Option.match(push, { onNone: () => "unknown", onSome: (on) => (on ? "true" : "false") })
+  }
+  if (!query.get_server_status) return json(body)
+  const database = yield* db.ping.pipe(Effect.timeout("2 seconds"), Effect.as("OK"), Effect.orElseSucceed(() => "UNHEALTHY"))
+  const healthy = database === "OK"
+  const full = { ...body, status: healthy ? "OK" : "UNHEALTHY", database_status: database, filestore_status: "OK", root_status: healthy ? "OK" : "UNHEALTHY" }
+  return json(full, healthy || query.use_rest_semantics ? 200 : 500)
+})
+
+/** Mattermost 10 answers only the old format: a missing format is a 400, any other a 501. */
+const requireOldFormat = Effect.gen(function*() {
+  const { format } = yield* Decode.query(Schema.Struct({ format: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  if (format === "") return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing format parameter in request URL.")
+  if (format !== "old") {
+    return yield* new ApiError({ status: 501, id: "api.config.client.old_format.app_error", message: "Only the old format is implemented." })
+  }
+})
+
+const configClient = Effect.gen(function*() {
+  yield* requireOldFormat
+  const caller = yield* optionalCaller.pipe(Effect.orElseSucceed(() => Option.none()))
+  return json(yield* clientConfig(Option.isSome(caller)))
+})
+
+const licenseClient = Effect.gen(function*() {
+  yield* requireOldFormat
+  return json(clientLicense())
+})
+
+const limits = Effect.gen(function*() {
+  yield* requireCaller
+  const db = yield* Db
+  const [row] = yield* db.read(db.sql<{ count: string }>`SELECT count(*) AS count FROM users WHERE delete_at = 0 AND NOT is_bot`)
+  return json({ activeUserCount: Number(row.count), maxUsersLimit: 0, maxUsersHardLimit: 0 })
+})
+
+const timezones = Effect.gen(function*() {
+  yield* requireCaller
+  return json(Intl.supportedValuesOf("timeZone"))
+})
+
+const redirect = Effect.gen(function*() {
+  yield* requireCaller
+  const { url } = yield* Decode.query(Schema.Struct({ url: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  const target = URL.canParse(url) ? new URL(url) : undefined
+  if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) {
+    return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing url parameter in request URL.")
+  }
+  return json({ location: yield* redirectLocation(target) })
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/", root),
+  HttpRouter.head("/", rootHead),
+  HttpRouter.get("/api/v4/system/ping", ping),
+  HttpRouter.get("/api/v4/config/client", configClient),
+  HttpRouter.get("/api/v4/license/client", licenseClient),
+  HttpRouter.get("/api/v4/limits/server", limits),
+  HttpRouter.get("/api/v4/system/timezones", timezones),
+  HttpRouter.get("/api/v4/redirect_location", redirect)
+)
