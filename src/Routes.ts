@@ -1,5 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import * as Health from "./health/Routes.ts"
+import * as Teams from "./teams/Routes.ts"
+import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
@@ -7,6 +9,8 @@ import * as System from "./system/SystemRoutes.ts"
 /** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
 export const routes = HttpRouter.concatAll(
   Health.routes,
+  Teams.routes,
+  Channels.routes,
   Accounts.routes,
   System.routes,
   SystemRoles.routes

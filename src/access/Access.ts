@@ -24,12 +24,22 @@ export interface ChannelAccess {
   readonly channel: ChannelRef
   /** Whether the caller is a member of the channel (public channels may be read without it). */
   readonly isMember: boolean
+  /** Channel admin of this channel, admin of its team, or system admin: may manage its properties and members. */
+  readonly isAdmin: boolean
+}
+
+export interface TeamAccess {
+  readonly isMember: boolean
+  /** Team admin or system admin. */
+  readonly isAdmin: boolean
 }
 
 export type AccessError = ApiError | DbError
 
 export interface AccessService {
   readonly team: (caller: Caller, teamId: string) => Effect.Effect<void, AccessError>
+  /** As `team`, and tells whether the caller administers the team. */
+  readonly teamMember: (caller: Caller, teamId: string) => Effect.Effect<TeamAccess, AccessError>
   readonly channel: (caller: Caller, channelId: string, mode: "read" | "write") => Effect.Effect<ChannelAccess, AccessError>
   /** Resolves a post to its channel and checks the channel for the caller. */
   readonly post: (caller: Caller, postId: string, mode: "read" | "write") => Effect.Effect<ChannelAccess & { readonly postUserId: string }, AccessError>
@@ -48,41 +58,53 @@ interface ChannelAccessRow {
   readonly delete_at: string
   readonly is_member: boolean
   readonly is_team_member: boolean
+  readonly is_channel_admin: boolean
+  readonly is_team_admin: boolean
 }
 
 export const make = Effect.gen(function*() {
   const db = yield* Db
   const sql = db.sql
 
+  const membership = (caller: Caller) => sql`
+    EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId}) AS is_member,
+    EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS is_team_member,
+    EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId} AND cm.scheme_admin) AS is_channel_admin,
+    EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0 AND tm.scheme_admin) AS is_team_admin`
+
   const channelRow = (caller: Caller, where: ReturnType<typeof sql.literal>) =>
     db.read(sql<ChannelAccessRow & { post_user_id?: string }>`
       SELECT c.id, c.team_id, c.type, c.name, c.display_name, c.delete_at,
-             EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId}) AS is_member,
-             EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS is_team_member
+             ${membership(caller)}
              ${where}`)
 
   const decide = (caller: Caller, row: ChannelAccessRow, mode: "read" | "write"): Effect.Effect<ChannelAccess, ApiError> => {
     const access: ChannelAccess = {
       channel: { id: row.id, team_id: row.team_id, type: row.type, name: row.name, display_name: row.display_name, delete_at: Number(row.delete_at) },
-      isMember: row.is_member
+      isMember: row.is_member,
+      isAdmin: caller.isSystemAdmin || row.is_team_admin || (row.is_member && row.is_channel_admin)
     }
     if (row.is_member || caller.isSystemAdmin) return Effect.succeed(access)
     if (mode === "read" && row.type === "O" && row.is_team_member) return Effect.succeed(access)
     return Effect.fail(forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions for this channel."))
   }
 
+  const teamMember = (caller: Caller, teamId: string) =>
+    Effect.gen(function*() {
+      const rows = yield* db.read(sql<{ member: boolean; admin: boolean }>`
+        SELECT tm.user_id IS NOT NULL AS member, COALESCE(tm.scheme_admin, false) AS admin
+        FROM teams t LEFT JOIN team_members tm ON tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0
+        WHERE t.id = ${teamId}`)
+      if (rows.length === 0) return yield* notFound("app.team.get.find.app_error", "Team not found.")
+      if (!rows[0].member && !caller.isSystemAdmin) {
+        return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
+      }
+      return { isMember: rows[0].member, isAdmin: caller.isSystemAdmin || rows[0].admin } satisfies TeamAccess
+    })
+
   const service: AccessService = {
-    team: (caller, teamId) =>
-      Effect.gen(function*() {
-        const rows = yield* db.read(sql<{ exists: boolean; member: boolean }>`
-          SELECT true AS exists,
-                 EXISTS (SELECT 1 FROM team_members WHERE team_id = t.id AND user_id = ${caller.userId} AND delete_at = 0) AS member
-          FROM teams t WHERE t.id = ${teamId}`)
-        if (rows.length === 0) return yield* notFound("app.team.get.find.app_error", "Team not found.")
-        if (!rows[0].member && !caller.isSystemAdmin) {
-          return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
-        }
-      }),
+    team: (caller, teamId) => Effect.asVoid(teamMember(caller, teamId)),
+    teamMember,
     channel: (caller, channelId, mode) =>
       Effect.gen(function*() {
         const rows = yield* channelRow(caller, sql`FROM channels c WHERE c.id = ${channelId}`)
@@ -93,8 +115,7 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const rows = yield* db.read(sql<ChannelAccessRow & { post_user_id: string }>`
           SELECT c.id, c.team_id, c.type, c.name, c.display_name, c.delete_at, p.user_id AS post_user_id,
-                 EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId}) AS is_member,
-                 EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS is_team_member
+                 ${membership(caller)}
           FROM posts p JOIN channels c ON c.id = p.channel_id
           WHERE p.id = ${postId} AND p.delete_at = 0`)
         if (rows.length === 0) return yield* notFound("app.post.get.app_error", "Post not found.")

@@ -1,0 +1,265 @@
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { Access } from "../access/Access.ts"
+import { requireCaller } from "../auth/Authenticate.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { badRequest, permissionDenied } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
+import * as ChannelEvents from "./ChannelEvents.ts"
+import { memberMissing, membersOf } from "./ChannelQueries.ts"
+import { type ChannelMemberRow, toChannelMember } from "./ChannelWire.ts"
+import * as Membership from "./Membership.ts"
+
+/** Channel memberships: list, add, remove, notify props, roles, view and unread. */
+
+const ChannelIdParams = Schema.Struct({ channel_id: Decode.Id })
+const ChannelUserParams = Schema.Struct({ channel_id: Decode.Id, user_id: UserIdParam })
+
+const listMembers = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const q = yield* Decode.query(Schema.Struct(Paging))
+  const access = yield* Access
+  yield* access.channel(caller, channel_id, "read")
+  const db = yield* Db
+  const rows = yield* db.read(db.sql<ChannelMemberRow>`
+    SELECT * FROM channel_members WHERE channel_id = ${channel_id}
+    ORDER BY user_id LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
+  return json(rows.map(toChannelMember))
+})
+
+const getMember = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(ChannelUserParams)
+  const access = yield* Access
+  yield* access.channel(caller, params.channel_id, "read")
+  const [row] = yield* membersOf(params.channel_id, [resolveUserId(caller, params.user_id)])
+  if (row === undefined) return yield* memberMissing()
+  return json(toChannelMember(row))
+})
+
+const membersByIds = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const ids = yield* Decode.body(Schema.Array(Decode.Id).pipe(Schema.maxItems(1000)))
+  const access = yield* Access
+  yield* access.channel(caller, channel_id, "read")
+  const rows = yield* membersOf(channel_id, [...new Set(ids)])
+  return json(rows.map(toChannelMember))
+})
+
+const AddBody = Schema.Struct({
+  user_id: Schema.optional(Decode.Id),
+  user_ids: Schema.optional(Schema.Array(Decode.Id).pipe(Schema.maxItems(1000))),
+  post_root_id: Schema.optional(Schema.String)
+})
+
+/**
+ * Joining and adding. Public channels: any member of the team may join; adding others takes channel membership.
+ * Private channels: members add. Everyone added must belong to the channel's team. DMs never take members; GMs are
+ * fixed at creation, as in Mattermost.
+ */
+const addMembers = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const body = yield* Decode.body(AddBody)
+  const access = yield* Access
+  const { channel, isMember } = yield* access.channel(caller, channel_id, "read")
+  const userIds = [...new Set(body.user_ids ?? (body.user_id !== undefined ? [body.user_id] : []))]
+  if (userIds.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid or missing user_id in request body.")
+  if (channel.type !== "O" && channel.type !== "P") {
+    return yield* badRequest("api.channel.add_user_to_channel.type.app_error", "Can not add user to this channel type.")
+  }
+  if (channel.delete_at !== 0) {
+    return yield* badRequest("api.channel.add_user.to.channel.failed.deleted.app_error", "The channel has been archived.")
+  }
+  const onlySelf = userIds.length === 1 && userIds[0] === caller.userId
+  if (!isMember && !caller.isSystemAdmin && !(onlySelf && channel.type === "O")) return yield* permissionDenied("this channel")
+  const db = yield* Db
+  const sql = db.sql
+  const inTeam = yield* db.read(sql<{ user_id: string }>`
+    SELECT tm.user_id FROM team_members tm JOIN users u ON u.id = tm.user_id
+    WHERE tm.team_id = ${channel.team_id} AND tm.delete_at = 0 AND u.delete_at = 0 AND tm.user_id IN ${sql.in(userIds)}`)
+  if (inTeam.length !== userIds.length) {
+    return yield* badRequest("api.channel.add_members.user_denied", "Users must be members of the channel's team.")
+  }
+  const now = yield* Clock.currentTimeMillis
+  const target = { id: channel.id, team_id: channel.team_id, type: channel.type }
+  const added = yield* db.transaction(Membership.add(sql, userIds.map((userId) => ({ channel: target, userId, admin: false })), now))
+  const bus = yield* EventBus
+  yield* ChannelEvents.usersAdded(bus, added)
+  const rows = yield* membersOf(channel_id, userIds)
+  const members = rows.map(toChannelMember)
+  return json(body.user_ids !== undefined ? members : members[0], 201)
+})
+
+/** Leaving, or removing someone (members may, per Mattermost's default manage_*_channel_members). */
+const removeMember = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(ChannelUserParams)
+  const userId = resolveUserId(caller, params.user_id)
+  const access = yield* Access
+  const { channel, isMember } = yield* access.channel(caller, params.channel_id, "read")
+  if (channel.type === "D") return yield* badRequest("api.channel.remove_user_from_channel.direct.app_error", "Users cannot leave a direct message channel.")
+  if (channel.type === "G" && userId !== caller.userId) {
+    return yield* badRequest("api.channel.remove_members.denied", "Members cannot be removed from a group message channel.")
+  }
+  if (channel.name === "town-square") {
+    return yield* badRequest("api.channel.remove.default.app_error", "Unable to remove user from the default channel town-square.")
+  }
+  if (userId !== caller.userId && !isMember && !caller.isSystemAdmin) return yield* permissionDenied("this channel")
+  const db = yield* Db
+  const removed = yield* db.transaction(Membership.remove(db.sql, userId, [channel.id]))
+  if (removed.length === 0) return yield* memberMissing()
+  const bus = yield* EventBus
+  yield* ChannelEvents.userRemoved(bus, channel.id, userId, caller.userId)
+  return ok()
+})
+
+const memberUpdated = (channelId: string, userId: string) =>
+  Effect.gen(function*() {
+    const [row] = yield* membersOf(channelId, [userId])
+    const bus = yield* EventBus
+    yield* bus.publish("channel_member_updated", { channelMember: JSON.stringify(toChannelMember(row)) }, { user_id: userId })
+  })
+
+const NotifyProps = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** Only the member (or a system admin) changes their notification settings; unknown keys are kept as given. */
+const updateNotifyProps = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(ChannelUserParams)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const props = yield* Decode.body(NotifyProps)
+  const access = yield* Access
+  yield* access.channel(caller, params.channel_id, "read")
+  const { channel_id: _c, user_id: _u, ...settings } = props
+  const db = yield* Db
+  const now = yield* Clock.currentTimeMillis
+  const updated = yield* db.transaction(db.sql`
+    UPDATE channel_members SET notify_props = notify_props || ${JSON.stringify(settings)}::jsonb, last_update_at = ${now}
+    WHERE channel_id = ${params.channel_id} AND user_id = ${userId} RETURNING user_id`)
+  if (updated.length === 0) return yield* memberMissing()
+  yield* memberUpdated(params.channel_id, userId)
+  return ok()
+})
+
+const setAdmin = (channelId: string, userId: string, admin: boolean) =>
+  Effect.gen(function*() {
+    const caller = yield* requireCaller
+    const access = yield* Access
+    const { channel, isAdmin } = yield* access.channel(caller, channelId, "read")
+    if (!isAdmin) return yield* permissionDenied("this channel")
+    if (channel.type === "D" || channel.type === "G") {
+      return yield* badRequest("api.channel.update_channel_member_roles.scheme_role.app_error", "Direct and group channels have no roles.")
+    }
+    const db = yield* Db
+    const now = yield* Clock.currentTimeMillis
+    const updated = yield* db.transaction(db.sql`
+      UPDATE channel_members SET scheme_admin = ${admin}, scheme_user = true, roles = '', last_update_at = ${now}
+      WHERE channel_id = ${channelId} AND user_id = ${userId} RETURNING user_id`)
+    if (updated.length === 0) return yield* memberMissing()
+    yield* memberUpdated(channelId, userId)
+    return ok()
+  })
+
+/** Channel roles: "channel_user" or "channel_user channel_admin". */
+const updateRoles = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(ChannelUserParams)
+  const { roles } = yield* Decode.body(Schema.Struct({ roles: Schema.String }))
+  const set = new Set(roles.split(" ").filter((r) => r !== ""))
+  if (!set.has("channel_user") || [...set].some((r) => r !== "channel_user" && r !== "channel_admin")) {
+    return yield* badRequest("api.channel.update_channel_member_roles.scheme_role.app_error", "Invalid channel member roles.")
+  }
+  return yield* setAdmin(params.channel_id, resolveUserId(caller, params.user_id), set.has("channel_admin"))
+})
+
+const updateSchemeRoles = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(ChannelUserParams)
+  const body = yield* Decode.body(Schema.Struct({ scheme_admin: Schema.Boolean, scheme_user: Schema.Boolean }))
+  if (!body.scheme_user) {
+    return yield* badRequest("api.channel.update_channel_member_roles.scheme_role.app_error", "Members keep the channel_user role.")
+  }
+  return yield* setAdmin(params.channel_id, resolveUserId(caller, params.user_id), body.scheme_admin)
+})
+
+const ViewBody = Schema.Struct({
+  channel_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  prev_channel_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  collapsed_threads_supported: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * Marks channels read for the user: everything up to now is viewed, counts catch up with the channel's totals and
+ * mentions clear. Only channels the user belongs to change.
+ */
+const viewChannel = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(Schema.Struct({ user_id: UserIdParam }))
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const body = yield* Decode.body(ViewBody)
+  const ids = [...new Set([body.channel_id, body.prev_channel_id].filter((id) => id !== ""))]
+  if (ids.some((id) => !/^[a-z0-9]{26}$/.test(id))) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid channel_id.")
+  const db = yield* Db
+  const sql = db.sql
+  const now = yield* Clock.currentTimeMillis
+  const rows = ids.length === 0 ? [] : yield* db.transaction(sql<{ channel_id: string; last_viewed_at: string }>`
+    UPDATE channel_members cm SET
+      last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
+      mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
+    FROM channels c
+    WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)}
+    RETURNING cm.channel_id, cm.last_viewed_at`)
+  const times = Object.fromEntries(rows.map((r) => [r.channel_id, Number(r.last_viewed_at)]))
+  if (rows.length > 0) {
+    const bus = yield* EventBus
+    yield* bus.publish("multiple_channels_viewed", { channel_times: times }, { user_id: userId })
+    if (body.channel_id in times) yield* bus.publish("channel_viewed", { channel_id: body.channel_id }, { user_id: userId })
+  }
+  return json({ status: "OK", last_viewed_at_times: times })
+})
+
+const channelUnread = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(Schema.Struct({ user_id: UserIdParam, channel_id: Decode.Id }))
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const access = yield* Access
+  yield* access.channel(caller, params.channel_id, "read")
+  const db = yield* Db
+  const [row] = yield* db.read(db.sql<ChannelMemberRow & { team_id: string; total_msg_count: string; total_msg_count_root: string }>`
+    SELECT cm.*, c.team_id, c.total_msg_count, c.total_msg_count_root
+    FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+    WHERE cm.channel_id = ${params.channel_id} AND cm.user_id = ${userId}`)
+  if (row === undefined) return yield* memberMissing()
+  const markAll = row.notify_props.mark_unread !== "mention"
+  return json({
+    team_id: row.team_id,
+    channel_id: row.channel_id,
+    user_id: row.user_id,
+    msg_count: markAll ? Math.max(0, Number(row.total_msg_count) - Number(row.msg_count)) : 0,
+    msg_count_root: markAll ? Math.max(0, Number(row.total_msg_count_root) - Number(row.msg_count_root)) : 0,
+    mention_count: Number(row.mention_count),
+    mention_count_root: Number(row.mention_count_root),
+    urgent_mention_count: Number(row.urgent_mention_count),
+    last_viewed_at: Number(row.last_viewed_at),
+    notify_props: row.notify_props
+  })
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/channels/:channel_id/members", listMembers),
+  HttpRouter.post("/api/v4/channels/:channel_id/members", addMembers),
+  HttpRouter.post("/api/v4/channels/:channel_id/members/ids", membersByIds),
+  HttpRouter.get("/api/v4/channels/:channel_id/members/:user_id", getMember),
+  HttpRouter.del("/api/v4/channels/:channel_id/members/:user_id", removeMember),
+  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/notify_props", updateNotifyProps),
+  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/roles", updateRoles),
+  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/schemeRoles", updateSchemeRoles),
+  HttpRouter.post("/api/v4/channels/members/:user_id/view", viewChannel),
+  HttpRouter.get("/api/v4/users/:user_id/channels/:channel_id/unread", channelUnread)
+)

@@ -1,0 +1,109 @@
+import { HttpRouter } from "@effect/platform"
+import { Effect, ParseResult, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { Access } from "../access/Access.ts"
+import { requireCaller } from "../auth/Authenticate.ts"
+import * as Decode from "../http/Decode.ts"
+import { json } from "../http/Respond.ts"
+import { selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
+import { type ChannelMemberRow, type ChannelRow, toChannel, toChannelMember } from "./ChannelWire.ts"
+
+/**
+ * A user's own channels and memberships, per team or across all teams. Per team, the lists include the user's DMs
+ * and GMs (team_id ""), as Mattermost's do: the mobile app builds its DM sidebar from them.
+ */
+
+const TeamParams = Schema.Struct({ user_id: UserIdParam, team_id: Decode.Id })
+const UserParams = Schema.Struct({ user_id: UserIdParam })
+
+const DeletedQuery = Schema.Struct({
+  include_deleted: Schema.optionalWith(Decode.QueryBool, { default: () => false }),
+  last_delete_at: Decode.QueryInt(0, { min: 0 })
+})
+
+/** A page of -1 (sent by newer webapps) means every membership at once. */
+const AllPages = Schema.Struct({
+  page: Schema.optionalWith(
+    Schema.transformOrFail(Schema.String, Schema.Number, {
+      strict: true,
+      decode: (s, _, ast) => {
+        const n = s === "" ? 0 : Number(s)
+        return Number.isInteger(n) && n >= -1 ? ParseResult.succeed(n) : ParseResult.fail(new ParseResult.Type(ast, s, "expected a page number"))
+      },
+      encode: (n) => ParseResult.succeed(String(n))
+    }),
+    { default: () => 0 }
+  ),
+  per_page: Decode.QueryInt(60, { min: 1, max: 1000 })
+})
+
+const teamMemberTarget = (userId: string, teamId: string) =>
+  Effect.gen(function*() {
+    const caller = yield* requireCaller
+    const access = yield* Access
+    // The caller must be in the team, which for a user reading their own channels also proves the target is.
+    yield* access.team(caller, teamId)
+    return userId
+  })
+
+const myTeamChannels = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(TeamParams)
+  const q = yield* Decode.query(DeletedQuery)
+  const userId = yield* Effect.flatMap(selfOrAdmin(caller, params.user_id), (id) => teamMemberTarget(id, params.team_id))
+  const db = yield* Db
+  const sql = db.sql
+  const rows = yield* db.read(sql<ChannelRow>`
+    SELECT c.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+    WHERE cm.user_id = ${userId} AND (c.team_id = ${params.team_id} OR c.team_id = '')
+      AND (c.delete_at = 0 OR (${q.include_deleted} AND c.delete_at >= ${q.last_delete_at}))
+    ORDER BY c.display_name, c.id`)
+  return json(rows.map(toChannel))
+})
+
+const myTeamChannelMembers = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(TeamParams)
+  const userId = yield* Effect.flatMap(selfOrAdmin(caller, params.user_id), (id) => teamMemberTarget(id, params.team_id))
+  const db = yield* Db
+  const rows = yield* db.read(db.sql<ChannelMemberRow>`
+    SELECT cm.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+    WHERE cm.user_id = ${userId} AND (c.team_id = ${params.team_id} OR c.team_id = '')
+    ORDER BY cm.channel_id`)
+  return json(rows.map(toChannelMember))
+})
+
+/** All of the user's channels in every team (teams the user has left are not included). */
+const myChannels = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(UserParams)
+  const q = yield* Decode.query(DeletedQuery)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const db = yield* Db
+  const rows = yield* db.read(db.sql<ChannelRow>`
+    SELECT c.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+    WHERE cm.user_id = ${userId}
+      AND (c.delete_at = 0 OR (${q.include_deleted} AND c.delete_at >= ${q.last_delete_at}))
+    ORDER BY c.display_name, c.id`)
+  return json(rows.map(toChannel))
+})
+
+const myChannelMembers = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(UserParams)
+  const q = yield* Decode.query(AllPages)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const db = yield* Db
+  const sql = db.sql
+  const rows = yield* db.read(sql<ChannelMemberRow>`
+    SELECT * FROM channel_members WHERE user_id = ${userId} ORDER BY channel_id
+    ${q.page === -1 ? sql`` : sql`LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`}`)
+  return json(rows.map(toChannelMember))
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/channels", myTeamChannels),
+  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/channels/members", myTeamChannelMembers),
+  HttpRouter.get("/api/v4/users/:user_id/channels", myChannels),
+  HttpRouter.get("/api/v4/users/:user_id/channel_members", myChannelMembers)
+)

@@ -1,0 +1,54 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import * as ChannelMembership from "../channels/Membership.ts"
+import type { ChannelTarget } from "../channels/Membership.ts"
+
+/** Team membership writes shared by team creation and joins; run inside the caller's transaction. */
+
+/** The channels every team member joins, created with the team. */
+export const DEFAULT_CHANNELS = [
+  { name: "town-square", display_name: "Town Square" },
+  { name: "off-topic", display_name: "Off-Topic" }
+] as const
+
+export interface TeamJoin {
+  /** Users who became (or became again) members of the team. */
+  readonly users: ReadonlyArray<string>
+  readonly channels: ReadonlyArray<ChannelMembership.NewMember>
+}
+
+/** Adds users to the team (restoring former members) and to its default channels. */
+export const add = (sql: SqlClient.SqlClient, teamId: string, userIds: ReadonlyArray<string>, admin: boolean, now: number) =>
+  Effect.gen(function*() {
+    if (userIds.length === 0) return { users: [], channels: [] } satisfies TeamJoin
+    const joined = yield* sql<{ user_id: string }>`
+      INSERT INTO team_members (team_id, user_id, scheme_admin, create_at)
+      SELECT ${teamId}, u, ${admin}, ${now} FROM unnest(${userIds}::text[]) AS u
+      ON CONFLICT (team_id, user_id) DO UPDATE SET delete_at = 0, scheme_admin = EXCLUDED.scheme_admin, create_at = EXCLUDED.create_at
+        WHERE team_members.delete_at <> 0
+      RETURNING user_id`
+    const users = joined.map((r) => r.user_id)
+    const defaults = yield* sql<ChannelTarget>`
+      SELECT id, team_id, type FROM channels
+      WHERE team_id = ${teamId} AND name IN ${sql.in(DEFAULT_CHANNELS.map((c) => c.name))} AND delete_at = 0`
+    const channels = yield* ChannelMembership.add(
+      sql,
+      users.flatMap((userId) => defaults.map((channel) => ({ channel, userId, admin: false }))),
+      now
+    )
+    return { users, channels } satisfies TeamJoin
+  })
+
+/** Leaves the team (soft, as Mattermost keeps the row with delete_at) and all of its channels. */
+export const remove = (sql: SqlClient.SqlClient, teamId: string, userId: string, now: number) =>
+  Effect.gen(function*() {
+    const left = yield* sql`
+      UPDATE team_members SET delete_at = ${now}, scheme_admin = false
+      WHERE team_id = ${teamId} AND user_id = ${userId} AND delete_at = 0 RETURNING user_id`
+    if (left.length === 0) return { left: false, channels: [] as ReadonlyArray<string> }
+    const channelIds = yield* sql<{ id: string }>`
+      SELECT c.id FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+      WHERE cm.user_id = ${userId} AND c.team_id = ${teamId}`
+    const channels = yield* ChannelMembership.remove(sql, userId, channelIds.map((r) => r.id))
+    return { left: true, channels }
+  })

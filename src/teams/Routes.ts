@@ -1,0 +1,6 @@
+import { HttpRouter } from "@effect/platform"
+import * as TeamMembers from "./TeamMemberRoutes.ts"
+import * as Teams from "./TeamRoutes.ts"
+
+/** Every /api/v4 team path. */
+export const routes = HttpRouter.concatAll(Teams.routes, TeamMembers.routes)

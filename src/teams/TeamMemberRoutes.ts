@@ -1,0 +1,246 @@
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { Access } from "../access/Access.ts"
+import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import * as ChannelEvents from "../channels/ChannelEvents.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import * as Membership from "./Membership.ts"
+import * as TeamEvents from "./TeamEvents.ts"
+import { memberColumns, unreadJoin } from "./TeamQueries.ts"
+import { type TeamMemberRow, type TeamRow, type TeamUnreadRow, toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
+import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "./UserParam.ts"
+
+/** Team memberships: join, add, leave, list, roles, and each user's teams and unread totals. */
+
+const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
+const TeamUserParams = Schema.Struct({ team_id: Decode.Id, user_id: UserIdParam })
+const UserParams = Schema.Struct({ user_id: UserIdParam })
+
+const MemberBody = Schema.Struct({ team_id: Schema.optional(Schema.String), user_id: Decode.Id })
+
+const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    if (userIds.length === 0) return []
+    const rows = yield* db.read(sql<TeamMemberRow & TeamUnreadRow>`
+      SELECT ${memberColumns(sql)} FROM team_members tm ${unreadJoin(sql)}
+      WHERE tm.team_id = ${teamId} AND tm.user_id IN ${sql.in(userIds)}`)
+    return rows.map(toTeamMember)
+  })
+
+/**
+ * Adds users to a team. A user may join an open team (allow_open_invite) on their own; adding others takes team
+ * membership (Mattermost's team_user role carries add_user_to_team), and system admins may do anything.
+ */
+const addToTeam = (caller: Caller, teamId: string, userIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    const [team] = yield* db.read(sql<TeamRow & { member: boolean }>`
+      SELECT t.*, EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS member
+      FROM teams t WHERE t.id = ${teamId}`)
+    if (team === undefined) return yield* notFound("app.team.get.find.app_error", "Team not found.")
+    const onlySelf = userIds.every((id) => id === caller.userId)
+    const allowed = caller.isSystemAdmin || (team.member && team.delete_at === "0") ||
+      (onlySelf && team.allow_open_invite && team.delete_at === "0")
+    if (!allowed) return yield* permissionDenied("this team")
+    if (team.delete_at !== "0") return yield* badRequest("api.team.add_user_to_team.deleted.app_error", "The team is archived.")
+    const known = yield* db.read(sql<{ id: string }>`SELECT id FROM users WHERE id IN ${sql.in(userIds)} AND delete_at = 0`)
+    if (known.length !== new Set(userIds).size) return yield* badRequest("app.user.missing_account.const", "Unknown user.")
+    const now = yield* Clock.currentTimeMillis
+    const join = yield* db.transaction(Membership.add(sql, teamId, userIds, false, now))
+    const bus = yield* EventBus
+    yield* TeamEvents.joined(bus, teamId, join)
+    return yield* membersOf(teamId, userIds)
+  })
+
+const addMember = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { team_id } = yield* Decode.params(TeamIdParams)
+  const body = yield* Decode.body(MemberBody)
+  const [member] = yield* addToTeam(caller, team_id, [body.user_id])
+  return json(member, 201)
+})
+
+const addMembers = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { team_id } = yield* Decode.params(TeamIdParams)
+  const body = yield* Decode.body(Schema.Array(MemberBody).pipe(Schema.maxItems(200)))
+  if (body.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "No members to add.")
+  const members = yield* addToTeam(caller, team_id, [...new Set(body.map((m) => m.user_id))])
+  return json(members, 201)
+})
+
+/** Joins the team an invite id names (the team's own invite link). */
+const joinByInvite = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { invite_id } = yield* Decode.query(Schema.Struct({ invite_id: Schema.String }))
+  const db = yield* Db
+  const sql = db.sql
+  const [team] = yield* db.read(sql<TeamRow>`SELECT * FROM teams WHERE invite_id = ${invite_id} AND invite_id <> '' AND delete_at = 0`)
+  if (team === undefined) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Invalid invite id.")
+  const now = yield* Clock.currentTimeMillis
+  const join = yield* db.transaction(Membership.add(sql, team.id, [caller.userId], false, now))
+  const bus = yield* EventBus
+  yield* TeamEvents.joined(bus, team.id, join)
+  const [member] = yield* membersOf(team.id, [caller.userId])
+  return json(member, 201)
+})
+
+const getMember = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(TeamUserParams)
+  const access = yield* Access
+  yield* access.team(caller, params.team_id)
+  const [member] = yield* membersOf(params.team_id, [resolveUserId(caller, params.user_id)])
+  if (member === undefined) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
+  return json(member)
+})
+
+const listMembers = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { team_id } = yield* Decode.params(TeamIdParams)
+  const q = yield* Decode.query(Schema.Struct({
+    ...Paging,
+    sort: Schema.optionalWith(Schema.String, { default: () => "" }),
+    exclude_deleted_users: Schema.optionalWith(Decode.QueryBool, { default: () => false })
+  }))
+  const access = yield* Access
+  yield* access.team(caller, team_id)
+  const db = yield* Db
+  const sql = db.sql
+  const rows = yield* db.read(sql<TeamMemberRow & TeamUnreadRow>`
+    SELECT ${memberColumns(sql)} FROM team_members tm JOIN users usr ON usr.id = tm.user_id ${unreadJoin(sql)}
+    WHERE tm.team_id = ${team_id} AND tm.delete_at = 0 ${q.exclude_deleted_users ? sql`AND usr.delete_at = 0` : sql``}
+    ORDER BY ${q.sort === "Username" ? sql`usr.username` : sql`tm.user_id`}
+    LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
+  return json(rows.map(toTeamMember))
+})
+
+const membersByIds = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { team_id } = yield* Decode.params(TeamIdParams)
+  const ids = yield* Decode.body(Schema.Array(Decode.Id).pipe(Schema.maxItems(1000)))
+  const access = yield* Access
+  yield* access.team(caller, team_id)
+  const members = yield* membersOf(team_id, [...new Set(ids)])
+  return json(members.filter((m) => m.delete_at === 0))
+})
+
+/** Leaving (yourself) or removing (team admins); the user also leaves every channel of the team. */
+const removeMember = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(TeamUserParams)
+  const userId = resolveUserId(caller, params.user_id)
+  const access = yield* Access
+  const team = yield* access.teamMember(caller, params.team_id)
+  if (userId !== caller.userId && !team.isAdmin) return yield* permissionDenied("this team")
+  const db = yield* Db
+  const now = yield* Clock.currentTimeMillis
+  const result = yield* db.transaction(Membership.remove(db.sql, params.team_id, userId, now))
+  if (!result.left) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
+  const bus = yield* EventBus
+  yield* Effect.forEach(result.channels, (channelId) => ChannelEvents.userRemoved(bus, channelId, userId, caller.userId), { discard: true })
+  yield* TeamEvents.left(bus, params.team_id, userId)
+  return ok()
+})
+
+const RolesBody = Schema.Struct({ roles: Schema.String })
+
+/** Team roles: "team_user" or "team_user team_admin" (guests are not offered). */
+const updateRoles = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(TeamUserParams)
+  const { roles } = yield* Decode.body(RolesBody)
+  const access = yield* Access
+  const team = yield* access.teamMember(caller, params.team_id)
+  if (!team.isAdmin) return yield* permissionDenied("this team")
+  const set = new Set(roles.split(" ").filter((r) => r !== ""))
+  if (!set.has("team_user") || [...set].some((r) => r !== "team_user" && r !== "team_admin")) {
+    return yield* badRequest("api.team.update_team_member_roles.bad_role.app_error", "Invalid team member roles.")
+  }
+  const userId = resolveUserId(caller, params.user_id)
+  const db = yield* Db
+  const updated = yield* db.transaction(db.sql`
+    UPDATE team_members SET scheme_admin = ${set.has("team_admin")}, scheme_user = true, roles = ''
+    WHERE team_id = ${params.team_id} AND user_id = ${userId} AND delete_at = 0 RETURNING user_id`)
+  if (updated.length === 0) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
+  const [member] = yield* membersOf(params.team_id, [userId])
+  const bus = yield* EventBus
+  yield* bus.publish("memberrole_updated", { member: JSON.stringify(member) }, { user_id: userId })
+  return ok()
+})
+
+const userTeams = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(UserParams)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const db = yield* Db
+  const rows = yield* db.read(db.sql<TeamRow & { admin: boolean }>`
+    SELECT t.*, tm.scheme_admin AS admin FROM team_members tm JOIN teams t ON t.id = tm.team_id
+    WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0
+    ORDER BY t.display_name, t.id`)
+  return json(rows.map((r) => toTeam(r, caller.isSystemAdmin || (userId === caller.userId && r.admin))))
+})
+
+const userTeamMembers = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(UserParams)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const db = yield* Db
+  const sql = db.sql
+  const rows = yield* db.read(sql<TeamMemberRow & TeamUnreadRow>`
+    SELECT ${memberColumns(sql)} FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
+    WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0
+    ORDER BY tm.team_id`)
+  return json(rows.map(toTeamMember))
+})
+
+const userTeamsUnread = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(UserParams)
+  const q = yield* Decode.query(Schema.Struct({ exclude_team: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const db = yield* Db
+  const sql = db.sql
+  const rows = yield* db.read(sql<TeamUnreadRow>`
+    SELECT tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
+    FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
+    WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0 AND tm.team_id <> ${q.exclude_team}
+    ORDER BY tm.team_id`)
+  return json(rows.map(toTeamUnread))
+})
+
+const userTeamUnread = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(TeamUserParams)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const db = yield* Db
+  const sql = db.sql
+  const [row] = yield* db.read(sql<TeamUnreadRow>`
+    SELECT tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
+    FROM team_members tm ${unreadJoin(sql)}
+    WHERE tm.user_id = ${userId} AND tm.team_id = ${params.team_id} AND tm.delete_at = 0`)
+  if (row === undefined) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
+  return json(toTeamUnread(row))
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/teams/:team_id/members", listMembers),
+  HttpRouter.post("/api/v4/teams/:team_id/members", addMember),
+  HttpRouter.post("/api/v4/teams/:team_id/members/batch", addMembers),
+  HttpRouter.post("/api/v4/teams/:team_id/members/ids", membersByIds),
+  HttpRouter.get("/api/v4/teams/:team_id/members/:user_id", getMember),
+  HttpRouter.del("/api/v4/teams/:team_id/members/:user_id", removeMember),
+  HttpRouter.put("/api/v4/teams/:team_id/members/:user_id/roles", updateRoles),
+  HttpRouter.post("/api/v4/teams/members/invite", joinByInvite),
+  HttpRouter.get("/api/v4/users/:user_id/teams", userTeams),
+  HttpRouter.get("/api/v4/users/:user_id/teams/members", userTeamMembers),
+  HttpRouter.get("/api/v4/users/:user_id/teams/unread", userTeamsUnread),
+  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/unread", userTeamUnread)
+)

@@ -1,0 +1,30 @@
+import { Effect, Schema } from "effect"
+import type { Caller } from "../auth/Authenticate.ts"
+import { invalidParam, permissionDenied } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+
+/** A `{user_id}` path segment: "me" or an id. */
+export const UserIdParam = Schema.Union(Schema.Literal("me"), Decode.Id)
+
+/**
+ * Resolves a `{user_id}` path segment to the user whose own data the caller reads or writes: themself, or anyone for
+ * system admins.
+ */
+export const selfOrAdmin = (caller: Caller, raw: string) =>
+  Effect.gen(function*() {
+    const userId = raw === "me" ? caller.userId : raw
+    if (userId !== caller.userId && !caller.isSystemAdmin) return yield* permissionDenied("another user's data")
+    return userId
+  })
+
+/** Resolves "me" without a permission check (for routes that decide access on the team or channel). */
+export const resolveUserId = (caller: Caller, raw: string) => (raw === "me" ? caller.userId : raw)
+
+export const requireId = (value: string, name: string) =>
+  /^[a-z0-9]{26}$/.test(value) ? Effect.succeed(value) : Effect.fail(invalidParam(name))
+
+/** page/per_page as Mattermost clients send them (per_page capped at 200). */
+export const Paging = {
+  page: Decode.QueryInt(0, { min: 0 }),
+  per_page: Decode.QueryInt(60, { min: 0, max: 200 })
+}
