@@ -1,4 +1,5 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { isIP } from "node:net"
 import { checkSecretStrength } from "./config/SecretRules.ts"
 
 /** Everything the service reads from the environment, loaded once and shared by every layer. */
@@ -34,17 +35,39 @@ export interface ResolvedConfig extends AppConfigShape {
 
 export class AppConfig extends Context.Tag("service/AppConfig")<AppConfig, ResolvedConfig>() {}
 
-const list = (name: string, fallback: ReadonlyArray<string>) =>
+const splitList = (raw: string) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+
+const list = (name: string, fallback: ReadonlyArray<string>, entry: { readonly message: string; readonly validation: (s: string) => boolean }) =>
   Config.string(name).pipe(
-    Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
+    Config.validate({ message: entry.message, validation: (raw) => splitList(raw).every(entry.validation) }),
+    Config.map(splitList),
     Config.withDefault(fallback)
   )
 
+// Validation goes before the default: validating after it reports the problem without the variable's name.
 const boundedInt = (name: string, fallback: number, min: number, max: number) =>
   Config.integer(name).pipe(
-    Config.withDefault(fallback),
-    Config.validate({ message: `must be an integer between ${min} and ${max}`, validation: (n) => n >= min && n <= max })
+    Config.validate({ message: `must be an integer between ${min} and ${max}`, validation: (n) => n >= min && n <= max }),
+    Config.withDefault(fallback)
   )
+
+const isAddressOrCidr = (entry: string) => {
+  const [address, bits, extra] = entry.split("/")
+  const version = isIP(address)
+  if (version === 0 || extra !== undefined) return false
+  if (bits === undefined) return true
+  const n = Number(bits)
+  return /^\d+$/.test(bits) && n <= (version === 4 ? 32 : 128)
+}
+
+const isOrigin = (entry: string) => {
+  if (entry === "*") return true
+  try {
+    return new URL(entry).origin === entry
+  } catch {
+    return false
+  }
+}
 
 const absoluteUrl = (protocols: ReadonlyArray<string>) => (raw: string) => {
   try {
@@ -83,24 +106,30 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   cacheUrl: optionalSecretUrl("SERVICE_CACHE_URL", ["redis:", "rediss:"]),
   jwtSecret: Config.option(Config.redacted("SERVICE_JWT_SECRET")),
   encryptionKey: Config.option(Config.redacted("SERVICE_ENCRYPTION_KEY")),
-  corsAllowedOrigins: list("SERVICE_CORS_ALLOWED_ORIGINS", []),
+  corsAllowedOrigins: list("SERVICE_CORS_ALLOWED_ORIGINS", [], {
+    message: "every entry must be an origin such as https://chat.example.com (scheme, host and port; no path)",
+    validation: isOrigin
+  }),
   rateLimitEnabled: Config.boolean("SERVICE_SECURITY_RATE_LIMIT_ENABLED").pipe(Config.withDefault(true)),
   rateLimitAuthPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 100_000),
   rateLimitWsPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE", 30, 1, 100_000),
   wsAllowQueryToken: Config.boolean("SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN").pipe(
-    Config.withDefault(false),
     Config.validate({
       message: "query-string WebSocket tokens leak into logs and history; this option was removed and must be false",
       validation: (allowed) => !allowed
-    })
+    }),
+    Config.withDefault(false)
   ),
   oauthTokenDelivery: Config.string("SERVICE_SECURITY_OAUTH_TOKEN_DELIVERY").pipe(
-    Config.withDefault("cookie"),
-    Config.validate({ message: "only `cookie` is supported", validation: (mode) => mode === "cookie" })
+    Config.validate({ message: "only `cookie` is supported", validation: (mode) => mode === "cookie" }),
+    Config.withDefault("cookie")
   ),
   dbPoolMax: boundedInt("SERVICE_DB_POOL__MAX_CONNECTIONS", 10, 1, 1000),
   dbPoolMin: boundedInt("SERVICE_DB_POOL__MIN_CONNECTIONS", 1, 0, 1000),
-  trustedProxies: list("SERVICE_TRUSTED_PROXIES", ["127.0.0.0/8", "::1/128"]),
+  trustedProxies: list("SERVICE_TRUSTED_PROXIES", ["127.0.0.0/8", "::1/128"], {
+    message: "every entry must be an IP address or a CIDR range",
+    validation: isAddressOrCidr
+  }),
   logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
 }).pipe(
   Config.map((c) => ({
@@ -133,7 +162,9 @@ const hints: Record<string, string> = {
   SERVICE_DB_POOL__MIN_CONNECTIONS: "an integer no larger than the maximum, such as 1",
   SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "an integer such as 10",
   SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "an integer such as 30",
-  SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false"
+  SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
+  SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
+  SERVICE_ENVIRONMENT: "production, or anything else for development"
 }
 
 export const hintFor = (variable: string) => hints[variable] ?? "see the configuration table in README.md"

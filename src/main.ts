@@ -1,55 +1,60 @@
-import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Exit, Layer, Logger } from "effect"
-import * as DbLayer from "../layers/Db.ts"
-import * as Migrations from "../layers/Migrations.ts"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Cause, Console, Effect, Exit, Layer, Logger } from "effect"
 import { checkConfig } from "./cli/CheckConfig.ts"
 import { HELP } from "./cli/Help.ts"
+import type { ResolvedConfig } from "./Config.ts"
 import { InvalidConfig, loadForStartup } from "./config/Startup.ts"
-import { makeServer } from "./Server.ts"
 
-/** The command line: each mode is an Effect program; this file only chooses and composes. */
-const withConfiguredLogger = <A, E, R>(program: (level: import("effect").LogLevel.LogLevel) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadForStartup, (config) =>
-    program(config.logLevel).pipe(Effect.provideService(configTag, config), Logger.withMinimumLogLevel(config.logLevel)))
+/**
+ * The command line: each mode is an Effect program; this file only chooses and composes. The server's modules (every
+ * feature, native bindings) are imported only by the modes that need them, so that --help and --check-config answer
+ * at once.
+ */
+const withConfig = <A, E, R>(program: (config: ResolvedConfig) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(loadForStartup, (config) => program(config).pipe(Logger.withMinimumLogLevel(config.logLevel)))
 
-import { AppConfig as configTag } from "./Config.ts"
+const serve = withConfig((config) =>
+  Effect.gen(function*() {
+    const { HttpServer } = yield* Effect.promise(() => import("@effect/platform"))
+    const { makeServer } = yield* Effect.promise(() => import("./Server.ts"))
+    return yield* Layer.launch(HttpServer.withLogAddress(makeServer(config)))
+  }).pipe(Effect.ensuring(Effect.logInfo("shutdown complete"))))
 
-const serve = withConfiguredLogger(() =>
-  Effect.flatMap(configTag, (config) =>
-    Layer.launch(makeServer(config)).pipe(Effect.ensuring(Effect.logInfo("shutdown complete")))))
+const migrateOnly = withConfig((config) =>
+  Effect.gen(function*() {
+    const DbLayer = yield* Effect.promise(() => import("../layers/Db.ts"))
+    const Migrations = yield* Effect.promise(() => import("../layers/Migrations.ts"))
+    yield* Migrations.run.pipe(
+      Effect.provide(DbLayer.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, maxConnections: 2, minConnections: 0 }))
+    )
+    return 0
+  }))
 
-const migrateOnly = withConfiguredLogger(() =>
-  Effect.flatMap(configTag, (config) =>
-    Migrations.run.pipe(
-      Effect.provide(DbLayer.layer({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        maxConnections: 2,
-        minConnections: 0
-      })),
-      Effect.as(0)
-    )))
-
-const reportInvalid = <A, R>(program: Effect.Effect<A, unknown, R>) =>
+const reportInvalid = <A, E, R>(program: Effect.Effect<A, E, R>) =>
   program.pipe(
-    Effect.catchIf((e): e is InvalidConfig => e instanceof InvalidConfig, (e) => Effect.as(Console.error(e.message), 1))
+    Effect.catchIf((e): e is Extract<E, InvalidConfig> => e instanceof InvalidConfig, (e) => Effect.as(Console.error(e.message), 1))
   )
 
-const args = process.argv.slice(2)
-const flag = args[0]
+const flag = process.argv[2]
 
-const program: Effect.Effect<unknown, unknown> =
-  flag === "--help" || flag === "-h"
-    ? Effect.as(Console.log(HELP), 0)
-    : flag === "--check-config"
-    ? checkConfig
-    : flag === "--migrate-only"
-    ? reportInvalid(migrateOnly)
-    : flag === undefined
-    ? reportInvalid(serve)
-    : Effect.as(Console.error(`unknown flag: ${flag}\n\n${HELP}`), 2)
+const program: Effect.Effect<unknown, unknown> = flag === "--help" || flag === "-h"
+  ? Effect.as(Console.log(HELP), 0)
+  : flag === "--check-config"
+  ? checkConfig
+  : flag === "--migrate-only"
+  ? reportInvalid(migrateOnly)
+  : flag === undefined
+  ? reportInvalid(serve)
+  : Effect.as(Console.error(`unknown flag: ${flag}\n\n${HELP}`), 2)
+
+/** A mode's number is its exit code; a signal's interruption is a clean stop (0); any other failure is 1. */
+const exitCode = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.match(exit, {
+    onSuccess: (value) => typeof value === "number" ? value : 0,
+    onFailure: (cause) => Cause.isInterruptedOnly(cause) ? 0 : 1
+  })
 
 NodeRuntime.runMain(program.pipe(Effect.provide(Logger.json)), {
   disablePrettyLogger: true,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : Exit.isSuccess(exit) ? 0 : 1)
+  teardown: (exit, onExit) => onExit(exitCode(exit))
 })

@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest"
+import { runCli } from "./Cli.ts"
+
+const JWT = "Vh3kP9qW2mZx7Lr5Tn8Bc4Fd6Gs1Jy0E"
+const KEY = "Nq7Zt2Wx5Km9Pr3Hv8Ld1Fs6Bj4Gc0Ya"
+const DB_PASSWORD = "db-pass-Qm4Rt8"
+const CACHE_PASSWORD = "cache-pass-Zx2Wk6"
+
+const production = {
+  SERVICE_ENVIRONMENT: "production",
+  SERVICE_JWT_SECRET: JWT,
+  SERVICE_ENCRYPTION_KEY: KEY,
+  SERVICE_DATABASE_URL: `postgres://chat:${DB_PASSWORD}@db.internal:5432/chat`,
+  SERVICE_CACHE_URL: `redis://:${CACHE_PASSWORD}@cache.internal:6379`,
+  SERVICE_SITE_URL: "https://chat.example.com",
+  SERVICE_CORS_ALLOWED_ORIGINS: "https://chat.example.com"
+}
+
+const checkConfig = (vars: Record<string, string>) => runCli(["--check-config"], vars)
+
+/** Secrets that break one rule each, with the words of the problem reported. */
+const weakSecrets = {
+  tooShort: ["Xk9mP2qRz", /must be at least 32 characters/],
+  repeated: ["k8Q!".repeat(10), /is a repeated pattern/],
+  weakWord: [`password${JWT.slice(8)}`, /contains the common weak pattern "password"/],
+  lowEntropy: ["01101001100101101001011001101001", /has too little entropy/]
+} as const
+
+/** Each run breaks one rule in each secret, so that four rules take two processes per environment. */
+const pairs = [
+  ["too short", weakSecrets.tooShort, "a repeated pattern", weakSecrets.repeated],
+  ["a common weak word", weakSecrets.weakWord, "low entropy", weakSecrets.lowEntropy]
+] as const
+
+describe.concurrent("--check-config", () => {
+  it("accepts a valid production configuration and prints a redacted summary", async () => {
+    const result = await checkConfig(production)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("configuration valid")
+    expect(result.stdout).toMatch(/environment\s+production/)
+    expect(result.stdout).toMatch(/JWT secret\s+set \(redacted\)/)
+    expect(result.stdout).toContain("db.internal:5432/chat")
+    for (const secret of [JWT, KEY, DB_PASSWORD, CACHE_PASSWORD]) expect(result.output).not.toContain(secret)
+  })
+
+  for (const [jwtRule, [jwt, jwtProblem], keyRule, [key, keyProblem]] of pairs) {
+    it(`production fails on a JWT secret that is ${jwtRule} and a key that is ${keyRule}, naming each with a hint`, async () => {
+      const result = await checkConfig({ ...production, SERVICE_JWT_SECRET: jwt, SERVICE_ENCRYPTION_KEY: key })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(new RegExp(`✗ SERVICE_JWT_SECRET: ${jwtProblem.source}.*\n\\s+hint: generate one with: openssl rand`))
+      expect(result.stderr).toMatch(new RegExp(`✗ SERVICE_ENCRYPTION_KEY: ${keyProblem.source}.*\n\\s+hint: generate one with: openssl rand`))
+      expect(result.stderr).toContain("configuration invalid")
+      expect(result.output).not.toContain(jwt)
+      expect(result.output).not.toContain(key)
+    })
+
+    it(`development only warns about a JWT secret that is ${jwtRule} and a key that is ${keyRule}`, async () => {
+      const result = await checkConfig({ SERVICE_JWT_SECRET: jwt, SERVICE_ENCRYPTION_KEY: key })
+      expect(result.code).toBe(0)
+      expect(result.stderr).toMatch(new RegExp(`! SERVICE_JWT_SECRET: ${jwtProblem.source}.* \\(warning outside production\\)`))
+      expect(result.stderr).toMatch(new RegExp(`! SERVICE_ENCRYPTION_KEY: ${keyProblem.source}.* \\(warning outside production\\)`))
+      expect(result.stdout).toMatch(/configuration valid \(\d+ warnings\)/)
+      expect(result.output).not.toContain(jwt)
+      expect(result.output).not.toContain(key)
+    })
+  }
+
+  it("a JWT secret equal to the encryption key fails production and warns in development", async () => {
+    const prod = await checkConfig({ ...production, SERVICE_ENCRYPTION_KEY: JWT })
+    expect(prod.code).toBe(1)
+    expect(prod.stderr).toContain("SERVICE_ENCRYPTION_KEY: must differ from SERVICE_JWT_SECRET")
+    const dev = await checkConfig({ SERVICE_JWT_SECRET: JWT, SERVICE_ENCRYPTION_KEY: JWT })
+    expect(dev.code).toBe(0)
+    expect(dev.stderr).toMatch(/SERVICE_ENCRYPTION_KEY: must differ from SERVICE_JWT_SECRET \(warning outside production\)/)
+  })
+
+  it("production refuses missing secrets, naming both", async () => {
+    const { SERVICE_JWT_SECRET: _jwt, SERVICE_ENCRYPTION_KEY: _key, ...rest } = production
+    const result = await checkConfig(rest)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("SERVICE_JWT_SECRET: required in production, not set")
+    expect(result.stderr).toContain("SERVICE_ENCRYPTION_KEY: required in production, not set")
+  })
+
+  it("development with nothing set is valid: secrets are generated at start-up", async () => {
+    const result = await checkConfig({})
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/JWT secret\s+unset: generated in the data directory/)
+    expect(result.stdout).toMatch(/database\s+embedded PostgreSQL/)
+  })
+
+  it("refuses query-string WebSocket tokens in any environment", async () => {
+    const result = await checkConfig({ SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN: "true" })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN: .*must be false/)
+    expect(result.stderr).toMatch(/hint: unset it or set it to false/)
+  })
+
+  it("refuses any OAuth token delivery but cookie", async () => {
+    const result = await checkConfig({ SERVICE_SECURITY_OAUTH_TOKEN_DELIVERY: "query" })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/SERVICE_SECURITY_OAUTH_TOKEN_DELIVERY: only `cookie` is supported/)
+  })
+
+  for (const [variable, value] of [
+    ["SERVICE_DATABASE_URL", "mysql://db.internal/chat"],
+    ["SERVICE_CACHE_URL", "not a url"],
+    ["SERVICE_SITE_URL", "chat.example.com"],
+    ["SERVICE_PORT", "70000"]
+  ] as const) {
+    it(`refuses ${variable}=${value} naming the variable`, async () => {
+      const result = await checkConfig({ ...production, [variable]: value })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(new RegExp(`✗ ${variable}: `))
+      expect(result.stderr).toContain("hint: ")
+    })
+  }
+
+  it("lists every problem at once", async () => {
+    const result = await checkConfig({
+      SERVICE_PORT: "abc",
+      SERVICE_CACHE_URL: "http://cache",
+      SERVICE_LOG_LEVEL: "Loud",
+      SERVICE_TRUSTED_PROXIES: "10.0.0.0/8,proxy.internal",
+      SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "0"
+    })
+    expect(result.code).toBe(1)
+    for (const variable of ["SERVICE_PORT", "SERVICE_CACHE_URL", "SERVICE_LOG_LEVEL", "SERVICE_TRUSTED_PROXIES", "SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE"]) {
+      expect(result.stderr).toMatch(new RegExp(`✗ ${variable}: .+\\n\\s+hint: .+`))
+    }
+    expect(result.stderr).toContain("configuration invalid: 5 problems")
+  })
+
+  it("refuses a CORS wildcard in production only", async () => {
+    const prod = await checkConfig({ ...production, SERVICE_CORS_ALLOWED_ORIGINS: "https://chat.example.com,*" })
+    expect(prod.code).toBe(1)
+    expect(prod.stderr).toContain("SERVICE_CORS_ALLOWED_ORIGINS: a wildcard origin is refused in production")
+    const dev = await checkConfig({ SERVICE_CORS_ALLOWED_ORIGINS: "*" })
+    expect(dev.code).toBe(0)
+  })
+})

@@ -1,0 +1,59 @@
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import pg from "pg"
+import { describe, expect, it } from "vitest"
+import { createTestDatabase } from "../support/Databases.ts"
+import { runCli } from "./Cli.ts"
+
+const tables = async (url: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const result = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+    )
+    return result.rows.map((r) => r.table_name)
+  } finally {
+    await client.end()
+  }
+}
+
+describe.concurrent("CLI modes", () => {
+  it("--help prints the flags and exits 0", async () => {
+    const result = await runCli(["--help"])
+    expect(result.code).toBe(0)
+    for (const flag of ["--check-config", "--migrate-only", "--help"]) expect(result.stdout).toContain(flag)
+  })
+
+  it("an unknown flag prints the help and exits 2", async () => {
+    const result = await runCli(["--serve-forever"])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain("unknown flag: --serve-forever")
+    expect(result.stderr).toContain("--check-config")
+  })
+
+  it("--migrate-only applies the migrations to a fresh database and exits 0", async () => {
+    const url = await createTestDatabase()
+    expect(await tables(url)).toEqual([])
+    const result = await runCli(["--migrate-only"], {
+      SERVICE_DATABASE_URL: url,
+      SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-cli-"))
+    })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("migrations applied")
+    const after = await tables(url)
+    for (const table of ["users", "sessions", "posts", "effect_sql_migrations"]) expect(after).toContain(table)
+    const again = await runCli(["--migrate-only"], { SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-cli-")) })
+    expect(again.code).toBe(0)
+    expect(again.stdout).toContain("database schema is up to date")
+  })
+
+  it("the server refuses to start with query-string WebSocket tokens allowed, exiting 1 with the reason", async () => {
+    const result = await runCli([], { SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN: "true", SERVICE_PORT: "1" })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("configuration invalid")
+    expect(result.stderr).toMatch(/SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN: .*must be false/)
+    expect(result.stdout).not.toContain("Listening on")
+  })
+})
