@@ -1,0 +1,124 @@
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Option, Schema } from "effect"
+import { IdP } from "../../layers/IdP.ts"
+import { requireSystemAdmin } from "../auth/Authenticate.ts"
+import { AppConfig } from "../Config.ts"
+import { badRequest, notFound } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { created, json } from "../http/Respond.ts"
+import { type ProviderRow, toAdminWire, validateProvider } from "./ProviderConfig.ts"
+import { testProvider } from "./ProviderTest.ts"
+import { SsoDirectory } from "./SsoDirectory.ts"
+
+/**
+ * /api/v1/admin/sso: provider configurations and the global settings, system administrators only. Client secrets go
+ * in and never come out (`client_secret_set` says whether one is stored).
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const invalid = (message: string, field: string) => badRequest("api.sso.provider.invalid_field", message, field)
+
+const providerId = Effect.gen(function*() {
+  const { id } = yield* Decode.params(Schema.Struct({ id: Schema.String }))
+  if (!UUID.test(id)) return yield* invalid("id: must be a provider UUID", "id")
+  return id.toLowerCase()
+})
+
+const existing = (id: string) =>
+  Effect.flatMap(SsoDirectory, (d) => d.byId(id)).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.fail(notFound("api.sso.provider.not_found", "SSO provider not found.")),
+      onSome: (row: ProviderRow) => Effect.succeed(row)
+    }))
+  )
+
+const wire = (row: ProviderRow) => Effect.map(AppConfig, (config) => toAdminWire(row, config.siteUrl))
+
+const validated = (body: unknown, before?: ProviderRow) =>
+  Effect.flatMap(IdP, (idp) =>
+    Either.match(validateProvider(body, { allowInsecureUrls: idp.allowInsecureRequests }, before), {
+      onLeft: (e) => Effect.fail(invalid(e.message, e.field)),
+      onRight: Effect.succeed
+    }))
+
+const list = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const directory = yield* SsoDirectory
+  const config = yield* AppConfig
+  return json((yield* directory.list).map((row) => toAdminWire(row, config.siteUrl)))
+})
+
+const create = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const draft = yield* validated(yield* Decode.jsonBody)
+  const directory = yield* SsoDirectory
+  return created(yield* wire(yield* directory.create(draft)))
+})
+
+const update = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const id = yield* providerId
+  const before = yield* existing(id)
+  const draft = yield* validated(yield* Decode.jsonBody, before)
+  const directory = yield* SsoDirectory
+  const row = yield* directory.update(id, draft)
+  yield* Effect.flatMap(IdP, (idp) => idp.forget(id))
+  return json(yield* wire(row))
+})
+
+const remove = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const id = yield* providerId
+  const directory = yield* SsoDirectory
+  yield* directory.remove(id)
+  yield* Effect.flatMap(IdP, (idp) => idp.forget(id))
+  return HttpServerResponse.empty({ status: 204 })
+})
+
+const test = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const id = yield* providerId
+  const row = yield* existing(id)
+  const result = yield* testProvider(row)
+  const directory = yield* SsoDirectory
+  yield* directory.recordTest(id, result.success)
+  // The next sign-in discovers afresh, with what the admin just looked at.
+  yield* Effect.flatMap(IdP, (idp) => idp.forget(id))
+  return json(result)
+})
+
+const getSettings = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const directory = yield* SsoDirectory
+  return json(yield* directory.settings)
+})
+
+const SettingsPatch = Schema.Struct({
+  enable_sso: Schema.optional(Schema.Boolean),
+  require_sso: Schema.optional(Schema.Boolean)
+})
+
+const putSettings = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const raw = yield* Decode.jsonBody
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return yield* invalid("body: must be a JSON object", "body")
+  for (const field of Object.keys(raw)) {
+    if (field !== "enable_sso" && field !== "require_sso") return yield* invalid(`${field}: is not an SSO setting`, field)
+  }
+  const patch = yield* Schema.decodeUnknown(SettingsPatch)(raw).pipe(
+    Effect.mapError(() => invalid("enable_sso and require_sso must be true or false", "body"))
+  )
+  const directory = yield* SsoDirectory
+  return json(yield* directory.updateSettings(patch))
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v1/admin/sso", list),
+  HttpRouter.post("/api/v1/admin/sso", create),
+  HttpRouter.get("/api/v1/admin/sso/settings", getSettings),
+  HttpRouter.put("/api/v1/admin/sso/settings", putSettings),
+  HttpRouter.put("/api/v1/admin/sso/:id", update),
+  HttpRouter.del("/api/v1/admin/sso/:id", remove),
+  HttpRouter.post("/api/v1/admin/sso/:id/test", test)
+)
