@@ -5,6 +5,8 @@ import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
+import * as Realtime from "./realtime/Routes.ts"
+import * as Statuses from "./status/Routes.ts"
 
 /** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
 export const routes = HttpRouter.concatAll(
@@ -13,5 +15,7 @@ export const routes = HttpRouter.concatAll(
   Channels.routes,
   Accounts.routes,
   System.routes,
-  SystemRoles.routes
+  SystemRoles.routes,
+  Realtime.routes,
+  Statuses.routes
 )

@@ -12,9 +12,10 @@ import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
 import { AppConfig, type ResolvedConfig } from "./Config.ts"
 import * as EventBus from "./events/EventBus.ts"
-import * as LiveStats from "./health/LiveStats.ts"
 import { edge } from "./http/Edge.ts"
+import * as Realtime from "./realtime/Realtime.ts"
 import { routes } from "./Routes.ts"
+import * as StatusSweeper from "./status/Sweeper.ts"
 import * as DiagnosticId from "./system/DiagnosticId.ts"
 import * as SigningKey from "./system/SigningKey.ts"
 import * as UserRepo from "./users/UserRepo.ts"
@@ -54,13 +55,15 @@ const services = Layer.mergeAll(
   Sessions.layer,
   UserRepo.layer,
   EventBus.layer,
-  LiveStats.layerFromMetrics,
   SigningKey.layer,
   DiagnosticId.layer
 )
 
+/** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */
+const dependentServices = Realtime.layer
+
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-const background = Layer.empty
+const background = StatusSweeper.layer
 
 /**
  * A client resetting its connection while an upgrade is pending crashes Node on platform-node 0.108 (no error
@@ -81,7 +84,7 @@ export const makeServer = (
   options: { readonly overrides?: CapabilityOverrides; readonly server?: Layer.Layer<HttpServer.HttpServer, unknown> } = {}
 ) => {
   const base = capabilities(config, options.overrides)
-  const ready = services.pipe(Layer.provide(migrated), Layer.provideMerge(base))
+  const ready = dependentServices.pipe(Layer.provideMerge(services), Layer.provide(migrated), Layer.provideMerge(base))
   const app = Layer.mergeAll(HttpServer.serve(edge(routes)), background).pipe(
     Layer.provideMerge(ready),
     Layer.provideMerge(options.server ?? httpServer(config))

@@ -1,0 +1,105 @@
+import { Clock, Effect, Either, Option, Schema } from "effect"
+import { EventBus } from "../events/EventBus.ts"
+import { Statuses } from "../status/Statuses.ts"
+import { MATTERMOST_VERSION } from "../system/Version.ts"
+import type { Connection } from "./Connection.ts"
+import { type ClientRequest, RequestErrors, type RequestError } from "./Frames.ts"
+import { Hub } from "./Hub.ts"
+
+/**
+ * Requests an authenticated client may send (mattermost-compat.md 8.7). Each answers with reply data (`undefined`
+ * for a bare OK) or a RequestError; `NoReply` is for the repeated authentication challenge, which Mattermost
+ * ignores silently.
+ */
+export const NoReply = Symbol("NoReply")
+
+/** A user's typing events for one channel (and thread) are published at most this often. */
+export const TYPING_THROTTLE_MS = 1000
+
+const Typing = Schema.Struct({
+  channel_id: Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/)),
+  parent_id: Schema.optionalWith(Schema.String, { default: () => "" })
+})
+const StatusIds = Schema.Struct({ user_ids: Schema.Array(Schema.String) })
+const ActiveStatus = Schema.Struct({
+  user_is_active: Schema.Boolean,
+  manual: Schema.optionalWith(Schema.Boolean, { default: () => false })
+})
+const PresenceData = Schema.Struct({
+  channel_id: Schema.optional(Schema.String),
+  team_id: Schema.optional(Schema.String),
+  thread_channel_id: Schema.optional(Schema.String)
+})
+
+const decode = <A, I>(schema: Schema.Schema<A, I>, data: unknown, name: string) =>
+  Either.match(Schema.decodeUnknownEither(schema)(data ?? {}), {
+    onLeft: () => Effect.fail<RequestError>(RequestErrors.invalidParam(name)),
+    onRight: (value) => Effect.succeed(value)
+  })
+
+const statusMap = (list: ReadonlyArray<{ readonly user_id: string; readonly status: string }>) =>
+  Object.fromEntries(list.map((s) => [s.user_id, s.status]))
+
+export const handleAction = (connection: Connection, request: ClientRequest) =>
+  Effect.gen(function*() {
+    const statuses = yield* Statuses
+    switch (request.action) {
+      case "authentication_challenge":
+        return NoReply
+      case "ping": {
+        const hub = yield* Hub
+        return { text: "pong", version: MATTERMOST_VERSION, server_time: yield* Clock.currentTimeMillis, node_id: hub.nodeId }
+      }
+      case "user_typing": {
+        const hub = yield* Hub
+        const input = yield* decode(Typing, request.data, "channel_id")
+        if (!(yield* hub.isChannelMember(connection.userId, input.channel_id))) return yield* Effect.fail(RequestErrors.forbidden)
+        const now = yield* Clock.currentTimeMillis
+        const key = `${input.channel_id}/${input.parent_id}`
+        connection.lastTypingAt ??= new Map()
+        const last = connection.lastTypingAt.get(key) ?? 0
+        if (now - last < TYPING_THROTTLE_MS) return undefined
+        connection.lastTypingAt.set(key, now)
+        if (connection.lastTypingAt.size > 64) {
+          for (const [k, at] of connection.lastTypingAt) if (now - at >= TYPING_THROTTLE_MS) connection.lastTypingAt.delete(k)
+        }
+        const bus = yield* EventBus
+        yield* bus.publish("typing", { parent_id: input.parent_id, user_id: connection.userId }, {
+          channel_id: input.channel_id,
+          omit_users: { [connection.userId]: true }
+        })
+        return undefined
+      }
+      case "get_statuses": {
+        const hub = yield* Hub
+        const others = yield* statuses.nonOfflineInChannels(hub.channelsOf(connection.userId))
+        const own = yield* statuses.get([connection.userId])
+        return statusMap([...others, ...own])
+      }
+      case "get_statuses_by_ids": {
+        const input = yield* decode(StatusIds, request.data, "user_ids")
+        if (input.user_ids.length === 0) return yield* Effect.fail(RequestErrors.invalidParam("user_ids"))
+        return statusMap(yield* statuses.get([...new Set(input.user_ids)]))
+      }
+      case "user_update_active_status": {
+        const input = yield* decode(ActiveStatus, request.data, "user_is_active")
+        yield* input.user_is_active ? statuses.active(connection.userId) : statuses.idle(connection.userId, input.manual)
+        return undefined
+      }
+      case "presence": {
+        const input = yield* decode(PresenceData, request.data, "channel_id")
+        connection.activeChannel = Option.getOrElse(
+          Option.fromNullable(input.channel_id ?? input.thread_channel_id),
+          () => connection.activeChannel
+        )
+        return undefined
+      }
+      case "posted_notify_ack":
+        // Delivery receipts for clients connected with posted_ack=true; this server does not request them.
+        return undefined
+      case "":
+        return yield* Effect.fail(RequestErrors.noAction)
+      default:
+        return yield* Effect.fail(RequestErrors.badAction)
+    }
+  })

@@ -1,0 +1,109 @@
+import type { WebSocket } from "ws"
+import { type EncodedEvent, frame, type ProtocolName } from "./Frames.ts"
+
+/**
+ * One logical connection: its sequence and replay buffer outlive the socket carrying it, so that a client that
+ * reconnects with `connection_id` and `sequence_number` continues where it stopped (mattermost-compat.md 8.5).
+ * Plain mutable state, touched only from the hub's synchronous code.
+ */
+export const REPLAY_MAX_EVENTS = 128
+export const REPLAY_MAX_AGE_MS = 5 * 60 * 1000
+/** Past this many unsent bytes, events a client can do without (typing, statuses) are skipped. */
+export const SOFT_BUFFER_BYTES = 256 * 1024
+/** Past this many unsent bytes the socket is closed; the client resumes from the replay buffer. */
+export const HARD_BUFFER_BYTES = 4 * 1024 * 1024
+export const CLOSE_SLOW_CONSUMER = { code: 1008, reason: "send queue full" } as const
+
+/** Mattermost drops these for backed-up connections (8.8). */
+const DROPPABLE = new Set(["typing", "status_change", "multiple_channels_viewed"])
+
+export interface ReplayEntry {
+  readonly seq: number
+  readonly at: number
+  readonly prefix: string
+}
+
+export class Connection {
+  ws: WebSocket | undefined = undefined
+  /** Identifies the socket currently carrying the connection (presence counts sockets, not connections). */
+  socketId = ""
+  nextSeq = 0
+  replay: Array<ReplayEntry> = []
+  /** While a takeover from another node is in flight, events wait here instead of getting numbers. */
+  pending: Array<EncodedEvent> | undefined = undefined
+  /** Cleared by each heartbeat ping, set by the pong: a socket that stays silent for a whole beat is dropped. */
+  alive = true
+  disconnectedAt = 0
+  /** The sequence number the client would have expected when its socket went away. */
+  seqAtDisconnect = 0
+  lastTypingAt: Map<string, number> | undefined = undefined
+  activeChannel = ""
+
+  constructor(
+    readonly id: string,
+    readonly userId: string,
+    readonly sessionId: string,
+    readonly protocol: ProtocolName
+  ) {}
+
+  get isOpen() {
+    return this.ws !== undefined && this.ws.readyState === 1
+  }
+
+  /** Numbers the event, keeps it for replay and writes it if a socket is attached and keeping up. */
+  deliver(event: EncodedEvent, now: number) {
+    if (this.pending !== undefined) {
+      this.pending.push(event)
+      return
+    }
+    if (this.ws !== undefined && this.ws.bufferedAmount > SOFT_BUFFER_BYTES && DROPPABLE.has(event.event)) return
+    this.record(event.prefix(this.protocol), now)
+  }
+
+  /** Hello and events: each takes the next number. */
+  record(prefix: string, now: number) {
+    const seq = this.nextSeq++
+    this.replay.push({ seq, at: now, prefix })
+    this.trim(now)
+    this.write(frame(prefix, seq))
+  }
+
+  trim(now: number) {
+    let drop = 0
+    while (
+      drop < this.replay.length &&
+      (this.replay.length - drop > REPLAY_MAX_EVENTS || this.replay[drop].at < now - REPLAY_MAX_AGE_MS)
+    ) drop++
+    if (drop > 0) this.replay.splice(0, drop)
+  }
+
+  /** Writes outside the sequence (replies) or inside it; a socket that cannot keep up is closed, never left to grow. */
+  write(text: string) {
+    const ws = this.ws
+    if (ws === undefined || ws.readyState !== 1) return
+    if (ws.bufferedAmount > HARD_BUFFER_BYTES) {
+      ws.close(CLOSE_SLOW_CONSUMER.code, CLOSE_SLOW_CONSUMER.reason)
+      return
+    }
+    ws.send(text)
+  }
+
+  /** Whether a client that expects `sequence` next can continue without a gap. */
+  canResumeFrom(sequence: number) {
+    if (sequence === this.nextSeq) return true
+    if (sequence > this.nextSeq || this.replay.length === 0) return false
+    return this.replay[0].seq <= sequence
+  }
+
+  /** Re-sends what the client missed, with the numbers it had. */
+  replayFrom(sequence: number) {
+    for (const entry of this.replay) {
+      if (entry.seq >= sequence) this.write(frame(entry.prefix, entry.seq))
+    }
+  }
+
+  /** Whether the replay buffer still reaches back to where the client stopped. */
+  get resumable() {
+    return this.replay.length === 0 ? this.nextSeq === this.seqAtDisconnect : this.replay[0].seq <= this.seqAtDisconnect
+  }
+}

@@ -1,0 +1,400 @@
+import { Clock, Context, Deferred, Effect, Layer, Metric, Option, Schedule, Schema, Stream } from "effect"
+import { hostname } from "node:os"
+import type { WebSocket } from "ws"
+import { Cache } from "../../layers/Cache.ts"
+import { newId } from "../../layers/Crypto.ts"
+import { Db, type DbError } from "../../layers/Db.ts"
+import { websocketActiveConnections } from "../../layers/Metrics.ts"
+import { PubSub } from "../../layers/PubSub.ts"
+import { EventBus, type Envelope } from "../events/EventBus.ts"
+import { Presence, HEARTBEAT_MS } from "../status/Presence.ts"
+import { Statuses } from "../status/Statuses.ts"
+import { versionIdHeader } from "../system/Version.ts"
+import { Connection, REPLAY_MAX_AGE_MS, type ReplayEntry } from "./Connection.ts"
+import { EncodedEvent, type ProtocolName } from "./Frames.ts"
+import { applyMembership } from "./Membership.ts"
+import { Subscriptions } from "./Subscriptions.ts"
+import { findTakeoverOverlap, Handoff, type ControlMessage, ControlMessageJson, CONTROL_TOPIC, HANDOFF_WAIT } from "./Takeover.ts"
+
+/**
+ * The node's realtime hub. It owns this node's connections, delivers every cluster event (EventBus.events) to the
+ * local ones it concerns, and hands a connection over when its client comes back on another node.
+ *
+ * Delivery is synchronous per event: the envelope is encoded once per protocol and each recipient only appends its
+ * sequence number. Subscriptions are per user and move with membership events before the event itself is
+ * delivered, so a user added to a channel (or a new DM) receives that channel's next event at once.
+ */
+export const CLOSE_TOO_MANY = { code: 1008, reason: "Too many connections" } as const
+export const CLOSE_SHUTDOWN = { code: 1001, reason: "server shutting down" } as const
+export const CLOSE_SUPERSEDED = { code: 4002, reason: "connection resumed on another socket" } as const
+const DEFAULT_MAX_CONNECTIONS = 10
+/** A channel nobody here is known to be in is looked up at most this often (safety net for missed membership events). */
+const UNKNOWN_CHANNEL_RECHECK_MS = 30_000
+
+export interface AdmitInput {
+  readonly ws: WebSocket
+  readonly userId: string
+  readonly sessionId: string
+  readonly protocol: ProtocolName
+  readonly resume: Option.Option<{ readonly connectionId: string; readonly sequence: number }>
+}
+
+export interface Admitted {
+  readonly connection: Connection
+  readonly socketId: string
+  readonly resumed: boolean
+}
+
+export interface HubService {
+  readonly nodeId: string
+  /** Registers an authenticated socket: resumes its connection or starts a fresh one with hello; None when refused. */
+  readonly admit: (input: AdmitInput) => Effect.Effect<Option.Option<Admitted>, DbError>
+  /** The socket went away: its connection stays resumable for a while; presence and status follow. */
+  readonly socketClosed: (admitted: Admitted, ws: WebSocket) => Effect.Effect<void>
+  /** Whether the user is in the channel (memory first, then one lookup that also repairs the memory). */
+  readonly isChannelMember: (userId: string, channelId: string) => Effect.Effect<boolean>
+  readonly channelsOf: (userId: string) => ReadonlyArray<string>
+  /** Sockets open on this node. */
+  readonly socketCount: Effect.Effect<number>
+  /** Distinct users with a socket open on this node. */
+  readonly userCount: Effect.Effect<number>
+}
+
+export class Hub extends Context.Tag("service/Hub")<Hub, HubService>() {}
+
+interface ConnectionRecord {
+  readonly user_id: string
+  readonly node_id: string
+  readonly protocol: ProtocolName
+}
+const ConnectionRecordJson = Schema.parseJson(Schema.Struct({
+  user_id: Schema.String,
+  node_id: Schema.String,
+  protocol: Schema.Literal("v4", "native")
+}))
+const recordKey = (connectionId: string) => `ws:conn:${connectionId}`
+const handoffKey = (requestId: string) => `ws:handoff:${requestId}`
+const encodeRecord = Schema.encodeSync(ConnectionRecordJson)
+const decodeRecord = Schema.decodeUnknownOption(ConnectionRecordJson)
+const encodeControl = Schema.encodeSync(ControlMessageJson)
+const decodeControl = Schema.decodeUnknownOption(ControlMessageJson)
+const HandoffJson = Schema.parseJson(Handoff)
+
+export const make = Effect.gen(function*() {
+  const bus = yield* EventBus
+  const pubsub = yield* PubSub
+  const cache = yield* Cache
+  const db = yield* Db
+  const presence = yield* Presence
+  const statuses = yield* Statuses
+  const sql = db.sql
+  const nodeId = newId()
+  const serverHostname = hostname()
+  const subscriptions = new Subscriptions()
+  const connections = new Map<string, Connection>()
+  const sockets = new Set<WebSocket>()
+  const uncheckedChannels = new Map<string, number>()
+  const awaitingHandoff = new Map<string, Deferred.Deferred<void>>()
+
+  const updateGauge = Metric.set(websocketActiveConnections, sockets.size)
+  const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.catchAllCause(effect, (cause) => Effect.logWarning("realtime background step failed", cause))
+
+  const register = (connection: Connection) => {
+    connections.set(connection.id, connection)
+    subscriptions.attach(connection)
+  }
+  const unregister = (connection: Connection) => {
+    if (connections.get(connection.id) === connection) connections.delete(connection.id)
+    subscriptions.detach(connection)
+  }
+  const attachSocket = (connection: Connection, ws: WebSocket, socketId: string) => {
+    connection.ws = ws
+    connection.socketId = socketId
+    connection.alive = true
+    sockets.add(ws)
+    ws.on("pong", () => {
+      connection.alive = true
+    })
+  }
+
+  const loadMemberships = (userId: string) =>
+    Effect.all([
+      db.read(sql<{ channel_id: string }>`SELECT channel_id FROM channel_members WHERE user_id = ${userId}`),
+      db.read(sql<{ team_id: string }>`SELECT team_id FROM team_members WHERE user_id = ${userId} AND delete_at = 0`)
+    ], { concurrency: 2 }).pipe(Effect.map(([c, t]) => ({ channels: c.map((r) => r.channel_id), teams: t.map((r) => r.team_id) })))
+
+  /** Makes sure the user's memberships are known, then runs `then` in the same synchronous step. */
+  const withUser = <A>(userId: string, then: () => A) =>
+    Effect.gen(function*() {
+      let loaded = subscriptions.user(userId) === undefined ? yield* loadMemberships(userId) : undefined
+      while (subscriptions.user(userId) === undefined && loaded === undefined) loaded = yield* loadMemberships(userId)
+      subscriptions.addUser(userId, loaded?.channels ?? [], loaded?.teams ?? [])
+      return then()
+    })
+
+  const maxConnections = db.read(sql<{ max: number | string | null }>`
+    SELECT value->'max_simultaneous_connections' AS max FROM server_config WHERE section = 'site'`).pipe(
+    Effect.map((rows) => {
+      const n = Number(rows[0]?.max ?? DEFAULT_MAX_CONNECTIONS)
+      return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_CONNECTIONS
+    }),
+    Effect.orElseSucceed(() => DEFAULT_MAX_CONNECTIONS)
+  )
+
+  const helloPrefix = (connection: Connection, now: number) =>
+    new EncodedEvent({
+      event: "hello",
+      data: { connection_id: connection.id, server_version: versionIdHeader(), server_hostname: serverHostname },
+      broadcast: { user_id: connection.userId, channel_id: "", team_id: "", omit_users: null, omit_connection_id: "", broadcast_to_all: false },
+      created_at: now
+    }).prefix(connection.protocol)
+
+  const rememberOwner = (connection: Connection, ttlMs: number) =>
+    cache.set(
+      recordKey(connection.id),
+      encodeRecord({ user_id: connection.userId, node_id: nodeId, protocol: connection.protocol }),
+      ttlMs
+    ).pipe(Effect.ignore)
+
+  /** Asks the node holding the connection to let go of it and hand over its replay buffer. */
+  const takeOver = (input: AdmitInput, connectionId: string) =>
+    Effect.gen(function*() {
+      const connection = new Connection(connectionId, input.userId, input.sessionId, input.protocol)
+      connection.pending = []
+      yield* withUser(input.userId, () => register(connection))
+      const requestId = newId()
+      const released = yield* Deferred.make<void>()
+      awaitingHandoff.set(requestId, released)
+      yield* pubsub.publish(CONTROL_TOPIC, encodeControl({ type: "release", connection_id: connectionId, user_id: input.userId, request_id: requestId }))
+        .pipe(Effect.ignore)
+      const answered = yield* Deferred.await(released).pipe(Effect.timeout(HANDOFF_WAIT), Effect.option)
+      awaitingHandoff.delete(requestId)
+      const raw = Option.isSome(answered) ? yield* cache.take(handoffKey(requestId)).pipe(Effect.orElseSucceed(() => Option.none<string>())) : Option.none<string>()
+      const handoff = Option.flatMap(raw, Schema.decodeUnknownOption(HandoffJson))
+      const pending = connection.pending ?? []
+      connection.pending = undefined
+      if (Option.isNone(handoff) || handoff.value.protocol !== input.protocol) {
+        unregister(connection)
+        return Option.none<Connection>()
+      }
+      connection.nextSeq = handoff.value.next_seq
+      connection.replay = handoff.value.replay.map((e): ReplayEntry => ({ seq: e.seq, at: e.at, prefix: e.prefix }))
+      const now = yield* Clock.currentTimeMillis
+      const overlap = findTakeoverOverlap(connection.replay, pending, input.protocol)
+      for (const event of pending.slice(overlap)) connection.deliver(event, now)
+      return Option.some(connection)
+    })
+
+  /** The connection to continue, if the client's place in it is still covered by a replay buffer. */
+  const resumeTarget = (input: AdmitInput) =>
+    Effect.gen(function*() {
+      if (Option.isNone(input.resume)) return Option.none<Connection>()
+      const { connectionId, sequence } = input.resume.value
+      const local = connections.get(connectionId)
+      if (local !== undefined) {
+        if (local.userId !== input.userId || local.protocol !== input.protocol || local.pending !== undefined) return Option.none<Connection>()
+        if (!local.canResumeFrom(sequence)) {
+          if (local.ws === undefined) unregister(local)
+          return Option.none<Connection>()
+        }
+        return Option.some(local)
+      }
+      const record = Option.flatMap(
+        yield* cache.get(recordKey(connectionId)).pipe(Effect.orElseSucceed(() => Option.none<string>())),
+        decodeRecord
+      )
+      if (Option.isNone(record) || record.value.user_id !== input.userId || record.value.node_id === nodeId) return Option.none<Connection>()
+      const taken = yield* takeOver(input, connectionId)
+      if (Option.isSome(taken) && !taken.value.canResumeFrom(sequence)) {
+        unregister(taken.value)
+        return Option.none<Connection>()
+      }
+      return taken
+    })
+
+  const admit = (input: AdmitInput) =>
+    Effect.gen(function*() {
+      const socketId = newId()
+      const max = yield* maxConnections
+      // When the cache cannot count, the limit cannot be enforced; refusing everybody would be worse.
+      const count = yield* presence.join(input.userId, socketId).pipe(Effect.orElseSucceed(() => 0))
+      if (count > max) {
+        yield* presence.leave(input.userId, socketId).pipe(Effect.ignore)
+        yield* Effect.logWarning(`Too many connections: user ${input.userId} has ${count - 1} open, the limit is ${max}`)
+          .pipe(Effect.annotateLogs({ user_id: input.userId, limit: max }))
+        input.ws.close(CLOSE_TOO_MANY.code, CLOSE_TOO_MANY.reason)
+        return Option.none<Admitted>()
+      }
+      const target = yield* resumeTarget(input)
+      const now = yield* Clock.currentTimeMillis
+      const connection = yield* Option.match(target, {
+        onSome: (existing) =>
+          Effect.sync(() => {
+            const previous = existing.ws
+            existing.ws = undefined
+            if (previous !== undefined) previous.close(CLOSE_SUPERSEDED.code, CLOSE_SUPERSEDED.reason)
+            if (!connections.has(existing.id)) register(existing)
+            attachSocket(existing, input.ws, socketId)
+            existing.replayFrom(Option.getOrThrow(input.resume).sequence)
+            return existing
+          }),
+        onNone: () =>
+          withUser(input.userId, () => {
+            const fresh = new Connection(newId(), input.userId, input.sessionId, input.protocol)
+            register(fresh)
+            attachSocket(fresh, input.ws, socketId)
+            fresh.record(helloPrefix(fresh, now), now)
+            return fresh
+          })
+      })
+      yield* updateGauge
+      yield* rememberOwner(connection, 24 * 60 * 60 * 1000)
+      yield* statuses.active(input.userId).pipe(Effect.ignore)
+      return Option.some<Admitted>({ connection, socketId, resumed: Option.isSome(target) })
+    })
+
+  const socketClosed = (admitted: Admitted, ws: WebSocket) =>
+    Effect.gen(function*() {
+      const { connection, socketId } = admitted
+      sockets.delete(ws)
+      if (connection.ws === ws) {
+        connection.ws = undefined
+        connection.disconnectedAt = yield* Clock.currentTimeMillis
+        connection.seqAtDisconnect = connection.nextSeq
+        yield* rememberOwner(connection, REPLAY_MAX_AGE_MS + 60_000)
+      }
+      yield* updateGauge
+      const remaining = yield* presence.leave(connection.userId, socketId).pipe(Effect.orElseSucceed(() => 1))
+      if (remaining === 0) yield* statuses.disconnected(connection.userId).pipe(Effect.ignore)
+    })
+
+  /** One cluster event: membership bookkeeping first, then delivery to the local connections it concerns. */
+  const dispatch = (envelope: Envelope) =>
+    Effect.gen(function*() {
+      applyMembership(subscriptions, envelope)
+      const b = envelope.broadcast
+      if (!b.broadcast_to_all && b.user_id === "" && b.channel_id !== "" && !subscriptions.knowsChannel(b.channel_id)) {
+        yield* lookUpChannel(b.channel_id)
+      }
+      const event = new EncodedEvent(envelope)
+      const now = yield* Clock.currentTimeMillis
+      const audience = b.broadcast_to_all ? subscriptions.users.values() : subscriptions.audience(b)
+      const omitUsers = b.omit_users
+      for (const user of audience) {
+        if (omitUsers !== null && omitUsers[user.userId] === true) continue
+        for (const connection of user.connections) {
+          if (connection.id !== b.omit_connection_id) connection.deliver(event, now)
+        }
+      }
+    })
+
+  /** A channel event for a channel no local user is known to be in: one lookup, in case a membership event was missed. */
+  const lookUpChannel = (channelId: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      if ((uncheckedChannels.get(channelId) ?? 0) > now) return
+      if (subscriptions.users.size === 0) return
+      uncheckedChannels.set(channelId, now + UNKNOWN_CHANNEL_RECHECK_MS)
+      const rows = yield* db.read(sql<{ user_id: string }>`SELECT user_id FROM channel_members WHERE channel_id = ${channelId}`)
+        .pipe(Effect.orElseSucceed(() => []))
+      for (const row of rows) subscriptions.addChannel(row.user_id, channelId)
+      if (uncheckedChannels.size > 10_000) {
+        for (const [id, until] of uncheckedChannels) if (until <= now) uncheckedChannels.delete(id)
+      }
+    })
+
+  const onControl = (message: ControlMessage) =>
+    Effect.gen(function*() {
+      if (message.type === "released") {
+        const waiter = awaitingHandoff.get(message.request_id)
+        if (waiter !== undefined) yield* Deferred.succeed(waiter, undefined)
+        return
+      }
+      const connection = connections.get(message.connection_id)
+      if (connection === undefined || connection.userId !== message.user_id || connection.pending !== undefined) return
+      // Detached in one synchronous step, so the snapshot holds exactly the events this node delivered to it.
+      unregister(connection)
+      const ws = connection.ws
+      connection.ws = undefined
+      if (ws !== undefined) ws.close(CLOSE_SUPERSEDED.code, CLOSE_SUPERSEDED.reason)
+      const snapshot = Schema.encodeSync(HandoffJson)({
+        protocol: connection.protocol,
+        next_seq: connection.nextSeq,
+        replay: connection.replay
+      })
+      yield* cache.set(handoffKey(message.request_id), snapshot, "1 minute")
+      yield* pubsub.publish(CONTROL_TOPIC, encodeControl({ type: "released", request_id: message.request_id }))
+    })
+
+  /** Pings sockets (dropping those that stayed silent), refreshes presence, and forgets connections past resuming. */
+  const heartbeat = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const live: Array<Connection> = []
+    for (const connection of connections.values()) {
+      const ws = connection.ws
+      if (ws === undefined) {
+        if (connection.pending === undefined && (connection.disconnectedAt < now - REPLAY_MAX_AGE_MS || !connection.resumable)) {
+          unregister(connection)
+        }
+        continue
+      }
+      if (!connection.alive) {
+        ws.terminate()
+        continue
+      }
+      connection.alive = false
+      ws.ping()
+      live.push(connection)
+    }
+    yield* Effect.forEach(live, (c) => presence.refresh(c.userId, c.socketId).pipe(Effect.ignore), { concurrency: 16, discard: true })
+    yield* updateGauge
+  })
+
+  yield* bus.events.pipe(
+    Stream.runForEach((envelope) => dispatch(envelope).pipe(Effect.catchAllCause((cause) => Effect.logError("event delivery failed", cause)))),
+    Effect.forkScoped
+  )
+  yield* pubsub.subscribe(CONTROL_TOPIC).pipe(
+    Stream.filterMap(decodeControl),
+    Stream.runForEach((message) => quietly(onControl(message))),
+    Effect.forkScoped
+  )
+  yield* quietly(heartbeat).pipe(Effect.repeat(Schedule.spaced(HEARTBEAT_MS)), Effect.delay(HEARTBEAT_MS), Effect.forkScoped)
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      for (const ws of sockets) ws.close(CLOSE_SHUTDOWN.code, CLOSE_SHUTDOWN.reason)
+    })
+  )
+
+  const service: HubService = {
+    nodeId,
+    admit,
+    socketClosed,
+    isChannelMember: (userId, channelId) =>
+      Effect.gen(function*() {
+        if (subscriptions.user(userId)?.channels.has(channelId) === true) return true
+        const rows = yield* db.read(sql<{ n: number }>`
+          SELECT 1 AS n FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${userId}`).pipe(Effect.orElseSucceed(() => []))
+        if (rows.length > 0) subscriptions.addChannel(userId, channelId)
+        return rows.length > 0
+      }),
+    channelsOf: (userId) => [...(subscriptions.user(userId)?.channels ?? [])],
+    socketCount: Effect.sync(() => sockets.size),
+    userCount: Effect.sync(() => {
+      let n = 0
+      for (const user of subscriptions.users.values()) {
+        for (const c of user.connections) {
+          if (c.isOpen) {
+            n++
+            break
+          }
+        }
+      }
+      return n
+    })
+  }
+  return service
+})
+
+export const layer = Layer.scoped(Hub, make)

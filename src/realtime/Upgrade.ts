@@ -1,0 +1,95 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Option } from "effect"
+import type { IncomingMessage } from "node:http"
+import { type WebSocket, WebSocketServer } from "ws"
+import { SESSION_COOKIE } from "../auth/Authenticate.ts"
+import type { ResolvedConfig } from "../Config.ts"
+import { badRequest } from "../http/ApiError.ts"
+
+/**
+ * Completing the WebSocket handshake ourselves, from inside the route, with a `ws` server we configure: platform-node's
+ * own upgrade echoes the first offered subprotocol (which may be a token), cannot cap frame sizes and closes without a
+ * code on shutdown (effect-notes section 3). The route still runs through the edge, so rate limits, authentication
+ * and refusals are ordinary HTTP responses before the upgrade.
+ */
+export const MAX_FRAME_BYTES = 64 * 1024
+
+/** Subprotocol entries that carry a token: `auth.<token>`; the client offers a marker protocol first (docs/websocket.md). */
+const TOKEN_PREFIX = "auth."
+
+const offeredProtocols = (header: string | undefined) =>
+  (header ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
+
+const server = new WebSocketServer({
+  noServer: true,
+  clientTracking: false,
+  perMessageDeflate: false,
+  maxPayload: MAX_FRAME_BYTES,
+  // Never echo a token: select the first offered protocol that is not one.
+  handleProtocols: (protocols) => {
+    for (const p of protocols) if (!p.startsWith(TOKEN_PREFIX)) return p
+    return false
+  }
+})
+
+/** Where an upgrade request may carry its token; the URL query is never one of them. */
+export interface TokenSources {
+  readonly cookie: boolean
+}
+
+export type UpgradeToken = { readonly token: string; readonly via: "cookie" | "header" | "subprotocol" }
+
+const originAllowed = (config: ResolvedConfig, origin: string | undefined) => {
+  if (origin === undefined) return true
+  if (config.corsAllowedOrigins.includes(origin)) return true
+  try {
+    return new URL(config.siteUrl).origin === origin
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The token of an upgrade request. The session cookie counts only from our own origin (or from non-browser clients,
+ * which send none), so that another site cannot open a socket with a visitor's cookie.
+ */
+export const upgradeToken = (request: HttpServerRequest.HttpServerRequest, config: ResolvedConfig, sources: TokenSources): Option.Option<UpgradeToken> => {
+  if (sources.cookie) {
+    const cookie = request.cookies[SESSION_COOKIE]
+    if (cookie !== undefined && cookie !== "" && originAllowed(config, request.headers["origin"])) {
+      return Option.some({ token: cookie, via: "cookie" })
+    }
+  }
+  const header = /^(bearer|token)\s+(\S+)\s*$/i.exec(request.headers["authorization"] ?? "")
+  if (header) return Option.some({ token: header[2], via: "header" })
+  const offered = offeredProtocols(request.headers["sec-websocket-protocol"]).find((p) => p.startsWith(TOKEN_PREFIX))
+  if (offered !== undefined && offered.length > TOKEN_PREFIX.length) {
+    return Option.some({ token: offered.slice(TOKEN_PREFIX.length), via: "subprotocol" })
+  }
+  return Option.none()
+}
+
+/** Names of query parameters some clients use for tokens; seen only to log the refusal. */
+export const hasQueryToken = (url: URL) => url.searchParams.has("access_token") || url.searchParams.has("token")
+
+const isHandshake = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "GET" &&
+  (request.headers["upgrade"] ?? "").toLowerCase() === "websocket" &&
+  /^[+/0-9A-Za-z]{22}==$/.test(request.headers["sec-websocket-key"] ?? "") &&
+  ["8", "13"].includes(request.headers["sec-websocket-version"] ?? "")
+
+/** Fails with 400 before anything else when the request is not a valid WebSocket handshake. */
+export const requireHandshake = (request: HttpServerRequest.HttpServerRequest) =>
+  isHandshake(request)
+    ? Effect.void
+    : Effect.fail(badRequest("api.web_socket.connect.upgrade.app_error", "Failed to upgrade the connection to a WebSocket."))
+
+const EMPTY = Buffer.alloc(0)
+
+/** Writes the 101 and returns the socket; the request must have passed `requireHandshake`. */
+export const completeUpgrade = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.async<WebSocket>((resume) => {
+    const incoming: IncomingMessage = NodeHttpServerRequest.toIncomingMessage(request)
+    server.handleUpgrade(incoming, incoming.socket, EMPTY, (ws) => resume(Effect.succeed(ws)))
+  })

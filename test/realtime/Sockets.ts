@@ -1,0 +1,175 @@
+import { WebSocketClient } from "@mattermost/client"
+import { WebSocket } from "ws"
+
+/**
+ * WebSocket helpers for tests: the official WebSocketClient on Node (which lacks a global WebSocket and
+ * CloseEvent), and a raw `ws` socket that records everything the server sends.
+ */
+class CloseEventPolyfill extends Event {
+  readonly code: number
+  readonly reason: string
+  readonly wasClean: boolean
+  constructor(type: string, init: { code?: number; reason?: string; wasClean?: boolean } = {}) {
+    super(type)
+    this.code = init.code ?? 0
+    this.reason = init.reason ?? ""
+    this.wasClean = init.wasClean ?? false
+  }
+}
+
+const globals = globalThis as unknown as Record<string, unknown>
+globals.WebSocket ??= WebSocket
+globals.CloseEvent ??= CloseEventPolyfill
+
+/** The client narrates its lifecycle on console.log; those lines are kept here (a sequence gap shows up in them). */
+export const clientLog: Array<string> = []
+const narration = /^(websocket |got connection id|missed websocket event|long timeout|ping received|network )/
+const log = console.log
+console.log = (...args: Array<unknown>) => {
+  const line = args.map(String).join(" ")
+  if (narration.test(line)) clientLog.push(line)
+  else log(...args)
+}
+/** Whether any official client saw a sequence gap (it then closes with 4001 and reconnects). */
+export const sawSequenceGap = () => clientLog.some((l) => l.startsWith("missed websocket event"))
+
+export const wsUrl = (httpUrl: string, path = "/api/v4/websocket") => httpUrl.replace(/^http/, "ws") + path
+
+export interface Frame {
+  readonly event?: string
+  readonly data?: Record<string, unknown>
+  readonly broadcast?: Record<string, unknown>
+  readonly seq?: number
+  readonly seq_reply?: number
+  readonly status?: string
+  readonly error?: { id: string }
+  readonly [key: string]: unknown
+}
+
+/** Resolves once `check` holds, polling; fails with `what` after the timeout. */
+export const eventually = async <A>(check: () => A | undefined, what: string, timeoutMs = 5000): Promise<A> => {
+  const started = Date.now()
+  for (;;) {
+    const value = check()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+/** The official client, recording events, closes and sequence gaps (the client closes with 4001 on one). */
+export class MattermostSocket {
+  readonly client: WebSocketClient
+  readonly events: Array<Frame> = []
+  readonly closes: Array<number> = []
+  readonly missed: Array<number> = []
+  private sockets: Array<WebSocket> = []
+
+  constructor(readonly url: string, readonly token: string | undefined, headers: Record<string, string> = {}) {
+    this.client = new WebSocketClient({
+      newWebSocketFn: (u: string) => {
+        const ws = new WebSocket(u, { headers })
+        this.sockets.push(ws)
+        return ws as never
+      },
+      minWebSocketRetryTime: 50,
+      reconnectJitterRange: 10,
+      clientPingInterval: 60_000
+    })
+    this.client.addMessageListener((msg) => this.events.push(msg as Frame))
+    this.client.addCloseListener(() => this.closes.push(Date.now()))
+    this.client.addMissedMessageListener(() => this.missed.push(Date.now()))
+  }
+
+  /** Connects and waits for hello (or, when resuming, for the socket to open). */
+  async connect(url = this.url) {
+    const before = this.sockets.length
+    this.client.initialize(url, this.token)
+    await eventually(() => this.sockets.length > before && this.sockets[this.sockets.length - 1].readyState === WebSocket.OPEN, "socket open")
+  }
+
+  get socket() {
+    return this.sockets[this.sockets.length - 1]
+  }
+
+  hello() {
+    return eventually(() => [...this.events].reverse().find((e) => e.event === "hello"), "hello")
+  }
+
+  waitFor(predicate: (e: Frame) => boolean, what: string, timeoutMs?: number) {
+    return eventually(() => this.events.find(predicate), what, timeoutMs)
+  }
+
+  request<T>(action: string, data: unknown): Promise<Frame & { data: T }> {
+    return new Promise((resolve) => this.client.sendMessage(action, data, (msg: unknown) => resolve(msg as Frame & { data: T })))
+  }
+
+  /** Drops the TCP connection without a close handshake, as a phone losing its network does. */
+  drop() {
+    this.socket.terminate()
+  }
+
+  close() {
+    this.client.close()
+    for (const ws of this.sockets) if (ws.readyState === WebSocket.OPEN) ws.terminate()
+  }
+}
+
+/** A raw socket: every frame the server sends, parsed, plus the close code and reason. */
+export class RawSocket {
+  readonly frames: Array<Frame> = []
+  closed: { code: number; reason: string } | undefined
+  opened = false
+  unexpected: { status: number; body: string } | undefined
+  readonly ws: WebSocket
+
+  constructor(url: string, options: { headers?: Record<string, string>; protocols?: Array<string> } = {}) {
+    this.ws = new WebSocket(url, options.protocols ?? [], { headers: options.headers })
+    this.ws.on("open", () => {
+      this.opened = true
+    })
+    this.ws.on("message", (data) => this.frames.push(JSON.parse(String(data)) as Frame))
+    this.ws.on("close", (code, reason) => {
+      this.closed = { code, reason: String(reason) }
+    })
+    this.ws.on("error", () => {})
+    this.ws.on("unexpected-response", (_req, res) => {
+      let body = ""
+      res.on("data", (c) => (body += String(c)))
+      res.on("end", () => {
+        this.unexpected = { status: res.statusCode ?? 0, body }
+      })
+    })
+  }
+
+  opens() {
+    return eventually(() => this.opened || this.unexpected !== undefined || this.closed !== undefined ? true : undefined, "open")
+      .then(() => {
+        if (!this.opened) throw new Error(`socket refused: ${JSON.stringify(this.unexpected ?? this.closed)}`)
+      })
+  }
+
+  send(frame: unknown) {
+    this.ws.send(typeof frame === "string" ? frame : JSON.stringify(frame))
+  }
+
+  waitFor(predicate: (f: Frame) => boolean, what: string, timeoutMs?: number) {
+    return eventually(() => this.frames.find(predicate), what, timeoutMs)
+  }
+
+  reply(seq: number, timeoutMs?: number) {
+    return this.waitFor((f) => f.seq_reply === seq, `reply to ${seq}`, timeoutMs)
+  }
+
+  waitClosed(timeoutMs?: number) {
+    return eventually(() => this.closed, "close", timeoutMs)
+  }
+
+  events() {
+    return this.frames.filter((f) => f.event !== undefined)
+  }
+
+  close() {
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate()
+  }
+}
