@@ -2,6 +2,7 @@ import { Cookies, HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { ApiError, sessionRequired } from "../http/ApiError.ts"
 import { safeEqual } from "../../layers/Crypto.ts"
+import type { DbError } from "../../layers/Db.ts"
 import type { Session } from "./Session.ts"
 import { Sessions } from "./Sessions.ts"
 
@@ -48,27 +49,43 @@ const toCaller = (session: Session, location: Caller["tokenLocation"]): Caller =
   return { session, userId: session.user_id, roles, isSystemAdmin: roles.includes("system_admin"), tokenLocation: location }
 }
 
-/** The caller, or None when the request carries no valid session (anonymous endpoints). */
-export const optionalCaller = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const found = tokenFromRequest(request)
-  if (Option.isNone(found)) return Option.none<Caller>()
-  const sessions = yield* Sessions
-  const session = yield* sessions.lookup(found.value.token)
-  if (Option.isNone(session)) return Option.none<Caller>()
-  if (found.value.location === "cookie" && !checkCsrf(request, session.value)) return Option.none<Caller>()
-  yield* sessions.touch(session.value).pipe(Effect.ignore)
-  return Option.some(toCaller(session.value, found.value.location))
-})
+/** Spreading an error drops its message (Error's own property is not enumerable), hence the explicit fields. */
+const expiredSession = (options: { readonly detailed?: string; readonly clearCookie?: boolean }) => {
+  const base = sessionRequired()
+  return new ApiError({
+    status: base.status,
+    id: base.id,
+    message: base.message,
+    detailed: options.detailed,
+    headers: options.clearCookie ? { "set-cookie": clearCookie } : undefined
+  })
+}
+
+/**
+ * The caller, or None when the request carries no valid session (anonymous endpoints). A valid session cookie on a
+ * write without the CSRF proof fails with 401 whatever the endpoint, as in Mattermost: the request is not anonymous,
+ * it is a possible forgery.
+ */
+export const optionalCaller: Effect.Effect<Option.Option<Caller>, ApiError | DbError, HttpServerRequest.HttpServerRequest | Sessions> =
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const found = tokenFromRequest(request)
+    if (Option.isNone(found)) return Option.none<Caller>()
+    const sessions = yield* Sessions
+    const session = yield* sessions.lookup(found.value.token)
+    if (Option.isNone(session)) return Option.none<Caller>()
+    if (found.value.location === "cookie" && !checkCsrf(request, session.value)) {
+      return yield* expiredSession({ detailed: "Appears to be a CSRF attempt." })
+    }
+    yield* sessions.touch(session.value).pipe(Effect.ignore)
+    return Option.some(toCaller(session.value, found.value.location))
+  })
 
 /** The caller; a missing, invalid or expired session (or a failed CSRF check) is the only 401. */
 export const requireCaller = Effect.flatMap(optionalCaller, (caller) =>
   Option.match(caller, {
     onSome: Effect.succeed,
-    onNone: () => {
-      const base = sessionRequired()
-      return Effect.fail(new ApiError({ ...base, headers: { "set-cookie": clearCookie } }))
-    }
+    onNone: () => Effect.fail(expiredSession({ clearCookie: true }))
   }))
 
 export const requireSystemAdmin = Effect.flatMap(requireCaller, (caller) =>

@@ -9,11 +9,17 @@ import { ApiError, badRequest, payloadTooLarge } from "./ApiError.ts"
 
 const describe = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
 
+/** One line per issue, each naming its field: "password: is missing". */
+const summarize = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`)
+    .join("; ")
+
 const invalid = (where: string) => (error: ParseResult.ParseError) =>
   new ApiError({
     status: 400,
     id: "api.context.invalid_param.app_error",
-    message: `Invalid ${where}: ${describe(error).split("\n").slice(-1)[0]?.trim() ?? "malformed"}`,
+    message: `Invalid ${where}: ${summarize(error)}`,
     detailed: describe(error)
   })
 

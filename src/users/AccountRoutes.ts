@@ -132,7 +132,8 @@ const login = Effect.gen(function*() {
 })
 
 const logout = Effect.gen(function*() {
-  const caller = yield* optionalCaller.pipe(Effect.orElseSucceed(() => Option.none()))
+  // A store failure must not keep anyone from signing out of this client; a CSRF failure is still refused.
+  const caller = yield* optionalCaller.pipe(Effect.catchTag("DbError", () => Effect.succeed(Option.none())))
   if (Option.isSome(caller)) {
     const sessions = yield* Sessions
     yield* sessions.revoke(caller.value.session.id)
