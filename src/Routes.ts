@@ -5,6 +5,9 @@ import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
+import * as Posts from "./posts/Routes.ts"
+import * as Threads from "./threads/Routes.ts"
+import * as Reactions from "./reactions/Routes.ts"
 import * as Realtime from "./realtime/Routes.ts"
 import * as Statuses from "./status/Routes.ts"
 
@@ -16,6 +19,9 @@ export const routes = HttpRouter.concatAll(
   Accounts.routes,
   System.routes,
   SystemRoles.routes,
+  Posts.routes,
+  Threads.routes,
+  Reactions.routes,
   Realtime.routes,
   Statuses.routes
 )

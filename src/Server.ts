@@ -18,6 +18,8 @@ import { routes } from "./Routes.ts"
 import * as StatusSweeper from "./status/Sweeper.ts"
 import * as DiagnosticId from "./system/DiagnosticId.ts"
 import * as SigningKey from "./system/SigningKey.ts"
+import * as PostRepo from "./posts/PostRepo.ts"
+import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserRepo from "./users/UserRepo.ts"
 
 /**
@@ -56,7 +58,9 @@ const services = Layer.mergeAll(
   UserRepo.layer,
   EventBus.layer,
   SigningKey.layer,
-  DiagnosticId.layer
+  DiagnosticId.layer,
+  PostRepo.layer,
+  ThreadRepo.layer
 )
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */

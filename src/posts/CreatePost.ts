@@ -1,0 +1,217 @@
+import { Clock, Effect, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { newId } from "../../layers/Crypto.ts"
+import { Access, type ChannelRef } from "../access/Access.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { badRequest } from "../http/ApiError.ts"
+import { publishThreadUpdated } from "../threads/ThreadEvents.ts"
+import { type Follower, ThreadRepo } from "../threads/ThreadRepo.ts"
+import { findMentions } from "./Mentions.ts"
+import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
+import { PostRepo } from "./PostRepo.ts"
+import { type PostJson } from "./PostWire.ts"
+
+/** The body of POST /posts; clients send a whole Post, of which these fields are read (user_id is the caller). */
+export const CreatePostBody = Schema.Struct({
+  channel_id: Schema.String,
+  message: Schema.optionalWith(Schema.String, { default: () => "" }),
+  root_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  file_ids: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
+  pending_post_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  type: Schema.optionalWith(Schema.String, { default: () => "" })
+})
+export type CreatePostBody = typeof CreatePostBody.Type
+
+const FILE_IDS_MAX = 10
+const PENDING_ID_MAX = 64
+const PROPS_MAX_CHARS = 800_000
+
+export const invalidMessageLength = () =>
+  badRequest("model.post.is_valid.message_length.app_error", `Invalid Message property: longer than ${MESSAGE_MAX_RUNES} characters.`)
+
+const invalidRoot = () => badRequest("api.post.create_post.root_id.app_error", "Invalid RootId parameter.")
+
+/** Checks that need no database; everything here is a 400 before anything is written. */
+const validate = (input: CreatePostBody) =>
+  Effect.gen(function*() {
+    const id = /^[a-z0-9]{26}$/
+    if (!id.test(input.channel_id)) return yield* badRequest("model.post.is_valid.channel_id.app_error", "Invalid channel id.")
+    if (input.root_id !== "" && !id.test(input.root_id)) return yield* invalidRoot()
+    if (runeLength(input.message) > MESSAGE_MAX_RUNES) return yield* invalidMessageLength()
+    if (input.file_ids.length > FILE_IDS_MAX || input.file_ids.some((f) => !id.test(f))) {
+      return yield* badRequest("model.post.is_valid.file_ids.app_error", "Invalid file ids.")
+    }
+    if (input.pending_post_id.length > PENDING_ID_MAX) {
+      return yield* badRequest("model.post.is_valid.pending_post_id.app_error", "Invalid pending post id.")
+    }
+    if (input.type !== "") return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing type parameter in request body.")
+    if (JSON.stringify(input.props).length > PROPS_MAX_CHARS) return yield* badRequest("model.post.is_valid.props.app_error", "Invalid props.")
+    if (input.message.trim() === "" && input.file_ids.length === 0 && Object.keys(input.props).length === 0) {
+      return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing message parameter in request body.")
+    }
+  })
+
+interface RootRow {
+  readonly channel_id: string
+  readonly root_id: string
+  readonly user_id: string
+  readonly message: string
+}
+
+/** Whether the user reads replies in collapsed threads (the server default is on; the preference can turn it off). */
+const collapsedThreadsFor = (userId: string) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const rows = yield* db.read(db.sql<{ value: string }>`
+      SELECT value FROM preferences WHERE user_id = ${userId} AND category = 'display_settings' AND name = 'collapsed_reply_threads'`)
+    return rows[0]?.value !== "off"
+  })
+
+/**
+ * Creates a post in one transaction: the channel's counters (create_at is strictly increasing per channel), the
+ * caller's files attached, the post, the thread and its followers for a reply, the mentioned members' counts and the
+ * author's own read state. Events follow the commit.
+ */
+export const createPost = (caller: Caller, input: CreatePostBody, setOnline: boolean) =>
+  Effect.gen(function*() {
+    yield* validate(input)
+    const access = yield* Access
+    const { channel } = yield* access.channel(caller, input.channel_id, "write")
+    if (channel.delete_at > 0) {
+      return yield* badRequest("api.post.create_post.can_not_post_to_deleted.error", "Can not post to deleted channel.")
+    }
+    const db = yield* Db
+    const sql = db.sql
+    const root = input.root_id === ""
+      ? undefined
+      : (yield* db.read(sql<RootRow>`
+          SELECT channel_id, root_id, user_id, message FROM posts WHERE id = ${input.root_id} AND delete_at = 0`))[0]
+    if (input.root_id !== "" && (root === undefined || root.channel_id !== channel.id || root.root_id !== "")) {
+      return yield* invalidRoot()
+    }
+    const mentions = yield* findMentions(db, {
+      channel,
+      authorId: caller.userId,
+      message: input.message,
+      root: root === undefined ? undefined : { userId: root.user_id, message: root.message }
+    })
+    const isRoot = root === undefined
+    const markChannelRead = isRoot || !(yield* collapsedThreadsFor(caller.userId))
+    const now = yield* Clock.currentTimeMillis
+    const id = newId()
+    const threads = yield* ThreadRepo
+
+    const written = yield* db.transaction(Effect.gen(function*() {
+      const [counters] = yield* sql<{ at: string; total: string; total_root: string }>`
+        UPDATE channels SET
+          last_post_at = GREATEST(last_post_at + 1, ${now}),
+          last_root_post_at = CASE WHEN ${isRoot} THEN GREATEST(last_post_at + 1, ${now}) ELSE last_root_post_at END,
+          total_msg_count = total_msg_count + 1,
+          total_msg_count_root = total_msg_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END
+        WHERE id = ${channel.id}
+        RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root`
+      const createAt = Number(counters.at)
+      const attached = input.file_ids.length === 0 ? [] : yield* sql<{ id: string }>`
+        UPDATE file_infos SET post_id = ${id}, channel_id = ${channel.id}, update_at = ${createAt}
+        WHERE id = ANY(${[...input.file_ids]}) AND creator_id = ${caller.userId} AND post_id = '' AND delete_at = 0
+          AND (channel_id = ${channel.id} OR channel_id = '')
+        RETURNING id`
+      const attachedIds = input.file_ids.filter((f) => attached.some((a) => a.id === f))
+      const [inserted] = yield* sql<{ username: string | null }>`
+        INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
+                           file_ids, pending_post_id)
+        VALUES (${id}, ${createAt}, ${createAt}, ${caller.userId}, ${channel.id}, ${input.root_id}, ${input.message},
+                ${input.type}, ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)},
+                ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id})
+        RETURNING (SELECT username FROM users WHERE id = ${caller.userId}) AS username`
+      if (!isRoot) {
+        const followers: Array<Follower> = [{ userId: caller.userId, mentioned: false }]
+        if (mentions.rootAuthorIsMember && root.user_id !== caller.userId) followers.push({ userId: root.user_id, mentioned: false })
+        for (const m of mentions.rootMentioned) followers.push({ userId: m, mentioned: false })
+        for (const m of mentions.mentioned) followers.push({ userId: m, mentioned: true })
+        const unique = [...new Map(followers.map((f) => [f.userId, f])).values()]
+        yield* threads.recordReply({ rootId: input.root_id, channelId: channel.id, authorId: caller.userId, createAt, followers: unique })
+      }
+      if (mentions.mentioned.length > 0) {
+        yield* sql`
+          UPDATE channel_members SET mention_count = mention_count + 1,
+            mention_count_root = mention_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END, last_update_at = ${now}
+          WHERE channel_id = ${channel.id} AND user_id = ANY(${[...mentions.mentioned]})`
+      }
+      if (markChannelRead) {
+        yield* sql`
+          UPDATE channel_members SET last_viewed_at = ${createAt}, msg_count = ${counters.total},
+            msg_count_root = ${counters.total_root}, mention_count = 0, mention_count_root = 0, urgent_mention_count = 0,
+            last_update_at = ${now}
+          WHERE channel_id = ${channel.id} AND user_id = ${caller.userId}`
+      }
+      return { username: inserted.username ?? "" }
+    }))
+
+    const posts = yield* PostRepo
+    const [post] = yield* posts.hydrate([id], { viewer: caller, collapsedThreads: false, extended: false })
+    yield* publishPosted(channel, post, written.username, mentions.mentioned, setOnline)
+    if (!isRoot) yield* publishThreadUpdated(input.root_id, { authorId: caller.userId, mentioned: new Set(mentions.mentioned) })
+    if (mentions.notInChannel.length > 0) yield* publishNotInChannel(caller.userId, post, mentions.notInChannel, now)
+    return post
+  })
+
+const publishPosted = (channel: ChannelRef, post: PostJson, username: string, mentioned: ReadonlyArray<string>, setOnline: boolean) =>
+  Effect.flatMap(EventBus, (bus) =>
+    bus.publish("posted", {
+      channel_display_name: channel.display_name,
+      channel_name: channel.name,
+      channel_type: channel.type,
+      post: JSON.stringify(post),
+      sender_name: `@${username}`,
+      team_id: channel.team_id,
+      set_online: setOnline,
+      ...(mentioned.length > 0 ? { mentions: JSON.stringify(mentioned) } : {})
+    }, { channel_id: channel.id }))
+
+/** The ephemeral notice Mattermost shows the author when named users are on the team but not in the channel. */
+const publishNotInChannel = (
+  authorId: string,
+  post: PostJson,
+  users: ReadonlyArray<{ readonly id: string; readonly username: string }>,
+  now: number
+) =>
+  Effect.flatMap(EventBus, (bus) => {
+    const names = users.map((u) => u.username)
+    const message = names.length === 1
+      ? `@${names[0]} did not get notified by this mention because they are not in the channel.`
+      : `@${names.slice(0, -1).join(", @")} and @${names[names.length - 1]} did not get notified by this mention because they are not in the channel.`
+    const ephemeralId = newId()
+    const ephemeral = {
+      id: ephemeralId,
+      create_at: Number(post.create_at) + 1,
+      update_at: now,
+      edit_at: 0,
+      delete_at: 0,
+      is_pinned: false,
+      user_id: authorId,
+      channel_id: post.channel_id,
+      root_id: post.root_id,
+      original_id: "",
+      message,
+      type: "system_ephemeral",
+      props: {
+        add_channel_member: {
+          post_id: ephemeralId,
+          usernames: names,
+          not_in_channel_usernames: names,
+          user_ids: users.map((u) => u.id),
+          not_in_channel_user_ids: users.map((u) => u.id),
+          not_in_groups_usernames: [],
+          not_in_groups_user_ids: []
+        }
+      },
+      hashtags: "",
+      pending_post_id: "",
+      reply_count: 0,
+      metadata: { embeds: [], emojis: [], files: [], images: {}, reactions: [] }
+    }
+    return bus.publish("ephemeral_message", { post: JSON.stringify(ephemeral) }, { user_id: authorId })
+  })

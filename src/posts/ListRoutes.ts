@@ -1,0 +1,228 @@
+import { HttpRouter } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { Access } from "../access/Access.ts"
+import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json } from "../http/Respond.ts"
+import { PostRepo } from "./PostRepo.ts"
+import { postList } from "./PostWire.ts"
+
+/**
+ * Post lists: a channel's posts (page, before/after a post, since a time), a thread, the posts around the caller's
+ * last unread, pinned and saved posts. Each is an id walk plus one hydrating query.
+ */
+
+const OptionalId = Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.Id), { default: () => "" as const })
+const Flag = Schema.optionalWith(Decode.QueryBool, { default: () => false })
+
+const ThreadFlags = {
+  skipFetchThreads: Flag,
+  collapsedThreads: Flag,
+  collapsedThreadsExtended: Flag
+}
+
+const ChannelPostsQuery = Schema.Struct({
+  page: Decode.QueryInt(0, { min: 0 }),
+  per_page: Decode.QueryInt(60, { min: 1, max: 200 }),
+  before: OptionalId,
+  after: OptionalId,
+  since: Decode.QueryInt(0, { min: 0 }),
+  include_deleted: Flag,
+  ...ThreadFlags
+})
+
+const wireOptions = (caller: Caller, q: { readonly collapsedThreads: boolean; readonly collapsedThreadsExtended: boolean }) => ({
+  viewer: caller,
+  collapsedThreads: q.collapsedThreads,
+  extended: q.collapsedThreads && q.collapsedThreadsExtended,
+  withRoots: !q.collapsedThreads
+})
+
+/**
+ * One page around an offset: the window is widened by one post on each side, so the neighbours give next_post_id
+ * (newer) and prev_post_id (older) without another query.
+ */
+const windowPage = (
+  q: {
+    readonly channelId: string
+    readonly rootsOnly: boolean
+    readonly includeDeleted: boolean
+    readonly direction: "older" | "newer"
+    readonly anchor?: string
+    readonly page: number
+    readonly perPage: number
+  }
+) =>
+  Effect.gen(function*() {
+    const posts = yield* PostRepo
+    const offset = q.page * q.perPage
+    const lead = offset > 0 ? 1 : 0
+    const rows = yield* posts.channelWindow({
+      channelId: q.channelId,
+      rootsOnly: q.rootsOnly,
+      includeDeleted: q.includeDeleted,
+      direction: q.direction,
+      anchor: q.anchor,
+      offset: offset - lead,
+      limit: q.perPage + 1 + lead
+    })
+    const before = lead === 1 && rows.length > 0 ? rows[0] : ""
+    const core = rows.slice(lead, lead + q.perPage)
+    const beyond = rows[lead + q.perPage] ?? ""
+    // A page-0 request anchored on a post has that post as its neighbour, as Mattermost reports it.
+    const neighbour = q.page === 0 && q.anchor !== undefined ? q.anchor : before
+    return q.direction === "older"
+      ? { order: core, next: neighbour, prev: beyond, hasNext: beyond !== "" }
+      : { order: [...core].reverse(), next: beyond, prev: neighbour, hasNext: beyond !== "" }
+  })
+
+const channelPosts = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(Schema.Struct({ channel_id: Decode.Id }))
+  const q = yield* Decode.query(ChannelPostsQuery)
+  const access = yield* Access
+  yield* access.channel(caller, channel_id, "read")
+  const posts = yield* PostRepo
+  const options = wireOptions(caller, q)
+  if (q.since > 0) {
+    const order = yield* posts.channelSince(channel_id, q.since, q.collapsedThreads)
+    return json(postList(order, yield* posts.hydrate(order, options)))
+  }
+  const page = yield* windowPage({
+    channelId: channel_id,
+    rootsOnly: q.collapsedThreads,
+    includeDeleted: q.include_deleted && caller.isSystemAdmin,
+    direction: q.after !== "" ? "newer" : "older",
+    anchor: q.after !== "" ? q.after : q.before !== "" ? q.before : undefined,
+    page: q.page,
+    perPage: q.per_page
+  })
+  const hydrated = yield* posts.hydrate(page.order, options)
+  return json(postList(page.order, hydrated, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext }))
+})
+
+const ThreadQuery = Schema.Struct({
+  perPage: Decode.QueryInt(0, { min: 0, max: 1000 }),
+  fromPost: OptionalId,
+  fromCreateAt: Decode.QueryInt(0, { min: 0 }),
+  fromUpdateAt: Decode.QueryInt(0, { min: 0 }),
+  direction: Schema.optionalWith(Schema.Literal("", "up", "down"), { default: () => "" as const }),
+  updatesOnly: Flag,
+  ...ThreadFlags
+})
+
+/** A thread: its root always, and its replies (all of them, or a page in the asked direction with has_next). */
+const thread = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { post_id } = yield* Decode.params(Schema.Struct({ post_id: Decode.Id }))
+  const q = yield* Decode.query(ThreadQuery)
+  const access = yield* Access
+  yield* access.post(caller, post_id, "read")
+  const db = yield* Db
+  const [target] = yield* db.read(db.sql<{ root: string }>`
+    SELECT CASE WHEN root_id = '' THEN id ELSE root_id END AS root FROM posts WHERE id = ${post_id}`)
+  const rootId = target.root
+  const posts = yield* PostRepo
+  const direction = q.direction === "up" ? "up" : "down"
+  const from = q.fromPost !== "" || q.fromCreateAt > 0
+    ? { id: q.fromPost !== "" ? q.fromPost : undefined, createAt: q.fromCreateAt > 0 ? q.fromCreateAt : undefined }
+    : undefined
+  const replies = yield* posts.threadReplies({
+    rootId,
+    direction,
+    from,
+    updatedSince: q.updatesOnly && q.fromUpdateAt > 0 ? q.fromUpdateAt : undefined,
+    limit: q.perPage > 0 ? q.perPage + 1 : undefined
+  })
+  const hasNext = q.perPage > 0 && replies.length > q.perPage
+  const page = hasNext ? replies.slice(0, q.perPage) : replies
+  const newestFirst = direction === "down" ? [...page].reverse() : page
+  const order = [...newestFirst, rootId]
+  const hydrated = yield* posts.hydrate(order, { ...wireOptions(caller, q), withRoots: false })
+  if (!hydrated.some((p) => p.id === rootId)) return yield* notFound("app.post.get.app_error", "Post not found.")
+  return json(postList(order, hydrated, { has_next: hasNext }))
+})
+
+const UnreadQuery = Schema.Struct({
+  limit_before: Decode.QueryInt(60, { min: 0, max: 200 }),
+  limit_after: Decode.QueryInt(60, { min: 0, max: 200 }),
+  ...ThreadFlags
+})
+
+const requireSelf = (caller: Caller, userId: string) =>
+  userId === caller.userId
+    ? Effect.void
+    : Effect.fail(forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions."))
+
+/** The posts around the caller's last read one: up to limit_before read posts and limit_after unread ones. */
+const aroundUnread = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { user_id, channel_id } = yield* Decode.params(Schema.Struct({ user_id: Decode.Id, channel_id: Decode.Id }))
+  const q = yield* Decode.query(UnreadQuery)
+  if (q.limit_after === 0) return yield* badRequest("api.context.invalid_url_param.app_error", "Invalid or missing limit_after parameter in request URL.")
+  yield* requireSelf(caller, user_id)
+  const access = yield* Access
+  yield* access.channel(caller, channel_id, "read")
+  const db = yield* Db
+  const [member] = yield* db.read(db.sql<{ last_viewed_at: string }>`
+    SELECT last_viewed_at FROM channel_members WHERE channel_id = ${channel_id} AND user_id = ${user_id}`)
+  if (member === undefined) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this channel.")
+  const lastViewed = Number(member.last_viewed_at)
+  const posts = yield* PostRepo
+  const base = { channelId: channel_id, rootsOnly: q.collapsedThreads, includeDeleted: false, anchorTime: lastViewed, offset: 0 }
+  const older = yield* posts.channelWindow({ ...base, direction: "older", limit: q.limit_before + 1 })
+  const newer = yield* posts.channelWindow({ ...base, direction: "newer", limit: q.limit_after + 1 })
+  const order = [...newer.slice(0, q.limit_after).reverse(), ...older.slice(0, q.limit_before)]
+  const hydrated = yield* posts.hydrate(order, wireOptions(caller, q))
+  return json(postList(order, hydrated, {
+    next_post_id: newer[q.limit_after] ?? "",
+    prev_post_id: older[q.limit_before] ?? ""
+  }))
+})
+
+const pinned = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(Schema.Struct({ channel_id: Decode.Id }))
+  const access = yield* Access
+  yield* access.channel(caller, channel_id, "read")
+  const posts = yield* PostRepo
+  const order = yield* posts.pinned(channel_id)
+  return json(postList(order, yield* posts.hydrate(order, { viewer: caller, collapsedThreads: false, extended: false })))
+})
+
+const FlaggedQuery = Schema.Struct({
+  channel_id: OptionalId,
+  team_id: OptionalId,
+  page: Decode.QueryInt(0, { min: 0 }),
+  per_page: Decode.QueryInt(60, { min: 1, max: 200 })
+})
+
+/** Saved posts: the flagged_post preferences of the caller, in channels they still belong to. */
+const flagged = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { user_id } = yield* Decode.params(Schema.Struct({ user_id: Decode.Id }))
+  const q = yield* Decode.query(FlaggedQuery)
+  yield* requireSelf(caller, user_id)
+  const access = yield* Access
+  if (q.channel_id !== "") yield* access.channel(caller, q.channel_id, "read")
+  if (q.team_id !== "") yield* access.team(caller, q.team_id)
+  const posts = yield* PostRepo
+  const order = yield* posts.flagged({
+    userId: user_id,
+    channelId: q.channel_id !== "" ? q.channel_id : undefined,
+    teamId: q.team_id !== "" ? q.team_id : undefined,
+    offset: q.page * q.per_page,
+    limit: q.per_page
+  })
+  return json(postList(order, yield* posts.hydrate(order, { viewer: caller, collapsedThreads: false, extended: false })))
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/channels/:channel_id/posts", channelPosts),
+  HttpRouter.get("/api/v4/channels/:channel_id/pinned", pinned),
+  HttpRouter.get("/api/v4/posts/:post_id/thread", thread),
+  HttpRouter.get("/api/v4/users/:user_id/channels/:channel_id/posts/unread", aroundUnread),
+  HttpRouter.get("/api/v4/users/:user_id/posts/flagged", flagged)
+)

@@ -1,0 +1,201 @@
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { Access } from "../access/Access.ts"
+import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { created, json, ok } from "../http/Respond.ts"
+import { ThreadRepo } from "../threads/ThreadRepo.ts"
+import { createPost, CreatePostBody, invalidMessageLength } from "./CreatePost.ts"
+import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
+import { PostRepo } from "./PostRepo.ts"
+
+/** Single posts: create, read, edit, patch, delete, pin, and posts by ids. */
+
+const PostParams = Schema.Struct({ post_id: Decode.Id })
+
+const hydrateOne = (caller: Caller, id: string) =>
+  Effect.gen(function*() {
+    const posts = yield* PostRepo
+    const [post] = yield* posts.hydrate([id], { viewer: caller, collapsedThreads: false, extended: false })
+    if (post === undefined) return yield* notFound("app.post.get.app_error", "Post not found.")
+    return post
+  })
+
+const create = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const query = yield* Decode.query(Schema.Struct({ set_online: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  const input = yield* Decode.body(CreatePostBody)
+  const post = yield* createPost(caller, input, query.set_online !== "false")
+  return created(post)
+})
+
+const get = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { post_id } = yield* Decode.params(PostParams)
+  const access = yield* Access
+  yield* access.post(caller, post_id, "read")
+  return json(yield* hydrateOne(caller, post_id))
+})
+
+interface Changes {
+  readonly message?: string
+  readonly props?: Record<string, unknown>
+  readonly is_pinned?: boolean
+}
+
+/**
+ * Applies an edit by the author (or a system admin, who holds edit_others_posts): a changed message sets edit_at;
+ * publishes post_edited.
+ */
+const applyEdit = (caller: Caller, postId: string, changes: Changes) =>
+  Effect.gen(function*() {
+    if (changes.message !== undefined && runeLength(changes.message) > MESSAGE_MAX_RUNES) return yield* invalidMessageLength()
+    const access = yield* Access
+    const { channel, postUserId } = yield* access.post(caller, postId, "write")
+    if (postUserId !== caller.userId && !caller.isSystemAdmin) {
+      return yield* forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions to edit this post.")
+    }
+    if (channel.delete_at > 0) {
+      return yield* badRequest("api.post.update_post.can_not_update_post_in_deleted.error", "Can not update a post in a deleted channel.")
+    }
+    const db = yield* Db
+    const sql = db.sql
+    const now = yield* Clock.currentTimeMillis
+    const message = changes.message
+    yield* db.execute(sql`
+      UPDATE posts SET
+        update_at = ${now},
+        edit_at = ${message === undefined ? sql`edit_at` : sql`CASE WHEN message <> ${message} THEN ${now}::bigint ELSE edit_at END`},
+        message = ${message === undefined ? sql`message` : sql`${message}`},
+        hashtags = ${message === undefined ? sql`hashtags` : sql`${hashtags(message)}`},
+        props = ${changes.props === undefined ? sql`props` : sql`${JSON.stringify(changes.props)}::jsonb`},
+        is_pinned = ${changes.is_pinned === undefined ? sql`is_pinned` : sql`${changes.is_pinned}`}
+      WHERE id = ${postId} AND delete_at = 0`)
+    const post = yield* hydrateOne(caller, postId)
+    const bus = yield* EventBus
+    yield* bus.publish("post_edited", { post: JSON.stringify(post) }, { channel_id: channel.id })
+    return post
+  })
+
+const UpdateBody = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  message: Schema.String,
+  props: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  is_pinned: Schema.optional(Schema.Boolean)
+})
+
+const update = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { post_id } = yield* Decode.params(PostParams)
+  const input = yield* Decode.body(UpdateBody)
+  if (input.id !== undefined && input.id !== post_id) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing id parameter in request body.")
+  return json(yield* applyEdit(caller, post_id, { message: input.message, props: input.props, is_pinned: input.is_pinned }))
+})
+
+const PatchBody = Schema.Struct({
+  message: Schema.optional(Schema.String),
+  props: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  is_pinned: Schema.optional(Schema.Boolean)
+})
+
+const patch = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { post_id } = yield* Decode.params(PostParams)
+  const input = yield* Decode.body(PatchBody)
+  return json(yield* applyEdit(caller, post_id, input))
+})
+
+/**
+ * Soft delete by the author, or by an admin of the channel, its team or the system. Deleting a root deletes its
+ * replies, as Mattermost does; its files and saved-post preferences go with it.
+ */
+const remove = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { post_id } = yield* Decode.params(PostParams)
+  const access = yield* Access
+  const { channel, postUserId, isAdmin } = yield* access.post(caller, post_id, "read")
+  if (postUserId !== caller.userId && !isAdmin) {
+    return yield* forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions to delete this post.")
+  }
+  if (postUserId === caller.userId && !isAdmin) yield* access.channel(caller, channel.id, "write")
+  const db = yield* Db
+  const sql = db.sql
+  const threads = yield* ThreadRepo
+  const now = yield* Clock.currentTimeMillis
+  yield* db.transaction(Effect.gen(function*() {
+    const deleted = yield* sql<{ id: string; root_id: string }>`
+      UPDATE posts SET delete_at = ${now}, update_at = ${now}
+      WHERE (id = ${post_id} OR root_id = ${post_id}) AND delete_at = 0
+      RETURNING id, root_id`
+    const ids = deleted.map((d) => d.id)
+    const own = deleted.find((d) => d.id === post_id)
+    if (own !== undefined && own.root_id !== "") {
+      yield* threads.recordReplyDeleted(own.root_id, 1)
+      yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${own.root_id}`
+    }
+    yield* sql`UPDATE threads SET delete_at = ${now} WHERE post_id = ${post_id}`
+    yield* sql`UPDATE file_infos SET delete_at = ${now}, update_at = ${now} WHERE post_id = ANY(${ids}) AND delete_at = 0`
+    yield* sql`DELETE FROM preferences WHERE category = 'flagged_post' AND name = ANY(${ids})`
+  }))
+  const posts = yield* PostRepo
+  const [post] = yield* posts.hydrate([post_id], { viewer: caller, collapsedThreads: false, extended: false })
+  const bus = yield* EventBus
+  yield* bus.publish("post_deleted", {
+    post: JSON.stringify(post),
+    ...(postUserId !== caller.userId ? { delete_by: caller.userId } : {})
+  }, { channel_id: channel.id })
+  return ok()
+})
+
+const setPinned = (pinned: boolean) =>
+  Effect.gen(function*() {
+    const caller = yield* requireCaller
+    const { post_id } = yield* Decode.params(PostParams)
+    yield* applyPin(caller, post_id, pinned)
+    return ok()
+  })
+
+/** Pinning is open to every member (not only the author) and leaves edit_at alone. */
+const applyPin = (caller: Caller, postId: string, pinned: boolean) =>
+  Effect.gen(function*() {
+    const access = yield* Access
+    const { channel } = yield* access.post(caller, postId, "write")
+    if (channel.delete_at > 0) {
+      return yield* forbidden("api.post.save_is_pinned_post.archived_channel.app_error", "Can not pin posts in an archived channel.")
+    }
+    const db = yield* Db
+    const now = yield* Clock.currentTimeMillis
+    yield* db.execute(db.sql`UPDATE posts SET is_pinned = ${pinned}, update_at = ${now} WHERE id = ${postId}`)
+    const post = yield* hydrateOne(caller, postId)
+    const bus = yield* EventBus
+    yield* bus.publish("post_edited", { post: JSON.stringify(post) }, { channel_id: channel.id })
+  })
+
+const IDS_MAX = 1000
+
+/** Posts by ids: those the caller may read, in the asked order; others are left out, as Mattermost does. */
+const byIds = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const ids = yield* Decode.body(Schema.Array(Decode.Id))
+  if (ids.length === 0 || ids.length > IDS_MAX) {
+    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${IDS_MAX}).`)
+  }
+  const posts = yield* PostRepo
+  const readable = new Set(yield* posts.readable(ids, caller))
+  const wanted = [...new Set(ids)].filter((id) => readable.has(id))
+  return json(yield* posts.hydrate(wanted, { viewer: caller, collapsedThreads: false, extended: false }))
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.post("/api/v4/posts", create),
+  HttpRouter.post("/api/v4/posts/ids", byIds),
+  HttpRouter.get("/api/v4/posts/:post_id", get),
+  HttpRouter.put("/api/v4/posts/:post_id", update),
+  HttpRouter.put("/api/v4/posts/:post_id/patch", patch),
+  HttpRouter.del("/api/v4/posts/:post_id", remove),
+  HttpRouter.post("/api/v4/posts/:post_id/pin", setPinned(true)),
+  HttpRouter.post("/api/v4/posts/:post_id/unpin", setPinned(false))
+)

@@ -1,0 +1,109 @@
+import type { UserRow } from "../users/UserRow.ts"
+import { toWire as userToWire, type Viewer } from "../users/UserWire.ts"
+
+/**
+ * A post as the hydrating query returns it: the posts row, its thread's counters, the viewer's thread membership and
+ * the metadata (reactions, custom emojis of those reactions, file infos) aggregated as JSON. Bigints arrive as strings.
+ */
+export interface PostRow {
+  readonly id: string
+  readonly create_at: string | number
+  readonly update_at: string | number
+  readonly edit_at: string | number
+  readonly delete_at: string | number
+  readonly is_pinned: boolean
+  readonly user_id: string
+  readonly channel_id: string
+  readonly root_id: string
+  readonly original_id: string
+  readonly message: string
+  readonly type: string
+  readonly props: Record<string, unknown>
+  readonly hashtags: string
+  readonly file_ids: ReadonlyArray<string>
+  readonly pending_post_id: string
+  readonly has_reactions: boolean
+  readonly reply_count: string | number
+  readonly last_reply_at: string | number | null
+  readonly participants: ReadonlyArray<string> | null
+  readonly is_following: boolean | null
+  readonly reactions: ReadonlyArray<ReactionJson>
+  readonly emojis: ReadonlyArray<Record<string, unknown>>
+  readonly files: ReadonlyArray<Record<string, unknown>>
+  /** Participant user rows in participation order; only when extended thread data was asked for. */
+  readonly participant_users: ReadonlyArray<UserRow> | null
+}
+
+export interface ReactionJson {
+  readonly user_id: string
+  readonly post_id: string
+  readonly emoji_name: string
+  readonly create_at: number
+  readonly update_at: number
+  readonly delete_at: number
+  readonly remote_id: string
+  readonly channel_id: string
+}
+
+/** How a list was asked for: collapsed threads add the thread fields Mattermost adds to root posts. */
+export interface WireOptions {
+  readonly viewer: Viewer
+  readonly collapsedThreads: boolean
+  readonly extended: boolean
+}
+
+/** The Post of @mattermost/types, with `metadata` always present: mobile reads reactions and files from it. */
+export const toWire = (row: PostRow, options: WireOptions) => {
+  const fileIds = row.file_ids ?? []
+  const post: Record<string, unknown> = {
+    id: row.id,
+    create_at: Number(row.create_at),
+    update_at: Number(row.update_at),
+    edit_at: Number(row.edit_at),
+    delete_at: Number(row.delete_at),
+    is_pinned: row.is_pinned,
+    user_id: row.user_id,
+    channel_id: row.channel_id,
+    root_id: row.root_id,
+    original_id: row.original_id,
+    message: row.message,
+    type: row.type,
+    props: row.props ?? {},
+    hashtags: row.hashtags,
+    pending_post_id: row.pending_post_id,
+    reply_count: Number(row.reply_count ?? 0),
+    has_reactions: row.has_reactions,
+    metadata: {
+      embeds: [],
+      emojis: row.emojis ?? [],
+      files: row.files ?? [],
+      images: {},
+      reactions: row.reactions ?? []
+    }
+  }
+  if (fileIds.length > 0) post.file_ids = fileIds
+  if (options.collapsedThreads && row.root_id === "") {
+    post.last_reply_at = Number(row.last_reply_at ?? 0)
+    post.participants = options.extended
+      ? (row.participant_users ?? []).map((u) => userToWire(u, options.viewer))
+      : (row.participants ?? []).map((id) => ({ id }))
+    post.is_following = row.is_following ?? false
+  }
+  return post
+}
+
+export type PostJson = ReturnType<typeof toWire>
+
+/** PostList / PaginatedPostList: `order` newest first, every post of `order` (and the roots of its replies) in `posts`. */
+export const postList = (
+  order: ReadonlyArray<string>,
+  posts: ReadonlyArray<PostJson>,
+  cursors: { readonly next_post_id?: string; readonly prev_post_id?: string; readonly has_next?: boolean } = {}
+) => ({
+  order,
+  posts: Object.fromEntries(posts.map((p) => [p.id as string, p])),
+  next_post_id: cursors.next_post_id ?? "",
+  prev_post_id: cursors.prev_post_id ?? "",
+  has_next: cursors.has_next ?? false,
+  first_inaccessible_post_time: 0
+})

@@ -1,0 +1,159 @@
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { Access } from "../access/Access.ts"
+import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { badRequest, forbidden } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { created, json, ok } from "../http/Respond.ts"
+import { PostRepo } from "../posts/PostRepo.ts"
+
+/**
+ * Reactions: add, remove, list for a post and for many posts. Adding or removing one keeps posts.has_reactions and
+ * moves the post's update_at, so clients syncing with `since` see it.
+ *
+ * Emoji names: a custom emoji of the emoji table or a system emoji. The server ships no list of system emoji names,
+ * so any name of Mattermost's emoji-name alphabet is accepted as a system emoji.
+ */
+const EMOJI_NAME = /^[a-z0-9_+\-]{1,64}$/
+
+interface ReactionRow {
+  readonly user_id: string
+  readonly post_id: string
+  readonly emoji_name: string
+  readonly channel_id: string
+  readonly create_at: string
+  readonly update_at: string
+  readonly delete_at: string
+}
+
+const toWire = (row: ReactionRow) => ({
+  user_id: row.user_id,
+  post_id: row.post_id,
+  emoji_name: row.emoji_name,
+  create_at: Number(row.create_at),
+  update_at: Number(row.update_at),
+  delete_at: Number(row.delete_at),
+  remote_id: "",
+  channel_id: row.channel_id
+})
+
+const ReactionBody = Schema.Struct({
+  user_id: Decode.Id,
+  post_id: Decode.Id,
+  emoji_name: Schema.String
+})
+
+const checkEmojiName = (name: string) =>
+  EMOJI_NAME.test(name)
+    ? Effect.void
+    : Effect.fail(badRequest("model.reaction.is_valid.emoji_name.app_error", "Invalid emoji name."))
+
+/** The post must be readable and its channel not archived; only the reacting user may act for themselves. */
+const reactable = (caller: Caller, userId: string, postId: string) =>
+  Effect.gen(function*() {
+    if (userId !== caller.userId) {
+      return yield* forbidden("api.reaction.save_reaction.user_id.app_error", "You can not save reaction for the other user.")
+    }
+    const access = yield* Access
+    const { channel } = yield* access.post(caller, postId, "read")
+    if (channel.delete_at > 0) {
+      return yield* forbidden("api.reaction.save.archived_channel.app_error", "You cannot react in an archived channel.")
+    }
+    return channel
+  })
+
+const add = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const input = yield* Decode.body(ReactionBody)
+  yield* checkEmojiName(input.emoji_name)
+  const channel = yield* reactable(caller, input.user_id, input.post_id)
+  const db = yield* Db
+  const sql = db.sql
+  const now = yield* Clock.currentTimeMillis
+  const row = yield* db.transaction(Effect.gen(function*() {
+    const [saved] = yield* sql<ReactionRow>`
+      INSERT INTO reactions (post_id, user_id, emoji_name, channel_id, create_at, update_at, delete_at)
+      VALUES (${input.post_id}, ${input.user_id}, ${input.emoji_name}, ${channel.id}, ${now}, ${now}, 0)
+      ON CONFLICT (post_id, user_id, emoji_name) DO UPDATE SET
+        update_at = EXCLUDED.update_at,
+        create_at = CASE WHEN reactions.delete_at > 0 THEN EXCLUDED.create_at ELSE reactions.create_at END,
+        delete_at = 0
+      RETURNING user_id, post_id, emoji_name, channel_id, create_at, update_at, delete_at`
+    yield* sql`UPDATE posts SET has_reactions = true, update_at = ${now} WHERE id = ${input.post_id}`
+    return saved
+  }))
+  const reaction = toWire(row)
+  const bus = yield* EventBus
+  yield* bus.publish("reaction_added", { reaction: JSON.stringify(reaction) }, { channel_id: channel.id })
+  return created(reaction)
+})
+
+const remove = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(Schema.Struct({ user_id: Decode.Id, post_id: Decode.Id, emoji_name: Schema.String }))
+  yield* checkEmojiName(params.emoji_name)
+  const channel = yield* reactable(caller, params.user_id, params.post_id)
+  const db = yield* Db
+  const sql = db.sql
+  const now = yield* Clock.currentTimeMillis
+  const removed = yield* db.transaction(Effect.gen(function*() {
+    const rows = yield* sql<ReactionRow>`
+      DELETE FROM reactions WHERE post_id = ${params.post_id} AND user_id = ${params.user_id} AND emoji_name = ${params.emoji_name}
+      RETURNING user_id, post_id, emoji_name, channel_id, create_at, update_at, delete_at`
+    if (rows.length > 0) {
+      yield* sql`
+        UPDATE posts SET update_at = ${now},
+          has_reactions = EXISTS (SELECT 1 FROM reactions WHERE post_id = ${params.post_id} AND delete_at = 0)
+        WHERE id = ${params.post_id}`
+    }
+    return rows[0]
+  }))
+  if (removed !== undefined) {
+    const bus = yield* EventBus
+    yield* bus.publish("reaction_removed", { reaction: JSON.stringify({ ...toWire(removed), delete_at: now }) }, { channel_id: channel.id })
+  }
+  return ok()
+})
+
+const reactionsOf = (postIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const rows = yield* db.read(db.sql<ReactionRow>`
+      SELECT user_id, post_id, emoji_name, channel_id, create_at, update_at, delete_at FROM reactions
+      WHERE post_id = ANY(${[...postIds]}) AND delete_at = 0 ORDER BY create_at, user_id, emoji_name`)
+    return rows.map(toWire)
+  })
+
+const list = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { post_id } = yield* Decode.params(Schema.Struct({ post_id: Decode.Id }))
+  const access = yield* Access
+  yield* access.post(caller, post_id, "read")
+  return json(yield* reactionsOf([post_id]))
+})
+
+const IDS_MAX = 200
+
+/** Reactions of many posts: every readable asked post is a key, with [] when it has none. */
+const forIds = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const ids = yield* Decode.body(Schema.Array(Decode.Id))
+  if (ids.length === 0 || ids.length > IDS_MAX) {
+    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${IDS_MAX}).`)
+  }
+  const posts = yield* PostRepo
+  const readable = yield* posts.readable(ids, caller)
+  const reactions = readable.length === 0 ? [] : yield* reactionsOf(readable)
+  const byPost: Record<string, Array<ReturnType<typeof toWire>>> = Object.fromEntries(readable.map((id) => [id, []]))
+  for (const r of reactions) byPost[r.post_id]?.push(r)
+  return json(byPost)
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.post("/api/v4/reactions", add),
+  HttpRouter.del("/api/v4/users/:user_id/posts/:post_id/reactions/:emoji_name", remove),
+  HttpRouter.get("/api/v4/posts/:post_id/reactions", list),
+  HttpRouter.post("/api/v4/posts/ids/reactions", forIds)
+)
