@@ -1,5 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import * as Health from "./health/Routes.ts"
+import * as Devices from "./devices/DeviceRoutes.ts"
+import * as PushAdmin from "./push/AdminRoutes.ts"
 import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
@@ -19,6 +21,8 @@ export const routes = HttpRouter.concatAll(
   Accounts.routes,
   System.routes,
   SystemRoles.routes,
+  Devices.routes,
+  PushAdmin.routes,
   Posts.routes,
   Threads.routes,
   Reactions.routes,

@@ -8,11 +8,17 @@ import * as DbLayer from "../layers/Db.ts"
 import * as FileStoreLayer from "../layers/FileStore.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
+import * as PushSenderLayer from "../layers/PushSender.ts"
 import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
 import { AppConfig, type ResolvedConfig } from "./Config.ts"
+import * as DeviceRepo from "./devices/DeviceRepo.ts"
+import * as DeviceSweep from "./devices/DeviceSweep.ts"
 import * as EventBus from "./events/EventBus.ts"
 import { edge } from "./http/Edge.ts"
+import * as PushNotifier from "./push/Notifier.ts"
+import * as Push from "./push/Push.ts"
+import * as PushSettings from "./push/PushSettings.ts"
 import * as Realtime from "./realtime/Realtime.ts"
 import { routes } from "./Routes.ts"
 import * as StatusSweeper from "./status/Sweeper.ts"
@@ -31,6 +37,7 @@ export interface CapabilityOverrides {
   readonly pubsub?: Layer.Layer<PubSubLayer.PubSub, unknown>
   readonly crypto?: Layer.Layer<CryptoLayer.Crypto>
   readonly fileStore?: Layer.Layer<FileStoreLayer.FileStore, unknown>
+  readonly pushSender?: Layer.Layer<PushSenderLayer.PushSender>
 }
 
 export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
@@ -45,6 +52,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.pubsub ?? Option.match(config.cacheUrl, { onNone: () => PubSubLayer.layerMemory, onSome: PubSubLayer.layerRedis }),
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
     overrides.fileStore ?? FileStoreLayer.layer(config.dataDir),
+    overrides.pushSender ?? PushSenderLayer.layer,
     Layer.succeed(AppConfig, config)
   )
 
@@ -59,6 +67,9 @@ const services = Layer.mergeAll(
   EventBus.layer,
   SigningKey.layer,
   DiagnosticId.layer,
+  DeviceRepo.layer,
+  PushSettings.layer,
+  Push.layer,
   PostRepo.layer,
   ThreadRepo.layer
 )
@@ -67,7 +78,7 @@ const services = Layer.mergeAll(
 const dependentServices = Realtime.layer
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-const background = StatusSweeper.layer
+const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer)
 
 /**
  * A client resetting its connection while an upgrade is pending crashes Node on platform-node 0.108 (no error

@@ -1,0 +1,79 @@
+import { Effect } from "effect"
+import type { DbService } from "../../layers/Db.ts"
+import type { Candidate } from "./Decide.ts"
+
+/**
+ * The reads behind a push decision, each one query whatever the channel's size.
+ */
+export interface ChannelInfo {
+  readonly id: string
+  readonly type: string
+  readonly team_id: string
+  readonly display_name: string
+  readonly name: string
+  readonly delete_at: number
+}
+
+export interface MemberCandidate extends Candidate {
+  readonly userId: string
+}
+
+interface MemberRow {
+  readonly user_id: string
+  readonly username: string
+  readonly user_props: Record<string, string> | null
+  readonly channel_props: Record<string, string> | null
+  readonly status: string
+  readonly follows_thread: boolean
+}
+
+export const makeRecipients = (db: DbService) => {
+  const sql = db.sql
+
+  const channel = (channelId: string) =>
+    Effect.map(
+      db.read(sql<ChannelInfo & { delete_at: string }>`
+        SELECT id, type, team_id, display_name, name, delete_at FROM channels WHERE id = ${channelId}`),
+      (rows) => rows.length === 0 ? undefined : { ...rows[0], delete_at: Number(rows[0].delete_at) } as ChannelInfo
+    )
+
+  const userName = (userId: string) =>
+    Effect.map(db.read(sql<{ username: string }>`SELECT username FROM users WHERE id = ${userId}`), (rows) => rows[0]?.username)
+
+  /** The channel's other active human members with their settings, status and whether they follow the thread. */
+  const members = (channelId: string, exceptUserId: string, rootId: string) =>
+    Effect.map(
+      db.read(sql<MemberRow>`
+        SELECT u.id AS user_id, u.username, u.notify_props AS user_props, cm.notify_props AS channel_props,
+               COALESCE(s.status, 'offline') AS status, COALESCE(tm.following, false) AS follows_thread
+        FROM channel_members cm
+        JOIN users u ON u.id = cm.user_id AND u.delete_at = 0 AND NOT u.is_bot
+        LEFT JOIN statuses s ON s.user_id = cm.user_id
+        LEFT JOIN thread_memberships tm ON tm.post_id = ${rootId} AND tm.user_id = cm.user_id
+        WHERE cm.channel_id = ${channelId} AND cm.user_id <> ${exceptUserId}`),
+      (rows) =>
+        rows.map((row): MemberCandidate => ({
+          userId: row.user_id,
+          username: row.username,
+          userProps: row.user_props ?? {},
+          channelProps: row.channel_props ?? {},
+          status: row.status,
+          followsThread: row.follows_thread
+        }))
+    )
+
+  /** Each user's badge: mentions across the channels they belong to (DMs count every message as one). */
+  const badges = (userIds: ReadonlyArray<string>) =>
+    userIds.length === 0
+      ? Effect.succeed(new Map<string, number>())
+      : Effect.map(
+        db.read(sql<{ user_id: string; mentions: string }>`
+          SELECT cm.user_id, COALESCE(SUM(cm.mention_count), 0) AS mentions
+          FROM channel_members cm JOIN channels c ON c.id = cm.channel_id AND c.delete_at = 0
+          WHERE cm.user_id IN ${sql.in(userIds)}
+          GROUP BY cm.user_id`),
+        (rows) => new Map(rows.map((r) => [r.user_id, Number(r.mentions)]))
+      )
+
+  return { channel, userName, members, badges }
+}
