@@ -1,5 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import * as Health from "./health/Routes.ts"
+import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Devices from "./devices/DeviceRoutes.ts"
 import * as PushAdmin from "./push/AdminRoutes.ts"
 import * as Teams from "./teams/Routes.ts"
@@ -16,6 +17,7 @@ import * as Statuses from "./status/Routes.ts"
 /** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
 export const routes = HttpRouter.concatAll(
   Health.routes,
+  Categories.routes,
   Teams.routes,
   Channels.routes,
   Accounts.routes,

@@ -198,30 +198,44 @@ const ViewBody = Schema.Struct({
  * Marks channels read for the user: everything up to now is viewed, counts catch up with the channel's totals and
  * mentions clear. Only channels the user belongs to change.
  */
+const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: string) =>
+  Effect.gen(function*() {
+    const ids = [...new Set(channelIds.filter((id) => id !== ""))]
+    if (ids.some((id) => !/^[a-z0-9]{26}$/.test(id))) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid channel_id.")
+    const db = yield* Db
+    const sql = db.sql
+    const now = yield* Clock.currentTimeMillis
+    const rows = ids.length === 0 ? [] : yield* db.transaction(sql<{ channel_id: string; last_viewed_at: string }>`
+      UPDATE channel_members cm SET
+        last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
+        mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
+      FROM channels c
+      WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)}
+      RETURNING cm.channel_id, cm.last_viewed_at`)
+    const times = Object.fromEntries(rows.map((r) => [r.channel_id, Number(r.last_viewed_at)]))
+    if (rows.length > 0) {
+      const bus = yield* EventBus
+      yield* bus.publish("multiple_channels_viewed", { channel_times: times }, { user_id: userId })
+      if (current in times) yield* bus.publish("channel_viewed", { channel_id: current }, { user_id: userId })
+    }
+    return json({ status: "OK", last_viewed_at_times: times })
+  })
+
 const viewChannel = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(Schema.Struct({ user_id: UserIdParam }))
   const userId = yield* selfOrAdmin(caller, params.user_id)
   const body = yield* Decode.body(ViewBody)
-  const ids = [...new Set([body.channel_id, body.prev_channel_id].filter((id) => id !== ""))]
-  if (ids.some((id) => !/^[a-z0-9]{26}$/.test(id))) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid channel_id.")
-  const db = yield* Db
-  const sql = db.sql
-  const now = yield* Clock.currentTimeMillis
-  const rows = ids.length === 0 ? [] : yield* db.transaction(sql<{ channel_id: string; last_viewed_at: string }>`
-    UPDATE channel_members cm SET
-      last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
-      mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
-    FROM channels c
-    WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)}
-    RETURNING cm.channel_id, cm.last_viewed_at`)
-  const times = Object.fromEntries(rows.map((r) => [r.channel_id, Number(r.last_viewed_at)]))
-  if (rows.length > 0) {
-    const bus = yield* EventBus
-    yield* bus.publish("multiple_channels_viewed", { channel_times: times }, { user_id: userId })
-    if (body.channel_id in times) yield* bus.publish("channel_viewed", { channel_id: body.channel_id }, { user_id: userId })
-  }
-  return json({ status: "OK", last_viewed_at_times: times })
+  return yield* markViewed(userId, [body.channel_id, body.prev_channel_id], body.channel_id)
+})
+
+/** Marks several channels read at once (the webapp's "mark as read"). */
+const markRead = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(Schema.Struct({ user_id: UserIdParam }))
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const ids = yield* Decode.body(Schema.Array(Decode.Id).pipe(Schema.maxItems(1000)))
+  return yield* markViewed(userId, ids, "")
 })
 
 const channelUnread = Effect.gen(function*() {
@@ -261,5 +275,6 @@ export const routes = HttpRouter.empty.pipe(
   HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/roles", updateRoles),
   HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/schemeRoles", updateSchemeRoles),
   HttpRouter.post("/api/v4/channels/members/:user_id/view", viewChannel),
+  HttpRouter.post("/api/v4/channels/members/:user_id/mark_read", markRead),
   HttpRouter.get("/api/v4/users/:user_id/channels/:channel_id/unread", channelUnread)
 )

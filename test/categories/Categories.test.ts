@@ -1,0 +1,157 @@
+import type { Channel } from "@mattermost/types/channels"
+import type { ChannelCategory } from "@mattermost/types/channel_categories"
+import type { Team } from "@mattermost/types/teams"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, type Spec } from "../compat/Shapes.ts"
+import { newUser } from "../support/Clients.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+import { type EventLog, recordEvents } from "../teams/EventLog.ts"
+
+let server: TestServer
+let log: EventLog
+
+beforeAll(async () => {
+  server = await startServer()
+  log = await recordEvents(server)
+})
+afterAll(async () => {
+  await log?.stop()
+  await server?.close()
+})
+
+const CategorySpec: Spec<ChannelCategory> = {
+  id: "string",
+  user_id: "string",
+  team_id: "string",
+  type: "string",
+  display_name: "string",
+  sorting: "string",
+  channel_ids: "array",
+  muted: "boolean",
+  collapsed: "boolean"
+}
+
+const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
+
+const setup = async () => {
+  const me = await newUser(server.url, "side")
+  const friend = await newUser(server.url, "frnd")
+  const team: Team = await me.client.createTeam({ name: unique("s"), display_name: "S", type: "O" } as Team)
+  await me.client.addToTeam(team.id, friend.user.id)
+  const dm: Channel = await me.client.createDirectChannel([me.user.id, friend.user.id])
+  return { me, friend, team, dm }
+}
+
+/** Every channel the user belongs to in the team (plus DMs/GMs) is in exactly one category. */
+const expectEachChannelOnce = async (client: Awaited<ReturnType<typeof newUser>>["client"], userId: string, teamId: string) => {
+  const { categories } = await client.getChannelCategories(userId, teamId)
+  const placed = categories.flatMap((c) => c.channel_ids).sort()
+  const mine = (await client.getMyChannels(teamId)).map((c) => c.id).sort()
+  expect(placed).toEqual(mine)
+}
+
+describe("sidebar categories", () => {
+  it("creates the default categories on first read, with every channel placed once", async () => {
+    const { me, team, dm } = await setup()
+    const { categories, order } = await me.client.getChannelCategories(me.user.id, team.id)
+    categories.forEach((c, i) => expectShape(c, CategorySpec, `categories[${i}]`))
+    expect(categories.map((c) => [c.id, c.type, c.display_name])).toEqual([
+      [`favorites_${me.user.id}_${team.id}`, "favorites", "Favorites"],
+      [`channels_${me.user.id}_${team.id}`, "channels", "Channels"],
+      [`direct_messages_${me.user.id}_${team.id}`, "direct_messages", "Direct Messages"]
+    ])
+    expect(order).toEqual(categories.map((c) => c.id))
+    expect(categories[1].channel_ids).toHaveLength(2)
+    expect(categories[2].channel_ids).toEqual([dm.id])
+    await expectEachChannelOnce(me.client, me.user.id, team.id)
+
+    // Reading again changes nothing; "me" names the caller.
+    expect(await me.client.getChannelCategories("me", team.id)).toEqual({ categories, order })
+  })
+
+  it("files newly joined and created channels at the top of Channels and drops left ones", async () => {
+    const { me, friend, team } = await setup()
+    await me.client.getChannelCategories(me.user.id, team.id)
+    const created: Channel = await me.client.createChannel({ team_id: team.id, name: "fresh", display_name: "Fresh", type: "O" } as Channel)
+    let channels = (await me.client.getChannelCategories(me.user.id, team.id)).categories[1]
+    expect(channels.channel_ids[0]).toBe(created.id)
+
+    const gm: Channel = await me.client.createGroupChannel([friend.user.id, (await newUser(server.url, "gm3")).user.id])
+    expect((await me.client.getChannelCategories(me.user.id, team.id)).categories[2].channel_ids).toContain(gm.id)
+
+    await me.client.removeFromChannel(me.user.id, created.id)
+    channels = (await me.client.getChannelCategories(me.user.id, team.id)).categories[1]
+    expect(channels.channel_ids).not.toContain(created.id)
+    await expectEachChannelOnce(me.client, me.user.id, team.id)
+  })
+
+  it("creates, updates, reorders and deletes a custom category, moving channels between categories", async () => {
+    const { me, team, dm } = await setup()
+    const { categories } = await me.client.getChannelCategories(me.user.id, team.id)
+    const [favorites, channels, direct] = categories
+    const townSquare = channels.channel_ids[0]
+    log.clear()
+
+    const custom = await me.client.createChannelCategory(me.user.id, team.id, { display_name: "Work", channel_ids: [townSquare, dm.id] })
+    expectShape(custom, CategorySpec, "custom")
+    expect(custom).toMatchObject({ type: "custom", display_name: "Work", channel_ids: [townSquare, dm.id], user_id: me.user.id, team_id: team.id })
+    expect(log.named("sidebar_category_created")[0]).toMatchObject({ data: { category_id: custom.id }, broadcast: { user_id: me.user.id, team_id: team.id } })
+    const updatedIds = JSON.parse(log.named("sidebar_category_updated")[0].data.updatedCategories as string).map((c: ChannelCategory) => c.id).sort()
+    expect(updatedIds).toEqual([channels.id, direct.id].sort())
+
+    let state = await me.client.getChannelCategories(me.user.id, team.id)
+    expect(state.order[0]).toBe(custom.id)
+    expect(state.categories.find((c) => c.id === channels.id)!.channel_ids).not.toContain(townSquare)
+    expect(state.categories.find((c) => c.id === direct.id)!.channel_ids).toEqual([])
+    await expectEachChannelOnce(me.client, me.user.id, team.id)
+
+    // Favourite town-square through the bulk update; rename and collapse the custom one.
+    const updated = await me.client.updateChannelCategories(me.user.id, team.id, [
+      { ...favorites, channel_ids: [townSquare] },
+      { ...custom, display_name: "Work stuff", collapsed: true, channel_ids: [dm.id] }
+    ])
+    expect(updated.map((c) => c.id)).toEqual([favorites.id, custom.id].sort((a, b) => state.order.indexOf(a) - state.order.indexOf(b)))
+    expect(await me.client.getChannelCategory(me.user.id, team.id, custom.id)).toMatchObject({ display_name: "Work stuff", collapsed: true, channel_ids: [dm.id] })
+    expect((await me.client.getChannelCategory(me.user.id, team.id, favorites.id)).channel_ids).toEqual([townSquare])
+
+    const order = [channels.id, favorites.id, direct.id, custom.id]
+    expect(await me.client.updateChannelCategoryOrder(me.user.id, team.id, order)).toEqual(order)
+    expect(await me.client.getChannelCategoryOrder(me.user.id, team.id)).toEqual(order)
+    expect(log.named("sidebar_category_order_updated").at(-1)!.data.order).toEqual(order)
+
+    await me.client.deleteChannelCategory(me.user.id, team.id, custom.id)
+    expect(log.named("sidebar_category_deleted").at(-1)!.data.category_id).toBe(custom.id)
+    state = await me.client.getChannelCategories(me.user.id, team.id)
+    expect(state.order).toEqual([channels.id, favorites.id, direct.id])
+    expect(state.categories.find((c) => c.id === direct.id)!.channel_ids).toEqual([dm.id])
+    await expectEachChannelOnce(me.client, me.user.id, team.id)
+  })
+
+  it("refuses bad input with 400 and changes nothing", async () => {
+    const { me, friend, team, dm } = await setup()
+    const before = await me.client.getChannelCategories(me.user.id, team.id)
+    const [favorites, channels, direct] = before.categories
+    const foreign: Channel = await friend.client.createChannel({ team_id: team.id, name: "theirs", display_name: "Theirs", type: "P" } as Channel)
+    const attempts: Array<() => Promise<unknown>> = [
+      () => me.client.createChannelCategory(me.user.id, team.id, { display_name: "" }),
+      () => me.client.createChannelCategory(me.user.id, team.id, { display_name: "X", channel_ids: [foreign.id] }),
+      () => me.client.updateChannelCategory(me.user.id, team.id, { ...channels, channel_ids: [...channels.channel_ids, dm.id] }),
+      () => me.client.updateChannelCategory(me.user.id, team.id, { ...direct, channel_ids: channels.channel_ids }),
+      () => me.client.updateChannelCategory(me.user.id, team.id, { ...favorites, display_name: "Renamed" }),
+      () => me.client.updateChannelCategories(me.user.id, team.id, [{ ...favorites, channel_ids: [dm.id] }, { ...direct, channel_ids: [dm.id] }]),
+      () => me.client.updateChannelCategoryOrder(me.user.id, team.id, [favorites.id, channels.id]),
+      () => me.client.deleteChannelCategory(me.user.id, team.id, channels.id)
+    ]
+    for (const attempt of attempts) await expect(attempt()).rejects.toMatchObject({ status_code: 400 })
+    expect(await me.client.getChannelCategories(me.user.id, team.id)).toEqual(before)
+    await expect(me.client.getChannelCategory(me.user.id, team.id, "custom_unknown")).rejects.toMatchObject({ status_code: 404 })
+  })
+
+  it("keeps other users and outsiders out", async () => {
+    const { me, friend, team } = await setup()
+    const outsider = await newUser(server.url, "outs")
+    await expect(friend.client.getChannelCategories(me.user.id, team.id)).rejects.toMatchObject({ status_code: 403 })
+    await expect(outsider.client.getChannelCategories(outsider.user.id, team.id)).rejects.toMatchObject({ status_code: 403 })
+    await expect(friend.client.createChannelCategory(me.user.id, team.id, { display_name: "Mine" })).rejects.toMatchObject({ status_code: 403 })
+  })
+})
