@@ -157,7 +157,7 @@ const hints: Record<string, string> = {
   SERVICE_CORS_ALLOWED_ORIGINS: "a comma-separated list of origins such as https://chat.example.com",
   SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN: "unset it or set it to false; clients authenticate with a header or subprotocol",
   SERVICE_SECURITY_OAUTH_TOKEN_DELIVERY: "unset it or set it to cookie",
-  SERVICE_LOG_LEVEL: "one of All, Trace, Debug, Info, Warning, Error, Fatal, None",
+  SERVICE_LOG_LEVEL: "one of trace, debug, info, warn, error, fatal, all, off (any case)",
   SERVICE_DB_POOL__MAX_CONNECTIONS: "an integer such as 10",
   SERVICE_DB_POOL__MIN_CONNECTIONS: "an integer no larger than the maximum, such as 1",
   SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "an integer such as 10",
