@@ -77,11 +77,14 @@ export class Connection {
     if (drop > 0) this.replay.splice(0, drop)
   }
 
-  /** Writes outside the sequence (replies) or inside it; a socket that cannot keep up is closed, never left to grow. */
-  write(text: string) {
+  /**
+   * Writes outside the sequence (replies) or inside it; a socket that cannot keep up is closed, never left to grow.
+   * A replay is exempt: it is bounded by the replay buffer, which is already held in memory.
+   */
+  write(text: string, bounded = true) {
     const ws = this.ws
     if (ws === undefined || ws.readyState !== 1) return
-    if (ws.bufferedAmount > HARD_BUFFER_BYTES) {
+    if (bounded && ws.bufferedAmount > HARD_BUFFER_BYTES) {
       ws.close(CLOSE_SLOW_CONSUMER.code, CLOSE_SLOW_CONSUMER.reason)
       return
     }
@@ -98,7 +101,7 @@ export class Connection {
   /** Re-sends what the client missed, with the numbers it had. */
   replayFrom(sequence: number) {
     for (const entry of this.replay) {
-      if (entry.seq >= sequence) this.write(frame(entry.prefix, entry.seq))
+      if (entry.seq >= sequence) this.write(frame(entry.prefix, entry.seq), false)
     }
   }
 

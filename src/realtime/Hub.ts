@@ -96,7 +96,7 @@ export const make = Effect.gen(function*() {
   const uncheckedChannels = new Map<string, number>()
   const awaitingHandoff = new Map<string, Deferred.Deferred<void>>()
 
-  const updateGauge = Metric.set(websocketActiveConnections, sockets.size)
+  const updateGauge = Effect.suspend(() => Metric.set(websocketActiveConnections, sockets.size))
   const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.catchAllCause(effect, (cause) => Effect.logWarning("realtime background step failed", cause))
 

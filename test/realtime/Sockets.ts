@@ -26,8 +26,9 @@ export const clientLog: Array<string> = []
 const narration = /^(websocket |got connection id|missed websocket event|long timeout|ping received|network )/
 const log = console.log
 console.log = (...args: Array<unknown>) => {
-  const line = args.map(String).join(" ")
-  if (narration.test(line)) clientLog.push(line)
+  const line = args.map((a) => (typeof a === "object" ? JSON.stringify(a) : String(a))).join(" ")
+  const isErrorReply = typeof args[0] === "object" && args[0] !== null && "seq_reply" in args[0]
+  if (narration.test(line) || isErrorReply) clientLog.push(line)
   else log(...args)
 }
 /** Whether any official client saw a sequence gap (it then closes with 4001 and reconnects). */
@@ -65,14 +66,22 @@ export class MattermostSocket {
   readonly missed: Array<number> = []
   private sockets: Array<WebSocket> = []
 
-  constructor(readonly url: string, readonly token: string | undefined, headers: Record<string, string> = {}) {
+  /** Every URL the client connected to: reconnects carry connection_id and sequence_number. */
+  readonly urls: Array<string> = []
+
+  constructor(
+    readonly url: string,
+    readonly token: string | undefined,
+    options: { readonly headers?: Record<string, string>; readonly retryMs?: number } = {}
+  ) {
     this.client = new WebSocketClient({
       newWebSocketFn: (u: string) => {
-        const ws = new WebSocket(u, { headers })
+        this.urls.push(u)
+        const ws = new WebSocket(u, { headers: options.headers })
         this.sockets.push(ws)
         return ws as never
       },
-      minWebSocketRetryTime: 50,
+      minWebSocketRetryTime: options.retryMs ?? 50,
       reconnectJitterRange: 10,
       clientPingInterval: 60_000
     })
@@ -90,6 +99,20 @@ export class MattermostSocket {
 
   get socket() {
     return this.sockets[this.sockets.length - 1]
+  }
+
+  get socketCount() {
+    return this.sockets.length
+  }
+
+  /** Waits until the client has reconnected by itself (a socket after `count` is open). */
+  reconnected(count: number) {
+    return eventually(() => this.sockets.length > count && this.socket.readyState === WebSocket.OPEN, "reconnect")
+  }
+
+  /** The events after `from` (an index into events), by name. */
+  named(event: string, from = 0) {
+    return this.events.slice(from).filter((e) => e.event === event)
   }
 
   hello() {
