@@ -8,6 +8,11 @@ import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
+import * as Users from "./users/UserRoutes.ts"
+import * as UserSessions from "./users/SessionRoutes.ts"
+import * as CustomStatus from "./users/CustomStatusRoutes.ts"
+import * as ProfileImages from "./users/ProfileImageRoutes.ts"
+import * as Preferences from "./preferences/PreferenceRoutes.ts"
 import * as Posts from "./posts/Routes.ts"
 import * as Threads from "./threads/Routes.ts"
 import * as Reactions from "./reactions/Routes.ts"
@@ -23,6 +28,11 @@ export const routes = HttpRouter.concatAll(
   Accounts.routes,
   System.routes,
   SystemRoles.routes,
+  Users.routes,
+  UserSessions.routes,
+  CustomStatus.routes,
+  ProfileImages.routes,
+  Preferences.routes,
   Devices.routes,
   PushAdmin.routes,
   Posts.routes,

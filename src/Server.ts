@@ -27,6 +27,8 @@ import * as SigningKey from "./system/SigningKey.ts"
 import * as PostRepo from "./posts/PostRepo.ts"
 import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserRepo from "./users/UserRepo.ts"
+import * as UserDirectory from "./users/UserDirectory.ts"
+import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 
 /**
  * Composition: capabilities chosen once from Config (or overridden by tests), feature services on top, the HTTP
@@ -64,6 +66,8 @@ const services = Layer.mergeAll(
   Access.layer,
   Sessions.layer,
   UserRepo.layer,
+  UserDirectory.layer,
+  PreferenceRepo.layer,
   EventBus.layer,
   SigningKey.layer,
   DiagnosticId.layer,

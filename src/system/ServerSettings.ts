@@ -1,33 +1,12 @@
-import { Config, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { PushSettings } from "../push/PushSettings.ts"
 
 /**
- * What client config and ping report about the runtime configuration record (server_config) and the PUSH_*
- * environment: whether pushes can be sent and which login options exist. Read per request: these are primary-key
- * lookups, and an administrator's change shows up at once on every node.
+ * What client config and ping report about the runtime configuration: whether pushes can be sent (PushSettings:
+ * the push section and the PUSH_* environment) and which login options exist (the sso section and providers).
+ * Read per request: primary-key lookups, so an administrator's change shows up at once on every node.
  */
-const PUSH_FIELDS = [
-  "push_android_project_id",
-  "push_android_access_token",
-  "push_ios_key_id",
-  "push_ios_team_id",
-  "push_ios_bundle_id",
-  "push_ios_private_key"
-] as const
-type PushField = typeof PUSH_FIELDS[number]
-
-const ANDROID: ReadonlyArray<PushField> = ["push_android_project_id", "push_android_access_token"]
-const IOS: ReadonlyArray<PushField> = ["push_ios_key_id", "push_ios_team_id", "push_ios_bundle_id", "push_ios_private_key"]
-
-const pushEnv = Effect.map(
-  Effect.all(
-    PUSH_FIELDS.map((field) =>
-      Effect.map(Config.option(Config.string(field.toUpperCase())), (value) => [field, Option.getOrElse(value, () => "")] as const)
-    )
-  ),
-  (entries) => Object.fromEntries(entries) as Record<PushField, string>
-).pipe(Effect.orElseSucceed(() => ({}) as Record<PushField, string>))
-
 const section = (name: string) =>
   Effect.flatMap(Db, (db) =>
     Effect.map(
@@ -37,14 +16,9 @@ const section = (name: string) =>
 
 const text = (value: unknown) => typeof value === "string" ? value.trim() : ""
 
-/** True when Android or iOS push credentials are complete, from the configuration record or the environment. */
-export const pushConfigured: Effect.Effect<boolean, DbError, Db> = Effect.gen(function*() {
-  const stored = yield* section("push")
-  const env = yield* pushEnv
-  const value = (field: PushField) => text(stored[field]) !== "" ? text(stored[field]) : text(env[field])
-  const complete = (fields: ReadonlyArray<PushField>) => fields.every((f) => value(f) !== "")
-  return complete(ANDROID) || complete(IOS)
-})
+/** True when any push transport (proxy, Android, iOS) has complete credentials. */
+export const pushConfigured: Effect.Effect<boolean, never, PushSettings> = Effect.flatMap(PushSettings, (settings) =>
+  Effect.map(settings.current, (active) => Option.isSome(active.proxy) || Option.isSome(active.fcm) || Option.isSome(active.apns)))
 
 export interface LoginOptions {
   readonly passwordLogin: boolean

@@ -25,7 +25,7 @@ const PingQuery = Schema.Struct({
 const ping = Effect.gen(function*() {
   const query = yield* Decode.query(PingQuery)
   const db = yield* Db
-  const push = yield* pushConfigured.pipe(Effect.option)
+  const push = yield* pushConfigured
   const body: Record<string, string> = {
     status: "OK",
     AndroidLatestVersion: "",
@@ -33,7 +33,7 @@ const ping = Effect.gen(function*() {
     IosLatestVersion: "",
     IosMinVersion: "",
     ActiveSearchBackend: "database",
-    CanReceiveNotifications: Option.match(push, { onNone: () => "unknown", onSome: (on) => (on ? "true" : "false") })
+    CanReceiveNotifications: push ? "true" : "false"
   }
   if (!query.get_server_status) return json(body)
   const database = yield* db.ping.pipe(Effect.timeout("2 seconds"), Effect.as("OK"), Effect.orElseSucceed(() => "UNHEALTHY"))

@@ -12,6 +12,7 @@ import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import { EventBus } from "../events/EventBus.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
+import { refuseWebPasswordLoginWhenSsoRequired } from "../sso/PasswordPolicy.ts"
 import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
@@ -92,6 +93,7 @@ const signup = Effect.gen(function*() {
 const login = Effect.gen(function*() {
   yield* RateLimit.enforce("auth")
   const input = yield* Decode.body(LoginBody)
+  yield* refuseWebPasswordLoginWhenSsoRequired
   const loginId = (input.login_id ?? "").trim()
   if (loginId === "" && (input.id ?? "") === "") {
     return yield* badRequest("api.user.login.blank_login_id.app_error", "Login id is required.")

@@ -27,6 +27,26 @@ export interface UserRepoService {
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly findByUsername: (username: string) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly recordLogin: (id: string, now: number) => Effect.Effect<void, DbError>
+  /** Applies the present fields; a username or email another user holds is refused. */
+  readonly patch: (id: string, changes: UserChanges, now: number) => Effect.Effect<Option.Option<UserRow>, DbError | "username_exists" | "email_exists">
+  /** Rewrites props under a row lock (custom status, recent statuses). */
+  readonly updateProps: (id: string, f: (props: Record<string, string>) => Record<string, string>, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
+  readonly setPassword: (id: string, passwordHash: string, now: number) => Effect.Effect<void, DbError>
+  readonly setActive: (id: string, active: boolean, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
+  readonly setPictureUpdate: (id: string, pictureAt: number, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
+}
+
+export interface UserChanges {
+  readonly username?: string
+  readonly email?: string
+  readonly nickname?: string
+  readonly first_name?: string
+  readonly last_name?: string
+  readonly position?: string
+  readonly locale?: string
+  readonly timezone?: Record<string, string>
+  readonly props?: Record<string, string>
+  readonly notify_props?: Record<string, string>
 }
 
 export class UserRepo extends Context.Tag("service/UserRepo")<UserRepo, UserRepoService>() {}
@@ -70,7 +90,59 @@ export const make = Effect.gen(function*() {
     findByEmail: (email) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`), one),
     findByUsername: (username) =>
       Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(username) = lower(${username})`), one),
-    recordLogin: (id, now) => Effect.asVoid(db.execute(sql`UPDATE users SET last_login = ${now}, failed_attempts = 0 WHERE id = ${id}`))
+    recordLogin: (id, now) => Effect.asVoid(db.execute(sql`UPDATE users SET last_login = ${now}, failed_attempts = 0 WHERE id = ${id}`)),
+    patch: (id, c, now) =>
+      db.transaction(Effect.gen(function*() {
+        if (c.username !== undefined || c.email !== undefined) {
+          const clash = yield* sql<{ username: boolean }>`
+            SELECT lower(username) = lower(${c.username ?? ""}) AS username FROM users
+            WHERE id <> ${id} AND (lower(username) = lower(${c.username ?? ""}) OR lower(email) = lower(${c.email ?? ""}))
+            LIMIT 1`
+          if (clash.length > 0) return yield* Effect.fail(clash[0].username ? "username_exists" as const : "email_exists" as const)
+        }
+        const json = (v: Record<string, string> | undefined) => v === undefined ? null : JSON.stringify(v)
+        const rows = yield* sql<UserRow>`
+          UPDATE users SET
+            username = COALESCE(${c.username ?? null}, username),
+            email = COALESCE(${c.email ?? null}, email),
+            email_verified = CASE WHEN ${c.email ?? null}::text IS NOT NULL AND lower(${c.email ?? ""}) <> lower(email) THEN false ELSE email_verified END,
+            nickname = COALESCE(${c.nickname ?? null}, nickname),
+            first_name = COALESCE(${c.first_name ?? null}, first_name),
+            last_name = COALESCE(${c.last_name ?? null}, last_name),
+            position = COALESCE(${c.position ?? null}, position),
+            locale = COALESCE(${c.locale ?? null}, locale),
+            timezone = COALESCE(${json(c.timezone)}::jsonb, timezone),
+            props = COALESCE(${json(c.props)}::jsonb, props),
+            notify_props = COALESCE(${json(c.notify_props)}::jsonb, notify_props),
+            update_at = ${now}
+          WHERE id = ${id} RETURNING *`
+        return one(rows)
+      })),
+    updateProps: (id, f, now) =>
+      db.transaction(Effect.gen(function*() {
+        const current = yield* sql<{ props: Record<string, string> }>`SELECT props FROM users WHERE id = ${id} FOR UPDATE`
+        if (current.length === 0) return Option.none()
+        const rows = yield* sql<UserRow>`
+          UPDATE users SET props = ${JSON.stringify(f(current[0].props ?? {}))}::jsonb, update_at = ${now}
+          WHERE id = ${id} RETURNING *`
+        return one(rows)
+      })),
+    setPassword: (id, passwordHash, now) =>
+      Effect.asVoid(db.execute(sql`
+        UPDATE users SET password = ${passwordHash}, last_password_update = ${now}, update_at = ${now}, failed_attempts = 0
+        WHERE id = ${id}`)),
+    setActive: (id, active, now) =>
+      Effect.map(
+        db.execute(sql<UserRow>`
+          UPDATE users SET delete_at = ${active ? 0 : now}, update_at = ${now} WHERE id = ${id} RETURNING *`),
+        one
+      ),
+    setPictureUpdate: (id, pictureAt, now) =>
+      Effect.map(
+        db.execute(sql<UserRow>`
+          UPDATE users SET last_picture_update = ${pictureAt}, update_at = ${now} WHERE id = ${id} RETURNING *`),
+        one
+      )
   }
   return service
 })

@@ -8,11 +8,15 @@ import { isReservedAddress } from "../../src/system/RedirectLocation.ts"
 
 let server: TestServer
 let db: pg.Client
+let adminToken: string
 
 beforeAll(async () => {
   server = await startServer()
   db = new pg.Client({ connectionString: server.databaseUrl })
   await db.connect()
+  const admin = await newUser(server.url, "admin")
+  expect(admin.user.roles).toContain("system_admin")
+  adminToken = admin.client.getToken()
 })
 afterAll(async () => {
   await db?.end()
@@ -36,15 +40,18 @@ describe("site root and ping", () => {
     const off = await client.ping(false) as unknown as Record<string, string>
     expect(off).toMatchObject({ status: "OK", ActiveSearchBackend: "database", CanReceiveNotifications: "false", AndroidMinVersion: "", IosMinVersion: "" })
 
-    await setSection("push", { push_android_project_id: "proj", push_android_access_token: "tok" })
+    const configure = (body: Record<string, string | null>) =>
+      raw(server.url, "/api/v1/admin/push", { method: "PUT", token: adminToken, body })
+    expect((await configure({ push_android_project_id: "proj", push_android_access_token: "tok" })).status).toBe(200)
     try {
       const on = await client.ping(true) as unknown as Record<string, string>
       expect(on).toMatchObject({ status: "OK", CanReceiveNotifications: "true", database_status: "OK", filestore_status: "OK", root_status: "OK" })
       const anonymousConfig = await client.getClientConfig() as Record<string, string>
       expect(anonymousConfig.SendPushNotifications).toBeUndefined()
     } finally {
-      await setSection("push", {})
+      await configure({ push_android_project_id: null, push_android_access_token: null })
     }
+    expect((await configure({ push_android_project_id: "proj" })).status).toBe(200)
     const partial = await raw(server.url, "/api/v4/system/ping?time=1")
     expect(partial.body.CanReceiveNotifications).toBe("false")
   })

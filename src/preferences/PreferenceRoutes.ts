@@ -1,0 +1,90 @@
+import { HttpRouter } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { requireCaller } from "../auth/Authenticate.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { type Preference, PreferenceRepo } from "./PreferenceRepo.ts"
+
+/**
+ * Preferences (display_settings, teams_order, direct_channel_show, group_channel_show, channel_open_time,
+ * flagged_post, theme, and any other category a client uses): each user reads and writes only their own. Writes
+ * publish preferences_changed / preferences_deleted to the user's sockets with the list as a JSON string.
+ */
+const CATEGORY_MAX = 32
+const NAME_MAX = 32
+const VALUE_MAX = 2000
+const BATCH_MAX = 1000
+
+const PreferenceBody = Schema.Struct({
+  user_id: Schema.String,
+  category: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(CATEGORY_MAX)),
+  name: Schema.String.pipe(Schema.maxLength(NAME_MAX)),
+  value: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(VALUE_MAX)), { default: () => "" })
+})
+
+/** The `{user_id}` of the path ("me" allowed); only the caller themself. */
+const ownUser = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { user_id } = yield* Decode.params(Schema.Struct({ user_id: Schema.String }))
+  const userId = user_id === "me" ? caller.userId : user_id
+  if (!/^[a-z0-9]{26}$/.test(userId)) return yield* invalidParam("user_id")
+  if (userId !== caller.userId) return yield* permissionDenied("this user's preferences")
+  return userId
+})
+
+/** A batch for this user, duplicates collapsed (the last one wins, as an upsert would). */
+const batchFor = (userId: string) =>
+  Effect.gen(function*() {
+    const items = yield* Decode.body(Schema.Array(PreferenceBody))
+    if (items.length === 0 || items.length > BATCH_MAX) {
+      return yield* badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${BATCH_MAX} preferences.`)
+    }
+    if (items.some((p) => p.user_id !== userId)) return yield* permissionDenied("another user's preferences")
+    const unique = new Map<string, Preference>()
+    for (const p of items) unique.set(JSON.stringify([p.category, p.name]), p)
+    return [...unique.values()]
+  })
+
+const getAll = Effect.gen(function*() {
+  const userId = yield* ownUser
+  return json(yield* (yield* PreferenceRepo).list(userId))
+})
+
+const getCategory = Effect.gen(function*() {
+  const userId = yield* ownUser
+  const { category } = yield* Decode.params(Schema.Struct({ category: Schema.String }))
+  return json(yield* (yield* PreferenceRepo).list(userId, category))
+})
+
+const getOne = Effect.gen(function*() {
+  const userId = yield* ownUser
+  const { category, preference_name } = yield* Decode.params(Schema.Struct({ category: Schema.String, preference_name: Schema.String }))
+  const [found] = yield* (yield* PreferenceRepo).list(userId, category, preference_name)
+  return found === undefined ? yield* notFound("app.preference.get.app_error", "Unable to find the preference.") : json(found)
+})
+
+const save = Effect.gen(function*() {
+  const userId = yield* ownUser
+  const preferences = yield* batchFor(userId)
+  yield* (yield* PreferenceRepo).upsert(preferences)
+  yield* (yield* EventBus).publish("preferences_changed", { preferences: JSON.stringify(preferences) }, { user_id: userId })
+  return ok()
+})
+
+const remove = Effect.gen(function*() {
+  const userId = yield* ownUser
+  const preferences = yield* batchFor(userId)
+  yield* (yield* PreferenceRepo).remove(userId, preferences)
+  yield* (yield* EventBus).publish("preferences_deleted", { preferences: JSON.stringify(preferences) }, { user_id: userId })
+  return ok()
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/users/:user_id/preferences", getAll),
+  HttpRouter.put("/api/v4/users/:user_id/preferences", save),
+  HttpRouter.post("/api/v4/users/:user_id/preferences/delete", remove),
+  HttpRouter.get("/api/v4/users/:user_id/preferences/:category", getCategory),
+  HttpRouter.get("/api/v4/users/:user_id/preferences/:category/name/:preference_name", getOne)
+)

@@ -1,0 +1,68 @@
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import sharp from "sharp"
+
+/**
+ * Profile pictures. A user without an uploaded picture gets a deterministic identicon: a 5x5 grid mirrored left to
+ * right, its cells and colour taken from a hash of the user id, drawn as raw pixels (no fonts needed) and encoded
+ * as PNG. Uploads are decoded, EXIF-rotated, centre-cropped to a square and re-encoded as PNG, so that what is
+ * served is always a clean image of ours, never the uploaded bytes.
+ */
+export const AVATAR_SIZE = 128
+const GRID = 5
+const CELL = 20
+const MARGIN = (AVATAR_SIZE - GRID * CELL) / 2
+/** Mattermost's MaxImageResolution: larger uploads are refused before decoding (decompression bombs). */
+export const MAX_UPLOAD_PIXELS = 33_177_600
+
+const hsl = (h: number, s: number, l: number): [number, number, number] => {
+  const a = s * Math.min(l, 1 - l)
+  const f = (n: number) => {
+    const k = (n + h / 30) % 12
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))))
+  }
+  return [f(0), f(8), f(4)]
+}
+
+export const defaultAvatar = (userId: string): Effect.Effect<Uint8Array> =>
+  Effect.promise(async () => {
+    const digest = createHash("sha256").update(userId).digest()
+    const color = hsl((digest[0] * 360) / 256, 0.55, 0.5)
+    const pixels = Buffer.alloc(AVATAR_SIZE * AVATAR_SIZE * 3, 0xf0)
+    for (let row = 0; row < GRID; row++) {
+      for (let col = 0; col < Math.ceil(GRID / 2); col++) {
+        if ((digest[1 + row * 3 + col] & 1) === 0) continue
+        for (const c of new Set([col, GRID - 1 - col])) {
+          for (let y = 0; y < CELL; y++) {
+            for (let x = 0; x < CELL; x++) {
+              const offset = ((MARGIN + row * CELL + y) * AVATAR_SIZE + MARGIN + c * CELL + x) * 3
+              pixels[offset] = color[0]
+              pixels[offset + 1] = color[1]
+              pixels[offset + 2] = color[2]
+            }
+          }
+        }
+      }
+    }
+    const png = await sharp(pixels, { raw: { width: AVATAR_SIZE, height: AVATAR_SIZE, channels: 3 } }).png().toBuffer()
+    return new Uint8Array(png)
+  })
+
+export type NormalizeFailure = "not_an_image" | "too_many_pixels"
+
+/** The uploaded image as a square PNG, or why it was refused. */
+export const normalizeUpload = (bytes: Uint8Array): Effect.Effect<Uint8Array, NormalizeFailure> =>
+  Effect.tryPromise({
+    try: async () => {
+      const meta = await sharp(bytes).metadata()
+      if (meta.width === undefined || meta.height === undefined) throw "not_an_image"
+      if (meta.width * meta.height > MAX_UPLOAD_PIXELS) throw "too_many_pixels"
+      const png = await sharp(bytes, { limitInputPixels: MAX_UPLOAD_PIXELS })
+        .rotate()
+        .resize(AVATAR_SIZE * 2, AVATAR_SIZE * 2, { fit: "cover", position: "centre" })
+        .png()
+        .toBuffer()
+      return new Uint8Array(png)
+    },
+    catch: (e): NormalizeFailure => (e === "too_many_pixels" ? "too_many_pixels" : "not_an_image")
+  })

@@ -1,0 +1,48 @@
+import { HttpRouter } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { requireCaller } from "../auth/Authenticate.ts"
+import { Sessions } from "../auth/Sessions.ts"
+import { invalidParam, notFound } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
+
+/** A user's sessions (tokens never shown), and revoking one or all of them: own or, for admins, anyone's. */
+
+const list = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  yield* requireSelfOrAdmin(caller, userId)
+  const sessions = yield* Sessions
+  const rows = yield* sessions.listForUser(userId)
+  return json(rows.map((s) => ({ ...s, token: "" })))
+})
+
+const revokeOne = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  yield* requireSelfOrAdmin(caller, userId)
+  const { session_id } = yield* Decode.body(Schema.Struct({ session_id: Schema.String }))
+  if (!/^[a-z0-9]{26}$/.test(session_id)) return yield* invalidParam("session_id")
+  const sessions = yield* Sessions
+  const session = yield* sessions.get(session_id)
+  if (Option.isNone(session) || session.value.user_id !== userId) {
+    return yield* notFound("app.session.get.app_error", "Unable to find the session.")
+  }
+  yield* sessions.revoke(session_id)
+  return ok()
+})
+
+const revokeAll = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  yield* requireSelfOrAdmin(caller, userId)
+  yield* (yield* Sessions).revokeForUser(userId)
+  return ok()
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/users/:user_id/sessions", list),
+  HttpRouter.post("/api/v4/users/:user_id/sessions/revoke", revokeOne),
+  HttpRouter.post("/api/v4/users/:user_id/sessions/revoke/all", revokeAll)
+)

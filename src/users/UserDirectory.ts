@@ -1,0 +1,171 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { Db, type DbError } from "../../layers/Db.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import type { UserRow } from "./UserRow.ts"
+
+/**
+ * Who may see which users, and every user lookup that depends on it. The rule (docs/compat.md): a user sees
+ * themself, everyone who shares a team with them, and everyone who shares a channel with them (so DM and GM
+ * partners stay visible after leaving a team); system admins see everyone. Invisible users are left out of lists
+ * and are 403 when asked for directly.
+ */
+export interface ListFilter {
+  readonly inTeam?: string
+  readonly notInTeam?: string
+  readonly inChannel?: string
+  readonly notInChannel?: string
+  readonly withoutTeam: boolean
+  readonly active: boolean
+  readonly inactive: boolean
+  readonly role?: string
+  readonly sort: "" | "create_at" | "last_activity_at" | "status"
+  readonly page: number
+  readonly perPage: number
+}
+
+export interface SearchFilter {
+  readonly term: string
+  readonly inTeam?: string
+  readonly notInTeam?: string
+  readonly inChannel?: string
+  readonly notInChannel?: string
+  readonly withoutTeam: boolean
+  readonly allowInactive: boolean
+  readonly limit: number
+}
+
+export type DirectoryRow = UserRow & { readonly last_activity_at?: string | number }
+
+export interface UserDirectoryService {
+  /** The user if it exists, and whether the caller may see it. */
+  readonly find: (caller: Caller, by: { readonly id?: string; readonly username?: string; readonly email?: string }) =>
+    Effect.Effect<Option.Option<{ readonly row: UserRow; readonly visible: boolean }>, DbError>
+  /** Visible users among the ids; with `since`, only those updated after it. */
+  readonly byIds: (caller: Caller, ids: ReadonlyArray<string>, since?: number) => Effect.Effect<ReadonlyArray<UserRow>, DbError>
+  readonly byUsernames: (caller: Caller, usernames: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<UserRow>, DbError>
+  readonly list: (caller: Caller, filter: ListFilter) => Effect.Effect<ReadonlyArray<DirectoryRow>, DbError>
+  readonly search: (caller: Caller, filter: SearchFilter) => Effect.Effect<ReadonlyArray<UserRow>, DbError>
+  /** Ids of the users who share a channel with the caller. */
+  readonly knownIds: (caller: Caller) => Effect.Effect<ReadonlyArray<string>, DbError>
+  /** For each group channel the caller belongs to, its other members. */
+  readonly groupChannelMembers: (caller: Caller, channelIds: ReadonlyArray<string>) =>
+    Effect.Effect<ReadonlyArray<{ readonly channel_id: string; readonly user: UserRow }>, DbError>
+}
+
+export class UserDirectory extends Context.Tag("service/UserDirectory")<UserDirectory, UserDirectoryService>() {}
+
+/** Escapes LIKE wildcards so that a search term matches literally. */
+const likePrefix = (word: string) => `${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+export const make = Effect.gen(function*() {
+  const db = yield* Db
+  const sql = db.sql
+
+  const visibleIds = (caller: Caller) => sql`(
+    SELECT ${caller.userId}::text
+    UNION SELECT b.user_id FROM team_members a JOIN team_members b ON b.team_id = a.team_id AND b.delete_at = 0
+      WHERE a.user_id = ${caller.userId} AND a.delete_at = 0
+    UNION SELECT b.user_id FROM channel_members a JOIN channel_members b ON b.channel_id = a.channel_id
+      WHERE a.user_id = ${caller.userId})`
+
+  const visibleClause = (caller: Caller) => caller.isSystemAdmin ? sql`` : sql`AND u.id IN ${visibleIds(caller)}`
+
+  const membershipClauses = (f: Pick<ListFilter, "inTeam" | "notInTeam" | "inChannel" | "notInChannel" | "withoutTeam">) => {
+    if (f.withoutTeam) return sql`AND NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.delete_at = 0)`
+    return sql`
+      ${f.inTeam !== undefined ? sql`AND EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = ${f.inTeam} AND tm.user_id = u.id AND tm.delete_at = 0)` : sql``}
+      ${f.notInTeam !== undefined ? sql`AND NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = ${f.notInTeam} AND tm.user_id = u.id AND tm.delete_at = 0)` : sql``}
+      ${f.inChannel !== undefined ? sql`AND EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = ${f.inChannel} AND cm.user_id = u.id)` : sql``}
+      ${f.notInChannel !== undefined ? sql`AND NOT EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = ${f.notInChannel} AND cm.user_id = u.id)` : sql``}`
+  }
+
+  /** Every word of the term must prefix the username, a name, the nickname or (for admins) the email. */
+  const termClause = (caller: Caller, term: string) => {
+    const words = term.trim().toLowerCase().replace(/^@/, "").split(/\s+/).filter((w) => w !== "")
+    if (words.length === 0) return sql``
+    return sql`AND ${sql.and(words.map((word) => {
+      const p = likePrefix(word)
+      return caller.isSystemAdmin
+        ? sql`(lower(u.username) LIKE ${p} OR lower(u.first_name) LIKE ${p} OR lower(u.last_name) LIKE ${p} OR lower(u.nickname) LIKE ${p} OR lower(u.email) LIKE ${p})`
+        : sql`(lower(u.username) LIKE ${p} OR lower(u.first_name) LIKE ${p} OR lower(u.last_name) LIKE ${p} OR lower(u.nickname) LIKE ${p})`
+    }))}`
+  }
+
+  const service: UserDirectoryService = {
+    find: (caller, by) =>
+      Effect.gen(function*() {
+        const where = by.id !== undefined
+          ? sql`u.id = ${by.id}`
+          : by.username !== undefined
+          ? sql`lower(u.username) = lower(${by.username})`
+          : sql`lower(u.email) = lower(${by.email ?? ""})`
+        const rows = yield* db.read(sql<UserRow & { visible: boolean }>`
+          SELECT u.*, ${caller.isSystemAdmin ? sql`true` : sql`u.id IN ${visibleIds(caller)}`} AS visible
+          FROM users u WHERE ${where}`)
+        return Option.map(Option.fromNullable(rows[0]), ({ visible, ...row }) => ({ row: row as UserRow, visible }))
+      }),
+    byIds: (caller, ids, since) =>
+      ids.length === 0 ? Effect.succeed([]) : db.read(sql<UserRow>`
+        SELECT u.* FROM users u WHERE u.id IN ${sql.in(ids)}
+        ${since !== undefined ? sql`AND u.update_at > ${since}` : sql``}
+        ${visibleClause(caller)}
+        ORDER BY u.username`),
+    byUsernames: (caller, usernames) =>
+      usernames.length === 0 ? Effect.succeed([]) : db.read(sql<UserRow>`
+        SELECT u.* FROM users u WHERE lower(u.username) IN ${sql.in(usernames.map((n) => n.toLowerCase()))}
+        ${visibleClause(caller)}
+        ORDER BY u.username`),
+    list: (caller, f) => {
+      const order = f.sort === "create_at"
+        ? sql`u.create_at DESC, u.username`
+        : f.sort === "last_activity_at"
+        ? sql`COALESCE(s.last_activity_at, 0) DESC, u.username`
+        : f.sort === "status"
+        ? sql`CASE COALESCE(s.status, 'offline') WHEN 'online' THEN 0 WHEN 'away' THEN 1 WHEN 'dnd' THEN 2 ELSE 3 END, u.username`
+        : sql`u.username`
+      return db.read(sql<DirectoryRow>`
+        SELECT u.*, COALESCE(s.last_activity_at, 0) AS last_activity_at
+        FROM users u LEFT JOIN statuses s ON s.user_id = u.id
+        WHERE true
+        ${membershipClauses(f)}
+        ${f.active ? sql`AND u.delete_at = 0` : f.inactive ? sql`AND u.delete_at > 0` : sql``}
+        ${f.role !== undefined ? sql`AND ${f.role} = ANY(string_to_array(u.roles, ' '))` : sql``}
+        ${visibleClause(caller)}
+        ORDER BY ${order}
+        LIMIT ${f.perPage} OFFSET ${f.page * f.perPage}`)
+    },
+    search: (caller, f) =>
+      db.read(sql<UserRow>`
+        SELECT u.* FROM users u
+        WHERE true
+        ${termClause(caller, f.term)}
+        ${membershipClauses(f)}
+        ${f.allowInactive ? sql`` : sql`AND u.delete_at = 0`}
+        ${visibleClause(caller)}
+        ORDER BY u.username
+        LIMIT ${f.limit}`),
+    knownIds: (caller) =>
+      Effect.map(
+        db.read(sql<{ user_id: string }>`
+          SELECT DISTINCT b.user_id FROM channel_members a JOIN channel_members b ON b.channel_id = a.channel_id
+          WHERE a.user_id = ${caller.userId} AND b.user_id <> ${caller.userId}
+          ORDER BY b.user_id`),
+        (rows) => rows.map((r) => r.user_id)
+      ),
+    groupChannelMembers: (caller, channelIds) =>
+      channelIds.length === 0 ? Effect.succeed([]) : Effect.map(
+        db.read(sql<UserRow & { gm_channel_id: string }>`
+          SELECT u.*, other.channel_id AS gm_channel_id
+          FROM channel_members mine
+          JOIN channels c ON c.id = mine.channel_id AND c.type = 'G'
+          JOIN channel_members other ON other.channel_id = mine.channel_id AND other.user_id <> ${caller.userId}
+          JOIN users u ON u.id = other.user_id
+          WHERE mine.user_id = ${caller.userId} AND mine.channel_id IN ${sql.in(channelIds)}
+          ORDER BY other.channel_id, u.username`),
+        (rows) => rows.map(({ gm_channel_id, ...user }) => ({ channel_id: gm_channel_id, user: user as UserRow }))
+      )
+  }
+  return service
+})
+
+export const layer = Layer.effect(UserDirectory, make)

@@ -1,0 +1,362 @@
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Option, Schema } from "effect"
+import { Crypto } from "../../layers/Crypto.ts"
+import { Access } from "../access/Access.ts"
+import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import { Sessions } from "../auth/Sessions.ts"
+import { badRequest, forbidden, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { publishUserUpdated } from "./UserEvents.ts"
+import { UserDirectory } from "./UserDirectory.ts"
+import { type UserChanges, UserRepo } from "./UserRepo.ts"
+import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
+import { toWire } from "./UserWire.ts"
+import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
+import { isValidEmail, PASSWORD_MAX, PASSWORD_MIN, usernameProblem } from "./Validation.ts"
+
+/** Users: lookups, lists, search and autocomplete under the visibility rule of UserDirectory; patch, activation, password. */
+
+const viewerOf = (caller: Caller) => ({ userId: caller.userId, isSystemAdmin: caller.isSystemAdmin })
+const wireAll = (caller: Caller, rows: ReadonlyArray<UserRow>) => rows.map((row) => toWire(row, viewerOf(caller)))
+
+const userNotFound = () => notFound("app.user.missing_account.const", "Unable to find the user.")
+
+const MAX_BULK = 1000
+
+const visibleOne = (caller: Caller, by: { id?: string; username?: string; email?: string }) =>
+  Effect.gen(function*() {
+    const directory = yield* UserDirectory
+    const found = yield* directory.find(caller, by)
+    if (Option.isNone(found)) return yield* userNotFound()
+    if (!found.value.visible) return yield* permissionDenied("this user")
+    return found.value.row
+  })
+
+const getById = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  return json(toWire(yield* visibleOne(caller, { id: userId }), viewerOf(caller)))
+})
+
+const getByUsername = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { username } = yield* Decode.params(Schema.Struct({ username: Schema.String }))
+  return json(toWire(yield* visibleOne(caller, { username }), viewerOf(caller)))
+})
+
+/** Emails are private (ShowEmailAddress is off), so only admins look users up by someone else's email. */
+const getByEmail = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { email } = yield* Decode.params(Schema.Struct({ email: Schema.String }))
+  const row = yield* visibleOne(caller, { email })
+  if (row.id !== caller.userId && !caller.isSystemAdmin) return yield* permissionDenied("this user's email")
+  return json(toWire(row, viewerOf(caller)))
+})
+
+const bulkBody = <A, I>(item: Schema.Schema<A, I>, name: string) =>
+  Effect.flatMap(Decode.body(Schema.Array(item)), (items) =>
+    items.length === 0 || items.length > MAX_BULK
+      ? Effect.fail(badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${MAX_BULK} ${name}.`))
+      : Effect.succeed(items))
+
+const byIds = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { since } = yield* Decode.query(Schema.Struct({ since: Decode.QueryInt(0, { min: 0 }) }))
+  const ids = yield* bulkBody(Decode.Id, "user ids")
+  const directory = yield* UserDirectory
+  const rows = yield* directory.byIds(caller, [...new Set(ids)], since > 0 ? since : undefined)
+  return json(wireAll(caller, rows))
+})
+
+const byUsernames = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const names = yield* bulkBody(Schema.String, "usernames")
+  const directory = yield* UserDirectory
+  return json(wireAll(caller, yield* directory.byUsernames(caller, [...new Set(names)])))
+})
+
+/** An optional id in a query string; "" counts as absent. */
+const OptionalId = Schema.optionalWith(
+  Schema.Union(Schema.Literal(""), Decode.Id).pipe(Schema.transform(Schema.UndefinedOr(Schema.String), {
+    strict: true,
+    decode: (s) => (s === "" ? undefined : s),
+    encode: (s) => s ?? ""
+  })),
+  { default: () => undefined }
+)
+/** Go's strconv.ParseBool truths: Client4 sends `without_team=1`. */
+const Flag = Schema.optionalWith(
+  Schema.transform(Schema.String, Schema.Boolean, {
+    strict: true,
+    decode: (s) => ["1", "t", "T", "true", "TRUE", "True"].includes(s),
+    encode: (b) => (b ? "true" : "false")
+  }),
+  { default: () => false }
+)
+
+/** Membership filters name teams and channels; the caller must be allowed to see their members. */
+const checkScopes = (caller: Caller, scopes: { inTeam?: string; notInTeam?: string; inChannel?: string; notInChannel?: string; withoutTeam?: boolean }) =>
+  Effect.gen(function*() {
+    const access = yield* Access
+    for (const team of [scopes.inTeam, scopes.notInTeam]) if (team !== undefined) yield* access.team(caller, team)
+    for (const channel of [scopes.inChannel, scopes.notInChannel]) if (channel !== undefined) yield* access.channel(caller, channel, "read")
+    if (scopes.withoutTeam && !caller.isSystemAdmin) return yield* permissionDenied("users without a team")
+  })
+
+const ListQuery = Schema.Struct({
+  in_team: OptionalId,
+  not_in_team: OptionalId,
+  in_channel: OptionalId,
+  not_in_channel: OptionalId,
+  without_team: Flag,
+  active: Flag,
+  inactive: Flag,
+  role: Schema.optionalWith(Schema.String, { default: () => "" }),
+  sort: Schema.optionalWith(Schema.Literal("", "create_at", "last_activity_at", "status", "display_name"), { default: () => "" as const }),
+  page: Decode.QueryInt(0, { min: 0, max: 100_000 }),
+  per_page: Decode.QueryInt(60, { min: 1, max: 200 })
+})
+
+const list = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const q = yield* Decode.query(ListQuery)
+  if (q.active && q.inactive) return yield* badRequest("api.context.invalid_param.app_error", "active and inactive cannot be combined.")
+  const scopes = { inTeam: q.in_team, notInTeam: q.not_in_team, inChannel: q.in_channel, notInChannel: q.not_in_channel, withoutTeam: q.without_team }
+  yield* checkScopes(caller, scopes)
+  const directory = yield* UserDirectory
+  const rows = yield* directory.list(caller, {
+    ...scopes,
+    active: q.active,
+    inactive: q.inactive,
+    role: q.role === "" ? undefined : q.role,
+    sort: q.sort === "display_name" ? "" : q.sort,
+    page: q.page,
+    perPage: q.per_page
+  })
+  return json(rows.map((row) => {
+    const wire = toWire(row, viewerOf(caller))
+    return q.sort === "last_activity_at" ? { ...wire, last_activity_at: Number(row.last_activity_at ?? 0) } : wire
+  }))
+})
+
+const AutocompleteQuery = Schema.Struct({
+  in_team: OptionalId,
+  in_channel: OptionalId,
+  name: Schema.optionalWith(Schema.String, { default: () => "" }),
+  limit: Decode.QueryInt(100, { min: 1, max: 100 })
+})
+
+const autocomplete = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const q = yield* Decode.query(AutocompleteQuery)
+  yield* checkScopes(caller, { inTeam: q.in_team, inChannel: q.in_channel })
+  const directory = yield* UserDirectory
+  const search = (scope: { inTeam?: string; inChannel?: string; notInChannel?: string }) =>
+    directory.search(caller, { term: q.name, ...scope, withoutTeam: false, allowInactive: false, limit: q.limit })
+  if (q.in_channel !== undefined) {
+    const [inside, outside] = yield* Effect.all([
+      search({ inChannel: q.in_channel }),
+      search({ inTeam: q.in_team, notInChannel: q.in_channel })
+    ])
+    return json({ users: wireAll(caller, inside), out_of_channel: wireAll(caller, outside) })
+  }
+  return json({ users: wireAll(caller, yield* search({ inTeam: q.in_team })) })
+})
+
+const SearchBody = Schema.Struct({
+  term: Schema.String,
+  team_id: Schema.optional(Schema.String),
+  not_in_team_id: Schema.optional(Schema.String),
+  in_channel_id: Schema.optional(Schema.String),
+  not_in_channel_id: Schema.optional(Schema.String),
+  allow_inactive: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  without_team: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  limit: Schema.optionalWith(Schema.Number.pipe(Schema.int(), Schema.between(1, 1000)), { default: () => 100 })
+})
+
+const idOrUndefined = (value: string | undefined, name: string) =>
+  value === undefined || value === "" ? Effect.succeed(undefined) : /^[a-z0-9]{26}$/.test(value) ? Effect.succeed(value) : invalidParam(name)
+
+const search = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const body = yield* Decode.body(SearchBody)
+  const scopes = {
+    inTeam: yield* idOrUndefined(body.team_id, "team_id"),
+    notInTeam: yield* idOrUndefined(body.not_in_team_id, "not_in_team_id"),
+    inChannel: yield* idOrUndefined(body.in_channel_id, "in_channel_id"),
+    notInChannel: yield* idOrUndefined(body.not_in_channel_id, "not_in_channel_id"),
+    withoutTeam: body.without_team
+  }
+  yield* checkScopes(caller, scopes)
+  if (body.allow_inactive && !caller.isSystemAdmin) return yield* permissionDenied("inactive users")
+  const directory = yield* UserDirectory
+  const rows = yield* directory.search(caller, { term: body.term, ...scopes, allowInactive: body.allow_inactive, limit: body.limit })
+  return json(wireAll(caller, rows))
+})
+
+const known = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const directory = yield* UserDirectory
+  return json(yield* directory.knownIds(caller))
+})
+
+const groupChannels = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const ids = yield* bulkBody(Decode.Id, "channel ids")
+  const directory = yield* UserDirectory
+  const rows = yield* directory.groupChannelMembers(caller, [...new Set(ids)])
+  const byChannel: Record<string, Array<ReturnType<typeof toWire>>> = {}
+  for (const { channel_id, user } of rows) (byChannel[channel_id] ??= []).push(toWire(user, viewerOf(caller)))
+  return json(byChannel)
+})
+
+const Timezone = Schema.Struct({
+  useAutomaticTimezone: Schema.optional(Schema.Union(Schema.String, Schema.Boolean)),
+  automaticTimezone: Schema.optional(Schema.String),
+  manualTimezone: Schema.optional(Schema.String)
+})
+
+const bounded = (max: number) => Schema.optional(Schema.String.pipe(Schema.maxLength(max)))
+
+const PatchBody = Schema.Struct({
+  username: Schema.optional(Schema.String),
+  email: Schema.optional(Schema.String),
+  nickname: bounded(64),
+  first_name: bounded(64),
+  last_name: bounded(64),
+  position: bounded(128),
+  locale: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z]{2}([-_][A-Za-z]{2})?$/, { message: () => "expected a locale such as en or pt-BR" }))),
+  timezone: Schema.optional(Timezone),
+  props: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  notify_props: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  password: Schema.optional(Schema.String)
+})
+
+const patchUser = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  yield* requireSelfOrAdmin(caller, userId)
+  const input = yield* Decode.body(PatchBody)
+  const repo = yield* UserRepo
+  const existing = yield* repo.findById(userId)
+  if (Option.isNone(existing)) return yield* userNotFound()
+  const user = existing.value
+  const changes: { -readonly [K in keyof UserChanges]: UserChanges[K] } = {}
+
+  if (input.username !== undefined && input.username !== user.username) {
+    const username = input.username.trim()
+    if (user.auth_service !== "") {
+      return yield* badRequest("api.user.patch_user.login_provider_attribute_set.app_error", "Users signed in with SSO cannot change their username.")
+    }
+    const problem = usernameProblem(username)
+    if (problem !== undefined) return yield* badRequest("model.user.is_valid.username.app_error", problem)
+    changes.username = username
+  }
+  if (input.email !== undefined && input.email.toLowerCase() !== user.email.toLowerCase()) {
+    const email = input.email.trim()
+    if (user.auth_service !== "") {
+      return yield* badRequest("api.user.patch_user.login_provider_attribute_set.app_error", "Users signed in with SSO cannot change their email.")
+    }
+    if (!isValidEmail(email)) return yield* badRequest("model.user.is_valid.email.app_error", "Invalid email address.")
+    // As Mattermost: changing one's own email needs the current password (a stolen session cannot take the account).
+    if (!caller.isSystemAdmin) {
+      const crypto = yield* Crypto
+      const valid = input.password !== undefined && user.password !== "" && (yield* crypto.verifyPassword(input.password, user.password))
+      if (!valid) return yield* badRequest("api.user.check_user_password.invalid.app_error", "The password is incorrect.")
+    }
+    changes.email = email
+  }
+  if (input.nickname !== undefined) changes.nickname = input.nickname
+  if (input.first_name !== undefined) changes.first_name = input.first_name
+  if (input.last_name !== undefined) changes.last_name = input.last_name
+  if (input.position !== undefined) changes.position = input.position
+  if (input.locale !== undefined) changes.locale = input.locale
+  if (input.timezone !== undefined) {
+    const current = user.timezone ?? {}
+    changes.timezone = {
+      useAutomaticTimezone: String(input.timezone.useAutomaticTimezone ?? current.useAutomaticTimezone ?? "true"),
+      automaticTimezone: input.timezone.automaticTimezone ?? current.automaticTimezone ?? "",
+      manualTimezone: input.timezone.manualTimezone ?? current.manualTimezone ?? ""
+    }
+  }
+  if (input.props !== undefined) changes.props = input.props
+  if (input.notify_props !== undefined) changes.notify_props = { ...DEFAULT_NOTIFY_PROPS, ...input.notify_props }
+
+  const now = yield* Clock.currentTimeMillis
+  const updated = yield* repo.patch(userId, changes, now).pipe(
+    Effect.catchIf((e) => e === "username_exists", () =>
+      badRequest("app.user.save.username_exists.app_error", "An account with that username already exists.")),
+    Effect.catchIf((e) => e === "email_exists", () =>
+      badRequest("app.user.save.email_exists.app_error", "An account with that email already exists."))
+  )
+  if (Option.isNone(updated)) return yield* userNotFound()
+  yield* publishUserUpdated(updated.value)
+  return json(toWire(updated.value, viewerOf(caller)))
+})
+
+const setActive = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  const { active } = yield* Decode.body(Schema.Struct({ active: Schema.Boolean }))
+  if (!caller.isSystemAdmin) return yield* forbidden("api.user.update_active.permissions.app_error", "You do not have permission to change a user's active status.")
+  const repo = yield* UserRepo
+  const now = yield* Clock.currentTimeMillis
+  const updated = yield* repo.setActive(userId, active, now)
+  if (Option.isNone(updated)) return yield* userNotFound()
+  if (!active) yield* (yield* Sessions).revokeForUser(userId)
+  yield* publishUserUpdated(updated.value)
+  return ok()
+})
+
+const PasswordBody = Schema.Struct({
+  current_password: Schema.optionalWith(Schema.String, { default: () => "" }),
+  new_password: Schema.String
+})
+
+const changePassword = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  yield* requireSelfOrAdmin(caller, userId)
+  const input = yield* Decode.body(PasswordBody)
+  const repo = yield* UserRepo
+  const crypto = yield* Crypto
+  const existing = yield* repo.findById(userId)
+  if (Option.isNone(existing)) return yield* userNotFound()
+  const user = existing.value
+  if (user.auth_service !== "") {
+    return yield* badRequest("api.user.update_password.oauth.app_error", "Users signed in with SSO have no password to change.")
+  }
+  if (caller.userId === userId) {
+    const valid = user.password !== "" && (yield* crypto.verifyPassword(input.current_password, user.password))
+    if (!valid) return yield* badRequest("api.user.update_password.incorrect.app_error", "The \"Current Password\" you entered is incorrect.")
+  }
+  if (input.new_password.length < PASSWORD_MIN || input.new_password.length > PASSWORD_MAX) {
+    return yield* badRequest(
+      "model.user.is_valid.pwd_length.app_error",
+      `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.`
+    )
+  }
+  const now = yield* Clock.currentTimeMillis
+  yield* repo.setPassword(userId, yield* crypto.hashPassword(input.new_password), now)
+  // Every other session of the account ends: whoever knew the old password is signed out.
+  yield* (yield* Sessions).revokeForUser(userId, { exceptSessionId: caller.session.id })
+  return ok()
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/users", list),
+  HttpRouter.post("/api/v4/users/ids", byIds),
+  HttpRouter.post("/api/v4/users/usernames", byUsernames),
+  HttpRouter.post("/api/v4/users/search", search),
+  HttpRouter.get("/api/v4/users/autocomplete", autocomplete),
+  HttpRouter.get("/api/v4/users/known", known),
+  HttpRouter.post("/api/v4/users/group_channels", groupChannels),
+  HttpRouter.get("/api/v4/users/username/:username", getByUsername),
+  HttpRouter.get("/api/v4/users/email/:email", getByEmail),
+  HttpRouter.get("/api/v4/users/:user_id", getById),
+  HttpRouter.put("/api/v4/users/:user_id", patchUser),
+  HttpRouter.put("/api/v4/users/:user_id/patch", patchUser),
+  HttpRouter.put("/api/v4/users/:user_id/active", setActive),
+  HttpRouter.put("/api/v4/users/:user_id/password", changePassword)
+)
