@@ -167,11 +167,12 @@ describe("/api/v1/ws, the native socket", () => {
   })
 
   it("refuses with 401 before the upgrade without a valid header token; cookies and query tokens do not count", async () => {
-    for (const options of [
+    const attempts: Array<{ headers?: Record<string, string> }> = [
       {},
       { headers: { Authorization: "Bearer nope" } },
       { headers: { Cookie: `MMAUTHTOKEN=${token()}` } }
-    ]) {
+    ]
+    for (const options of attempts) {
       const s = track(new RawSocket(wsUrl(server.url, "/api/v1/ws"), options))
       await eventually(() => s.unexpected, "refusal")
       expect(s.unexpected?.status).toBe(401)

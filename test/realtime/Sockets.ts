@@ -105,6 +105,12 @@ export class MattermostSocket {
     return this.sockets.length
   }
 
+  /** Reconnects to another URL (another node) at once, as a client behind a load balancer would land elsewhere. */
+  async moveTo(url: string) {
+    this.client.clearReconnectTimeout()
+    await this.connect(url)
+  }
+
   /** Waits until the client has reconnected by itself (a socket after `count` is open). */
   reconnected(count: number) {
     return eventually(() => this.sockets.length > count && this.socket.readyState === WebSocket.OPEN, "reconnect")
