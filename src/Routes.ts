@@ -18,6 +18,8 @@ import * as Threads from "./threads/Routes.ts"
 import * as Reactions from "./reactions/Routes.ts"
 import * as Realtime from "./realtime/Routes.ts"
 import * as Statuses from "./status/Routes.ts"
+import * as Sso from "./sso/Routes.ts"
+import * as LoginPage from "./web/LoginPage.ts"
 
 /** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
 export const routes = HttpRouter.concatAll(
@@ -39,5 +41,7 @@ export const routes = HttpRouter.concatAll(
   Threads.routes,
   Reactions.routes,
   Realtime.routes,
-  Statuses.routes
+  Statuses.routes,
+  Sso.routes,
+  LoginPage.routes
 )

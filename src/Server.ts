@@ -6,6 +6,7 @@ import * as CacheLayer from "../layers/Cache.ts"
 import * as CryptoLayer from "../layers/Crypto.ts"
 import * as DbLayer from "../layers/Db.ts"
 import * as FileStoreLayer from "../layers/FileStore.ts"
+import * as IdPLayer from "../layers/IdP.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
 import * as PushSenderLayer from "../layers/PushSender.ts"
@@ -21,6 +22,7 @@ import * as Push from "./push/Push.ts"
 import * as PushSettings from "./push/PushSettings.ts"
 import * as Realtime from "./realtime/Realtime.ts"
 import { routes } from "./Routes.ts"
+import * as SsoDirectory from "./sso/SsoDirectory.ts"
 import * as StatusSweeper from "./status/Sweeper.ts"
 import * as DiagnosticId from "./system/DiagnosticId.ts"
 import * as SigningKey from "./system/SigningKey.ts"
@@ -40,6 +42,7 @@ export interface CapabilityOverrides {
   readonly crypto?: Layer.Layer<CryptoLayer.Crypto>
   readonly fileStore?: Layer.Layer<FileStoreLayer.FileStore, unknown>
   readonly pushSender?: Layer.Layer<PushSenderLayer.PushSender>
+  readonly idp?: Layer.Layer<IdPLayer.IdP>
 }
 
 export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
@@ -55,6 +58,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
     overrides.fileStore ?? FileStoreLayer.layer(config.dataDir),
     overrides.pushSender ?? PushSenderLayer.layer,
+    overrides.idp ?? IdPLayer.layer(),
     Layer.succeed(AppConfig, config)
   )
 
@@ -75,7 +79,8 @@ const services = Layer.mergeAll(
   PushSettings.layer,
   Push.layer,
   PostRepo.layer,
-  ThreadRepo.layer
+  ThreadRepo.layer,
+  SsoDirectory.layer
 )
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */
