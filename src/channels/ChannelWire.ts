@@ -55,7 +55,7 @@ export const toChannel = (row: ChannelRow) => ({
   last_post_at: Number(row.last_post_at),
   last_root_post_at: Number(row.last_root_post_at),
   creator_id: row.creator_id,
-  scheme_id: null,
+  scheme_id: "",
   group_constrained: row.group_constrained,
   shared: row.shared,
   props: row.props ?? null,

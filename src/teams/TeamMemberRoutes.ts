@@ -37,7 +37,7 @@ const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
  * Adds users to a team. A user may join an open team (allow_open_invite) on their own; adding others takes team
  * membership (Mattermost's team_user role carries add_user_to_team), and system admins may do anything.
  */
-const addToTeam = (caller: Caller, teamId: string, userIds: ReadonlyArray<string>) =>
+const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<string>, graceful = false) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
@@ -45,26 +45,29 @@ const addToTeam = (caller: Caller, teamId: string, userIds: ReadonlyArray<string
       SELECT t.*, EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS member
       FROM teams t WHERE t.id = ${teamId}`)
     if (team === undefined) return yield* notFound("app.team.get.find.app_error", "Team not found.")
-    const onlySelf = userIds.every((id) => id === caller.userId)
+    const onlySelf = requested.every((id) => id === caller.userId)
     const allowed = caller.isSystemAdmin || (team.member && team.delete_at === "0") ||
       (onlySelf && team.allow_open_invite && team.delete_at === "0")
     if (!allowed) return yield* permissionDenied("this team")
     if (team.delete_at !== "0") return yield* badRequest("api.team.add_user_to_team.deleted.app_error", "The team is archived.")
-    const known = yield* db.read(sql<{ id: string }>`SELECT id FROM users WHERE id IN ${sql.in(userIds)} AND delete_at = 0`)
-    if (known.length !== new Set(userIds).size) return yield* badRequest("app.user.missing_account.const", "Unknown user.")
+    const known = yield* db.read(sql<{ id: string }>`SELECT id FROM users WHERE id IN ${sql.in(requested)} AND delete_at = 0`)
+    const knownIds = new Set(known.map((r) => r.id))
+    const unknown = requested.filter((id) => !knownIds.has(id))
+    if (unknown.length > 0 && !graceful) return yield* badRequest("app.user.missing_account.const", "Unknown user.")
+    const userIds = requested.filter((id) => knownIds.has(id))
     const now = yield* Clock.currentTimeMillis
     const join = yield* db.transaction(Membership.add(sql, teamId, userIds, false, now))
     const bus = yield* EventBus
     yield* TeamEvents.joined(bus, teamId, join)
-    return yield* membersOf(teamId, userIds)
+    return { members: yield* membersOf(teamId, userIds), unknown }
   })
 
 const addMember = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
   const body = yield* Decode.body(MemberBody)
-  const [member] = yield* addToTeam(caller, team_id, [body.user_id])
-  return json(member, 201)
+  const { members } = yield* addToTeam(caller, team_id, [body.user_id])
+  return json(members[0], 201)
 })
 
 const addMembers = Effect.gen(function*() {
@@ -72,8 +75,17 @@ const addMembers = Effect.gen(function*() {
   const { team_id } = yield* Decode.params(TeamIdParams)
   const body = yield* Decode.body(Schema.Array(MemberBody).pipe(Schema.maxItems(200)))
   if (body.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "No members to add.")
-  const members = yield* addToTeam(caller, team_id, [...new Set(body.map((m) => m.user_id))])
-  return json(members, 201)
+  const { graceful } = yield* Decode.query(Schema.Struct({ graceful: Schema.optionalWith(Decode.QueryBool, { default: () => false }) }))
+  const { members, unknown } = yield* addToTeam(caller, team_id, [...new Set(body.map((m) => m.user_id))], graceful)
+  if (!graceful) return json(members, 201)
+  // The graceful form reports each user: its membership, or why it could not be added (TeamMemberWithError).
+  return json([
+    ...members.map((member) => ({ member, user_id: member.user_id })),
+    ...unknown.map((user_id) => ({
+      user_id,
+      error: { id: "app.user.missing_account.const", message: "Unknown user.", status_code: 400 }
+    }))
+  ], 201)
 })
 
 /** Joins the team an invite id names (the team's own invite link). */

@@ -1,0 +1,190 @@
+import type { Channel, ChannelMembership, ChannelStats, ServerChannel } from "@mattermost/types/channels"
+import type { Post } from "@mattermost/types/posts"
+import type { Team } from "@mattermost/types/teams"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { raw } from "../compat/Raw.ts"
+import { expectShape, type Spec } from "../compat/Shapes.ts"
+import { newUser } from "../support/Clients.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+import { type EventLog, recordEvents } from "../teams/EventLog.ts"
+
+let server: TestServer
+let log: EventLog
+
+beforeAll(async () => {
+  server = await startServer()
+  log = await recordEvents(server)
+})
+afterAll(async () => {
+  await log?.stop()
+  await server?.close()
+})
+
+const ServerChannelSpec: Spec<ServerChannel> = {
+  id: "string", create_at: "number", update_at: "number", delete_at: "number", team_id: "string", type: "string",
+  display_name: "string", name: "string", header: "string", purpose: "string", last_post_at: "number",
+  last_root_post_at: "number", creator_id: "string", scheme_id: "string", teammate_id: "optional", status: "optional",
+  group_constrained: "boolean", shared: "optional", props: "optional", policy_id: "optional", banner_info: "optional",
+  policy_enforced: "optional", policy_actions: "optional", policy_is_active: "optional", default_category_name: "optional",
+  managed_category_name: "optional", autotranslation: "optional", discoverable: "optional",
+  total_msg_count: "number", total_msg_count_root: "number"
+}
+
+const MembershipSpec: Spec<ChannelMembership> = {
+  channel_id: "string", user_id: "string", roles: "string", last_viewed_at: "number", msg_count: "number",
+  msg_count_root: "number", mention_count: "number", mention_count_root: "number", urgent_mention_count: "number",
+  notify_props: "object", last_update_at: "number", scheme_user: "boolean", scheme_admin: "boolean",
+  post_root_id: "optional", autotranslation_disabled: "optional"
+}
+
+const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
+
+const setup = async () => {
+  const owner = await newUser(server.url, "lco")
+  const member = await newUser(server.url, "lcm")
+  const team: Team = await owner.client.createTeam({ name: unique("lc"), display_name: "LC", type: "O" } as Team)
+  await owner.client.addToTeam(team.id, member.user.id)
+  const channel: Channel = await owner.client.createChannel({ team_id: team.id, name: unique("room"), display_name: "Room", type: "O" } as Channel)
+  await member.client.addToChannel(member.user.id, channel.id)
+  return { owner, member, team, channel }
+}
+
+describe("channel lifecycle", () => {
+  it("returns ServerChannel and ChannelMembership shapes", async () => {
+    const { member, team, channel } = await setup()
+    expectShape(await member.client.getChannel(channel.id), ServerChannelSpec, "channel")
+    const channels = await member.client.getMyChannels(team.id)
+    channels.forEach((c, i) => expectShape(c, ServerChannelSpec, `channels[${i}]`))
+    const members = await member.client.getMyChannelMembers(team.id)
+    members.forEach((m, i) => expectShape(m, MembershipSpec, `members[${i}]`))
+  })
+
+  it("patches a channel (channel_updated with the channel as a JSON string), archives and restores it", async () => {
+    const { owner, member, team, channel } = await setup()
+    log.clear()
+    const patched = await member.client.patchChannel(channel.id, { display_name: "Renamed", header: "A header", purpose: "Why" })
+    expect(patched).toMatchObject({ id: channel.id, display_name: "Renamed", header: "A header", purpose: "Why", name: channel.name })
+    const event = log.named("channel_updated").find((e) => e.broadcast.channel_id === channel.id)!
+    expect(JSON.parse(event.data.channel as string)).toMatchObject({ id: channel.id, display_name: "Renamed" })
+
+    await expect(member.client.patchChannel(channel.id, { display_name: "" })).rejects.toMatchObject({ status_code: 400 })
+    await expect(member.client.patchChannel(channel.id, { purpose: "x".repeat(251) })).rejects.toMatchObject({ status_code: 400 })
+    await expect(member.client.patchChannel(channel.id, { name: "off-topic" })).rejects.toMatchObject({ status_code: 400 })
+    expect((await member.client.getChannel(channel.id)).display_name).toBe("Renamed")
+
+    await member.client.deleteChannel(channel.id)
+    const deleted = await member.client.getChannel(channel.id)
+    expect(deleted.delete_at).toBeGreaterThan(0)
+    expect(log.named("channel_deleted").find((e) => e.data.channel_id === channel.id)).toMatchObject({
+      data: { delete_at: deleted.delete_at },
+      broadcast: { team_id: team.id }
+    })
+    expect((await member.client.getArchivedChannels(team.id)).map((c) => c.id)).toContain(channel.id)
+    expect((await member.client.getChannels(team.id)).map((c) => c.id)).not.toContain(channel.id)
+    await expect(member.client.patchChannel(channel.id, { header: "late" })).rejects.toMatchObject({ status_code: 400 })
+    await expect(member.client.getChannelByName(team.id, channel.name)).rejects.toMatchObject({ status_code: 404 })
+    expect((await member.client.getChannelByName(team.id, channel.name, true)).id).toBe(channel.id)
+
+    // Restoring needs a team admin.
+    await expect(member.client.unarchiveChannel(channel.id)).rejects.toMatchObject({ status_code: 403 })
+    const restored = await owner.client.unarchiveChannel(channel.id)
+    expect(restored.delete_at).toBe(0)
+    expect(log.named("channel_restored").some((e) => e.data.channel_id === channel.id && e.broadcast.team_id === team.id)).toBe(true)
+
+    const townSquare = await owner.client.getChannelByName(team.id, "town-square")
+    await expect(owner.client.deleteChannel(townSquare.id)).rejects.toMatchObject({ status_code: 400 })
+    expect((await owner.client.getChannelByNameAndTeamName(team.name, "town-square")).id).toBe(townSquare.id)
+  })
+
+  it("lists, reads and removes members; leaving publishes user_removed to the channel and to the user", async () => {
+    const { owner, member, channel } = await setup()
+    const members = await owner.client.getChannelMembers(channel.id, 0, 1)
+    expect(members).toHaveLength(1)
+    const all = await owner.client.getChannelMembers(channel.id, 0, 60)
+    expect(all.map((m) => m.user_id).sort()).toEqual([owner.user.id, member.user.id].sort())
+    expect(await owner.client.getChannelMember(channel.id, member.user.id)).toMatchObject({ user_id: member.user.id })
+    const byIds = await owner.client.getChannelMembersByIds(channel.id, [member.user.id, "abcdefghijklmnopqrstuvwxyz"])
+    expect(byIds.map((m) => m.user_id)).toEqual([member.user.id])
+
+    log.clear()
+    await member.client.removeFromChannel(member.user.id, channel.id)
+    const removed = log.named("user_removed")
+    expect(removed.find((e) => e.broadcast.channel_id === channel.id)!.data).toEqual({ user_id: member.user.id, remover_id: member.user.id })
+    expect(removed.find((e) => e.broadcast.user_id === member.user.id)!.data).toEqual({ channel_id: channel.id, remover_id: member.user.id })
+    await expect(owner.client.getChannelMember(channel.id, member.user.id)).rejects.toMatchObject({ status_code: 404 })
+
+    // A member adds them back, then removes them.
+    await owner.client.addToChannel(member.user.id, channel.id)
+    await owner.client.removeFromChannel(member.user.id, channel.id)
+    expect((await member.client.getMyChannels((await owner.client.getChannel(channel.id)).team_id)).map((c) => c.id)).not.toContain(channel.id)
+  })
+
+  it("moves unread and mention counts as users post and view", async () => {
+    const { owner, member, team, channel } = await setup()
+    await member.client.viewMyChannel(channel.id)
+    await owner.client.createPost({ channel_id: channel.id, message: "hello" } as Post)
+    const root: Post = await owner.client.createPost({ channel_id: channel.id, message: `hi @${member.username}` } as Post)
+    await owner.client.createPost({ channel_id: channel.id, message: "reply", root_id: root.id } as Post)
+
+    const serverChannel = (await member.client.getMyChannels(team.id)).find((c) => c.id === channel.id)!
+    expect(serverChannel.total_msg_count).toBe(3)
+    expect(serverChannel.total_msg_count_root).toBe(2)
+    const before = await member.client.getMyChannelMember(channel.id)
+    expect(before).toMatchObject({ msg_count: 0, mention_count: 1, mention_count_root: 1 })
+    const unread = await raw(server.url, `/api/v4/users/me/channels/${channel.id}/unread`, { token: member.client.getToken() })
+    expect(unread.body).toMatchObject({ team_id: team.id, channel_id: channel.id, msg_count: 3, msg_count_root: 2, mention_count: 1, mention_count_root: 1, urgent_mention_count: 0 })
+    expect(unread.body.notify_props).toMatchObject({ mark_unread: "all" })
+    const teamUnread = (await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)!
+    expect(teamUnread).toMatchObject({ msg_count: 3, msg_count_root: 2, mention_count: 1, mention_count_root: 1 })
+
+    log.clear()
+    const view = await member.client.viewMyChannel(channel.id)
+    expect(view.status).toBe("OK")
+    const at = view.last_viewed_at_times[channel.id]
+    expect(at).toBeGreaterThanOrEqual(serverChannel.last_post_at)
+    expect(log.named("multiple_channels_viewed")[0]).toMatchObject({ data: { channel_times: { [channel.id]: at } }, broadcast: { user_id: member.user.id } })
+    const after = await member.client.getMyChannelMember(channel.id)
+    expect(after).toMatchObject({ msg_count: 3, msg_count_root: 2, mention_count: 0, mention_count_root: 0, last_viewed_at: at })
+    expect((await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)).toMatchObject({ msg_count: 0, mention_count: 0 })
+
+    // Muting unread messages (mark_unread=mention) hides plain messages from the counts.
+    await member.client.updateChannelNotifyProps({ channel_id: channel.id, user_id: member.user.id, mark_unread: "mention" })
+    expect((await member.client.getMyChannelMember(channel.id)).notify_props).toMatchObject({ mark_unread: "mention", desktop: "default" })
+    expect(log.named("channel_member_updated").some((e) => e.broadcast.user_id === member.user.id)).toBe(true)
+    await owner.client.createPost({ channel_id: channel.id, message: "quiet" } as Post)
+    expect((await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)).toMatchObject({ msg_count: 0 })
+    await expect(owner.client.updateChannelNotifyProps({ channel_id: channel.id, user_id: member.user.id, mark_unread: "all" }))
+      .rejects.toMatchObject({ status_code: 403 })
+  })
+
+  it("counts members, pinned posts and files in stats", async () => {
+    const { owner, member, channel } = await setup()
+    const post: Post = await member.client.createPost({ channel_id: channel.id, message: "pin me" } as Post)
+    await owner.client.pinPost(post.id)
+    const stats: ChannelStats = await member.client.getChannelStats(channel.id, true)
+    expect(stats).toEqual({ channel_id: channel.id, member_count: 2, guest_count: 0, pinnedpost_count: 1, files_count: 0 })
+    expect((await member.client.getChannelStats(channel.id, false)).files_count).toBe(-1)
+  })
+
+  it("changes channel roles only for channel admins", async () => {
+    const { owner, member, channel } = await setup()
+    await expect(member.client.updateChannelMemberRoles(channel.id, member.user.id, "channel_user channel_admin")).rejects.toMatchObject({ status_code: 403 })
+    await owner.client.updateChannelMemberRoles(channel.id, member.user.id, "channel_user channel_admin")
+    expect(await member.client.getMyChannelMember(channel.id)).toMatchObject({ roles: "channel_user channel_admin", scheme_admin: true })
+    await expect(owner.client.updateChannelMemberRoles(channel.id, member.user.id, "system_admin")).rejects.toMatchObject({ status_code: 400 })
+  })
+
+  it("finds channels by autocomplete and search, never private ones of others", async () => {
+    const { owner, member, team } = await setup()
+    await owner.client.createChannel({ team_id: team.id, name: "alpha-public", display_name: "Alpha Public", type: "O" } as Channel)
+    await owner.client.createChannel({ team_id: team.id, name: "alpha-private", display_name: "Alpha Private", type: "P" } as Channel)
+    expect((await member.client.autocompleteChannels(team.id, "alpha")).map((c) => c.name)).toEqual(["alpha-public"])
+    expect((await owner.client.autocompleteChannels(team.id, "alpha")).map((c) => c.name).sort()).toEqual(["alpha-private", "alpha-public"])
+    expect((await member.client.searchChannels(team.id, "Alpha")).map((c) => c.name)).toEqual(["alpha-public"])
+    expect(await member.client.searchChannels(team.id, "%")).toEqual([])
+    await expect(member.client.getChannelByName(team.id, "alpha-private")).rejects.toMatchObject({ status_code: 403 })
+    const page = await member.client.getChannels(team.id, 0, 2)
+    expect(page).toHaveLength(2)
+    expect(page.every((c) => c.type === "O")).toBe(true)
+  })
+})
