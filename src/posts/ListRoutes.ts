@@ -6,6 +6,7 @@ import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
+import { OwnUserParam, ownUser } from "./OwnUser.ts"
 import { PostRepo } from "./PostRepo.ts"
 import { postList } from "./PostWire.ts"
 
@@ -151,18 +152,14 @@ const UnreadQuery = Schema.Struct({
   ...ThreadFlags
 })
 
-const requireSelf = (caller: Caller, userId: string) =>
-  userId === caller.userId
-    ? Effect.void
-    : Effect.fail(forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions."))
-
 /** The posts around the caller's last read one: up to limit_before read posts and limit_after unread ones. */
 const aroundUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { user_id, channel_id } = yield* Decode.params(Schema.Struct({ user_id: Decode.Id, channel_id: Decode.Id }))
+  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, channel_id: Decode.Id }))
   const q = yield* Decode.query(UnreadQuery)
   if (q.limit_after === 0) return yield* badRequest("api.context.invalid_url_param.app_error", "Invalid or missing limit_after parameter in request URL.")
-  yield* requireSelf(caller, user_id)
+  const user_id = yield* ownUser(caller, params.user_id)
+  const channel_id = params.channel_id
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const db = yield* Db
@@ -202,9 +199,9 @@ const FlaggedQuery = Schema.Struct({
 /** Saved posts: the flagged_post preferences of the caller, in channels they still belong to. */
 const flagged = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { user_id } = yield* Decode.params(Schema.Struct({ user_id: Decode.Id }))
+  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam }))
   const q = yield* Decode.query(FlaggedQuery)
-  yield* requireSelf(caller, user_id)
+  const user_id = yield* ownUser(caller, params.user_id)
   const access = yield* Access
   if (q.channel_id !== "") yield* access.channel(caller, q.channel_id, "read")
   if (q.team_id !== "") yield* access.team(caller, q.team_id)

@@ -8,6 +8,7 @@ import { forbidden } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
 import { mentionPattern } from "../threads/ThreadRepo.ts"
+import { OwnUserParam, ownUser } from "./OwnUser.ts"
 
 /**
  * POST /users/{user_id}/posts/{post_id}/set_unread: the caller's membership moves back so that the post and every
@@ -28,8 +29,9 @@ interface UnreadRow {
 
 const setUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { user_id, post_id } = yield* Decode.params(Schema.Struct({ user_id: Decode.Id, post_id: Decode.Id }))
-  if (user_id !== caller.userId) return yield* forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions.")
+  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id }))
+  const user_id = yield* ownUser(caller, params.user_id)
+  const post_id = params.post_id
   const access = yield* Access
   const { channel } = yield* access.post(caller, post_id, "read")
   const db = yield* Db

@@ -7,6 +7,7 @@ import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { created, json, ok } from "../http/Respond.ts"
+import { OwnUserParam } from "../posts/OwnUser.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 
 /**
@@ -92,7 +93,8 @@ const add = Effect.gen(function*() {
 
 const remove = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: Decode.Id, post_id: Decode.Id, emoji_name: Schema.String }))
+  const raw = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id, emoji_name: Schema.String }))
+  const params = { ...raw, user_id: raw.user_id === "me" ? caller.userId : raw.user_id }
   yield* checkEmojiName(params.emoji_name)
   const channel = yield* reactable(caller, params.user_id, params.post_id)
   const db = yield* Db

@@ -4,28 +4,30 @@ import { Db } from "../../layers/Db.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
+import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { userThreads } from "./ThreadEvents.ts"
 import { ThreadRepo } from "./ThreadRepo.ts"
 import { toWire } from "./ThreadWire.ts"
+import { OwnUserParam, ownUser } from "../posts/OwnUser.ts"
 
 /** The collapsed-threads API of a user in a team: list with totals, one thread, read state and following. */
 
 const Flag = Schema.optionalWith(Decode.QueryBool, { default: () => false })
 const OptionalId = Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.Id), { default: () => "" as const })
 
-const UserTeam = Schema.Struct({ user_id: Decode.Id, team_id: Decode.Id })
-const UserTeamThread = Schema.Struct({ user_id: Decode.Id, team_id: Decode.Id, thread_id: Decode.Id })
+const UserTeam = Schema.Struct({ user_id: OwnUserParam, team_id: Decode.Id })
+const UserTeamThread = Schema.Struct({ user_id: OwnUserParam, team_id: Decode.Id, thread_id: Decode.Id })
 
-/** Threads are the caller's own; the team must be theirs. */
-const ownTeam = (caller: Caller, userId: string, teamId: string) =>
+/** Threads are the caller's own; the team must be theirs. Answers the caller's id. */
+const ownTeam = (caller: Caller, rawUserId: string, teamId: string) =>
   Effect.gen(function*() {
-    if (userId !== caller.userId) return yield* forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions.")
+    const userId = yield* ownUser(caller, rawUserId)
     const access = yield* Access
     yield* access.team(caller, teamId)
+    return userId
   })
 
 /** A thread the caller may read: its root has replies and its channel is readable. */
@@ -57,10 +59,11 @@ const PAGE_DEFAULT = 30
 
 const list = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { user_id, team_id } = yield* Decode.params(UserTeam)
+  const params = yield* Decode.params(UserTeam)
   const q = yield* Decode.query(ListQuery)
   if (q.before !== "" && q.after !== "") return yield* badRequest("api.context.invalid_url_param.app_error", "Only one of before and after may be given.")
-  yield* ownTeam(caller, user_id, team_id)
+  const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
+  const team_id = params.team_id
   const threads = yield* ThreadRepo
   const posts = yield* PostRepo
   const totals = q.threadsOnly
@@ -89,9 +92,9 @@ const list = Effect.gen(function*() {
 
 const one = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { user_id, team_id, thread_id } = yield* Decode.params(UserTeamThread)
+  const { thread_id, ...params } = yield* Decode.params(UserTeamThread)
   const q = yield* Decode.query(Schema.Struct({ extended: Flag }))
-  yield* ownTeam(caller, user_id, team_id)
+  const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
   yield* readableThread(caller, thread_id)
   const found = yield* userThreads(thread_id, [user_id], q.extended, caller)
   const thread = found.get(user_id)
@@ -131,7 +134,7 @@ const moveReadPoint = (caller: Caller, threadId: string, at: number) =>
 const readUpTo = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(Schema.Struct({
-    user_id: Decode.Id,
+    user_id: OwnUserParam,
     team_id: Decode.Id,
     thread_id: Decode.Id,
     timestamp: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
@@ -142,7 +145,7 @@ const readUpTo = Effect.gen(function*() {
 
 const setUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: Decode.Id, team_id: Decode.Id, thread_id: Decode.Id, post_id: Decode.Id }))
+  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, team_id: Decode.Id, thread_id: Decode.Id, post_id: Decode.Id }))
   yield* ownTeam(caller, params.user_id, params.team_id)
   const db = yield* Db
   const [post] = yield* db.read(db.sql<{ create_at: string }>`
@@ -155,8 +158,8 @@ const setUnread = Effect.gen(function*() {
 const follow = (following: boolean) =>
   Effect.gen(function*() {
     const caller = yield* requireCaller
-    const { user_id, team_id, thread_id } = yield* Decode.params(UserTeamThread)
-    yield* ownTeam(caller, user_id, team_id)
+    const { thread_id, ...params } = yield* Decode.params(UserTeamThread)
+    const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
     const thread = yield* readableThread(caller, thread_id)
     const threads = yield* ThreadRepo
     const now = yield* Clock.currentTimeMillis
@@ -172,11 +175,11 @@ const follow = (following: boolean) =>
 
 const readAll = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { user_id, team_id } = yield* Decode.params(UserTeam)
-  yield* ownTeam(caller, user_id, team_id)
+  const params = yield* Decode.params(UserTeam)
+  const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
   const threads = yield* ThreadRepo
   const now = yield* Clock.currentTimeMillis
-  yield* threads.markAllRead(user_id, team_id, now)
+  yield* threads.markAllRead(user_id, params.team_id, now)
   const bus = yield* EventBus
   yield* bus.publish("thread_read_changed", { timestamp: now }, { user_id })
   return ok()

@@ -85,6 +85,16 @@ describe("creating posts", () => {
     expect(JSON.parse(notice.data.post as string).props.add_channel_member.not_in_channel_user_ids).toEqual([dave.user.id])
   })
 
+  it("counts @here for online members only", async () => {
+    const { owner, members: [bob, carol], team } = await teamWith(server, 2)
+    const channel = await channelIn(owner, team, "O", [bob, carol])
+    await bob.client.updateStatus({ user_id: bob.user.id, status: "online" } as never)
+    await carol.client.updateStatus({ user_id: carol.user.id, status: "offline" } as never)
+    await say(owner, channel.id, "@here standup")
+    expect(await bob.client.getMyChannelMember(channel.id)).toMatchObject({ mention_count: 1 })
+    expect(await carol.client.getMyChannelMember(channel.id)).toMatchObject({ mention_count: 0 })
+  })
+
   it("counts every post as a mention in a DM", async () => {
     const a = await newUser(server.url, "dma")
     const b = await newUser(server.url, "dmb")
@@ -314,6 +324,24 @@ describe("channel pages", () => {
     expect(pinned.order).toEqual([a.id])
     await bob.client.unpinPost(a.id)
     expect((await owner.client.getPinnedPosts(channel.id)).order).toEqual([])
+  })
+
+  it("lists saved posts from the flagged_post preferences, only in channels the user still reads", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    const priv = await channelIn(owner, team, "P", [bob])
+    const a = await say(owner, channel.id, "save me")
+    const b = await say(owner, priv.id, "save me too")
+    const c = await say(owner, channel.id, "not saved")
+    await bob.client.savePreferences(bob.user.id, [a, b].map((p) => ({ user_id: bob.user.id, category: "flagged_post", name: p.id, value: "true" })))
+    const saved = await bob.client.getFlaggedPosts(bob.user.id)
+    expect(saved.order).toEqual([b.id, a.id])
+    expect(Object.keys(saved.posts)).not.toContain(c.id)
+    expect((await bob.client.getFlaggedPosts(bob.user.id, channel.id)).order).toEqual([a.id])
+    expect((await bob.client.getFlaggedPosts(bob.user.id, "", team.id, 0, 1)).order).toEqual([b.id])
+    await owner.client.removeFromChannel(bob.user.id, priv.id)
+    expect((await bob.client.getFlaggedPosts(bob.user.id)).order).toEqual([a.id])
+    await expect(owner.client.getFlaggedPosts(bob.user.id)).rejects.toMatchObject({ status_code: 403 })
   })
 
   it("marks a post unread and returns the posts around the last read one", async () => {
