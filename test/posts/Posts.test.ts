@@ -367,3 +367,54 @@ describe("channel pages", () => {
     expect(zero.status).toBe(400)
   })
 })
+
+describe("bad input on every route", () => {
+  it("answers 400 with the Mattermost error body and changes nothing", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    const root = await say(owner, channel.id, "root")
+    await say(bob, channel.id, "reply", root.id)
+    const token = tokenOf(bob)
+    const own = await say(bob, channel.id, "mine")
+    const threads = `/users/me/teams/${team.id}/threads`
+    const cases: Array<[string, string, string?]> = [
+      ["GET", "/posts/notanid"],
+      ["PUT", `/posts/${own.id}`, "{oops"],
+      ["PUT", `/posts/${own.id}`, JSON.stringify({ id: own.id })],
+      ["PUT", `/posts/${own.id}/patch`, JSON.stringify({ message: 5 })],
+      ["DELETE", "/posts/short"],
+      ["POST", "/posts/ids", "{}"],
+      ["POST", "/posts/ids", "[]"],
+      ["POST", `/posts/${own.id}/pin`.replace(own.id, "x")],
+      ["GET", `/posts/${root.id}/thread?direction=sideways`],
+      ["GET", `/posts/${root.id}/thread?fromCreateAt=soon`],
+      ["GET", "/channels/bad/pinned"],
+      ["GET", `/channels/${channel.id}/posts?after=${"A".repeat(26)}`],
+      ["GET", "/users/me/posts/flagged?per_page=x"],
+      ["POST", "/users/me/posts/bad/set_unread", "{}"],
+      ["GET", `/users/me/channels/${channel.id}/posts/unread?limit_before=-1`],
+      ["POST", "/reactions", "{}"],
+      ["POST", "/reactions", JSON.stringify({ user_id: bob.user.id, post_id: own.id, emoji_name: "" })],
+      ["DELETE", `/users/me/posts/${own.id}/reactions/BAD!`],
+      ["POST", "/posts/ids/reactions", "\"x\""],
+      ["GET", `${threads}?per_page=abc`],
+      ["GET", `${threads}?before=${root.id}&after=${root.id}`],
+      ["GET", `${threads}/nope`],
+      ["PUT", `${threads}/${root.id}/read/-5`],
+      ["POST", `${threads}/${root.id}/set_unread/bad`],
+      ["PUT", `/users/me/teams/bad/threads/read`]
+    ]
+    for (const [method, path, body] of cases) {
+      const res = await raw(token, method, path, body)
+      expect(res.status, `${method} ${path}`).toBe(400)
+      expect(res.headers.get("content-type")).toBe("application/json")
+      const error = (await res.json()) as { id: string; message: string; status_code: number }
+      expect(error.status_code, `${method} ${path}`).toBe(400)
+      expect(error.id).toMatch(/\.app_error$|\.error$/)
+    }
+    const after = await bob.client.getPost(own.id)
+    expect(after).toMatchObject({ message: "mine", edit_at: 0, is_pinned: false })
+    expect(await bob.client.getReactionsForPost(own.id)).toEqual([])
+    expect((await bob.client.getPosts(channel.id)).order).toHaveLength(3)
+  })
+})
