@@ -3,6 +3,8 @@ import * as Health from "./health/Routes.ts"
 import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Devices from "./devices/DeviceRoutes.ts"
 import * as PushAdmin from "./push/AdminRoutes.ts"
+import * as Calls from "./calls/CallRoutes.ts"
+import * as Plugins from "./plugins/PluginRoutes.ts"
 import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
@@ -37,6 +39,8 @@ export const routes = HttpRouter.concatAll(
   Preferences.routes,
   Devices.routes,
   PushAdmin.routes,
+  Calls.routes,
+  Plugins.routes,
   Posts.routes,
   Threads.routes,
   Reactions.routes,

@@ -13,6 +13,7 @@ import * as PushSenderLayer from "../layers/PushSender.ts"
 import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
 import { AppConfig, type ResolvedConfig } from "./Config.ts"
+import * as CallRepo from "./calls/CallRepo.ts"
 import * as DeviceRepo from "./devices/DeviceRepo.ts"
 import * as DeviceSweep from "./devices/DeviceSweep.ts"
 import * as EventBus from "./events/EventBus.ts"
@@ -78,6 +79,7 @@ const services = Layer.mergeAll(
   DeviceRepo.layer,
   PushSettings.layer,
   Push.layer,
+  CallRepo.layer,
   PostRepo.layer,
   ThreadRepo.layer,
   SsoDirectory.layer

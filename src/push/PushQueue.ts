@@ -3,6 +3,7 @@ import { newId } from "../../layers/Crypto.ts"
 import {
   type Credentials,
   PushSender,
+  type PushKind,
   type PushNotification,
   pushesDropped,
   pushesFailed,
@@ -75,8 +76,8 @@ export const route = (active: ActiveCredentials, device: PushDevice, template: P
 export const retryDelayMs = (attempt: number, retryAfterMs: Option.Option<number>) =>
   Math.min(MAX_RETRY_DELAY_MS, Math.max(1000 * 2 ** (attempt - 1), Option.getOrElse(retryAfterMs, () => 0)))
 
-const count = (metric: typeof pushesSent, tags: Record<string, string>) =>
-  Metric.increment(Object.entries(tags).reduce((m, [k, v]) => Metric.tagged(m, k, v), metric))
+const count = (metric: typeof pushesSent, tags: Record<string, string>, by = 1) =>
+  Metric.incrementBy(Object.entries(tags).reduce((m, [k, v]) => Metric.tagged(m, k, v), metric), by)
 
 export const make = Effect.gen(function*() {
   const sender = yield* PushSender
@@ -90,10 +91,9 @@ export const make = Effect.gen(function*() {
 
   // Counters start at zero so that dashboards see them before the first push.
   for (const transport of ["proxy", "fcm", "apns"] satisfies Array<Transport>) {
-    yield* Metric.incrementBy(Metric.tagged(pushesSent, "transport", transport), 0)
+    for (const kind of ["message", "clear", "call"] satisfies Array<PushKind>) yield* count(pushesSent, { transport, kind }, 0)
   }
-  yield* Metric.incrementBy(pushesFailed, 0)
-  yield* Metric.incrementBy(pushesDropped, 0)
+  yield* count(pushesDropped, { reason: "queue_full" }, 0)
 
   const enqueue = (attempts: ReadonlyArray<Attempt>) =>
     Effect.gen(function*() {
@@ -101,7 +101,7 @@ export const make = Effect.gen(function*() {
       const accepted = yield* Effect.forEach(attempts, (attempt) => Queue.offer(queue, attempt))
       const dropped = accepted.filter((ok) => !ok).length
       if (dropped > 0) {
-        yield* Metric.incrementBy(Metric.tagged(pushesDropped, "reason", "queue_full"), dropped)
+        yield* count(pushesDropped, { reason: "queue_full" }, dropped)
         yield* Effect.logWarning("push queue full; pushes dropped").pipe(Effect.annotateLogs({ dropped }))
       }
     })
@@ -123,7 +123,7 @@ export const make = Effect.gen(function*() {
       const active = yield* settings.current
       const chosen = route(active, job.device, job.template)
       if (Option.isNone(chosen)) {
-        return yield* Metric.increment(Metric.tagged(pushesDropped, "reason", "no_credentials"))
+        return yield* count(pushesDropped, { reason: "no_credentials" })
       }
       const r = chosen.value
       const transport = r.credentials.transport

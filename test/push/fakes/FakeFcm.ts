@@ -33,7 +33,8 @@ const readBody = (req: IncomingMessage) =>
 
 export const startFakeFcm = async (options: { readonly expiresIn?: number; readonly staticToken?: string } = {}) => {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
-  const messages: Array<FcmMessage> = []
+  const messages: Array<FcmMessage & { readonly at: number }> = []
+  const rejections: Array<{ readonly token: string; readonly status: number; readonly body: string; readonly at: number }> = []
   const grants: Array<{ iss: string; scope: string }> = []
   const issued = new Set<string>(options.staticToken !== undefined ? [options.staticToken] : [])
   const behaviours = new Map<string, FcmBehaviour>()
@@ -77,7 +78,9 @@ export const startFakeFcm = async (options: { readonly expiresIn?: number; reado
       hanging.push(res)
       return
     }
-    messages.push({ projectId: match[1], authorization, message: parsed.message })
+    if (!(behaviour?.kind === "status" && behaviour.times > 0)) {
+      messages.push({ projectId: match[1], authorization, message: parsed.message, at: Date.now() })
+    }
     if (behaviour?.kind === "unregistered") {
       return json(res, 404, {
         error: {
@@ -90,6 +93,7 @@ export const startFakeFcm = async (options: { readonly expiresIn?: number; reado
     }
     if (behaviour?.kind === "status" && behaviour.times > 0) {
       behaviours.set(parsed.message.token, { ...behaviour, times: behaviour.times - 1 })
+      rejections.push({ token: parsed.message.token, status: behaviour.status, body: parsed.message.notification?.body ?? "", at: Date.now() })
       return json(
         res,
         behaviour.status,
@@ -105,6 +109,7 @@ export const startFakeFcm = async (options: { readonly expiresIn?: number; reado
   return {
     url,
     messages,
+    rejections,
     grants,
     serviceAccount: {
       type: "service_account",

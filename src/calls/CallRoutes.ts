@@ -1,0 +1,165 @@
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Option, Schema } from "effect"
+import { Access } from "../access/Access.ts"
+import { requireCaller } from "../auth/Authenticate.ts"
+import { Db } from "../../layers/Db.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { ApiError, badRequest, forbidden } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { Push } from "../push/Push.ts"
+import { CallRepo } from "./CallRepo.ts"
+import { CALLS_BUILD, CALLS_PLUGIN_ID, CALLS_VERSION, CallEvents, callsConfig, toCallState, toChannelState } from "./CallWire.ts"
+
+/**
+ * The Calls plugin surface the apps need to show and ring calls, under /plugins/com.mattermost.calls (not /api/v4),
+ * on the plugin's own paths (mattermost-compat.md section 10). Two paths are this server's: starting a call (the
+ * plugin starts calls when a client joins over its media connection, which is not served here) and Ring. Audio and
+ * video media are out of scope.
+ */
+const BASE = `/plugins/${CALLS_PLUGIN_ID}`
+
+const ChannelParam = Schema.Struct({ channel_id: Decode.Id })
+
+const isDirectOrGroup = (type: string) => type === "D" || type === "G"
+
+const noCall = () => badRequest("app.calls.no_call_ongoing.app_error", "There is no call ongoing in this channel.")
+
+const version = Effect.succeed(json({ version: CALLS_VERSION, build: CALLS_BUILD }))
+
+const config = Effect.as(requireCaller, json(callsConfig))
+
+const channels = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const repo = yield* CallRepo
+  return json((yield* repo.statesForUser(caller.userId)).map(toChannelState))
+})
+
+const channelState = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelParam)
+  yield* (yield* Access).channel(caller, channel_id, "read")
+  const repo = yield* CallRepo
+  return json(toChannelState(yield* repo.channelState(channel_id)))
+})
+
+/** Switches calls on or off in a channel: system admins, channel admins, and members of a DM or group channel. */
+const setEnabled = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelParam)
+  const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
+  const { enabled } = yield* Decode.body(Schema.Struct({ enabled: Schema.Boolean }))
+  if (!caller.isSystemAdmin && !isDirectOrGroup(channel.type)) {
+    const db = yield* Db
+    const rows = yield* db.read(db.sql<{ scheme_admin: boolean }>`
+      SELECT scheme_admin FROM channel_members WHERE channel_id = ${channel_id} AND user_id = ${caller.userId}`)
+    if (rows[0]?.scheme_admin !== true) return yield* forbidden("api.context.permissions.app_error", "Only channel admins may switch calls on or off here.")
+  }
+  const repo = yield* CallRepo
+  yield* repo.setEnabled(channel_id, enabled)
+  const bus = yield* EventBus
+  yield* bus.publish(enabled ? CallEvents.enableVoice : CallEvents.disableVoice, {}, { channel_id })
+  return json({ channel_id, enabled })
+})
+
+/**
+ * POST /calls/{channel_id}/start: starts the channel's call, announces it, and in a DM or group channel rings the
+ * other members.
+ */
+const start = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelParam)
+  const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
+  if (channel.delete_at > 0) return yield* badRequest("app.calls.channel_archived.app_error", "Calls cannot start in an archived channel.")
+  const repo = yield* CallRepo
+  const state = yield* repo.channelState(channel_id)
+  if (Option.contains(state.enabled, false)) return yield* forbidden("app.calls.disabled.app_error", "Calls are disabled in this channel.")
+  const now = yield* Clock.currentTimeMillis
+  const started = yield* repo.start(channel_id, caller.userId, now)
+  if (Option.isNone(started)) {
+    return yield* new ApiError({ status: 409, id: "app.calls.call_already_ongoing.app_error", message: "A call is already ongoing in this channel." })
+  }
+  const call = started.value
+  const bus = yield* EventBus
+  yield* bus.publish(CallEvents.callStart, {
+    id: call.id,
+    channelID: channel_id,
+    start_at: call.start_at,
+    thread_id: call.thread_id,
+    post_id: call.post_id,
+    owner_id: call.owner_id,
+    host_id: call.owner_id
+  }, { channel_id })
+  if (isDirectOrGroup(channel.type)) {
+    const push = yield* Push
+    yield* push.submit({ _tag: "Ring", callId: call.id, channelId: channel_id, callerId: caller.userId, threadId: call.thread_id, postId: call.post_id, skip: [] })
+  }
+  return json(toCallState(call), 201)
+})
+
+/** POST /calls/{channel_id}/ring: rings the other members again, except those who dismissed this call. */
+const ring = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelParam)
+  const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
+  if (!isDirectOrGroup(channel.type)) return yield* badRequest("app.calls.ring_not_supported.app_error", "Only calls in direct and group messages ring.")
+  const repo = yield* CallRepo
+  const active = yield* repo.active(channel_id)
+  if (Option.isNone(active)) return yield* noCall()
+  const call = active.value
+  const push = yield* Push
+  yield* push.submit({
+    _tag: "Ring",
+    callId: call.id,
+    channelId: channel_id,
+    callerId: caller.userId,
+    threadId: call.thread_id,
+    postId: call.post_id,
+    skip: Object.keys(call.dismissed).filter((userId) => call.dismissed[userId])
+  })
+  return ok()
+})
+
+/** POST /calls/{channel_id}/dismiss-notification: stops the ringing for the caller, on all their devices. */
+const dismiss = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelParam)
+  yield* (yield* Access).channel(caller, channel_id, "read")
+  const repo = yield* CallRepo
+  const dismissed = yield* repo.dismiss(channel_id, caller.userId)
+  if (Option.isNone(dismissed)) return yield* noCall()
+  const bus = yield* EventBus
+  yield* bus.publish(CallEvents.dismissed, { userID: caller.userId, callID: dismissed.value.id }, { user_id: caller.userId })
+  return ok()
+})
+
+/** POST /calls/{channel_id}/end: the call's owner or a system admin ends it for everyone. */
+const end = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { channel_id } = yield* Decode.params(ChannelParam)
+  yield* (yield* Access).channel(caller, channel_id, "read")
+  const repo = yield* CallRepo
+  const active = yield* repo.active(channel_id)
+  if (Option.isNone(active)) return yield* noCall()
+  if (active.value.owner_id !== caller.userId && !caller.isSystemAdmin) {
+    return yield* forbidden("api.context.permissions.app_error", "Only the call's host or a system admin may end it.")
+  }
+  const now = yield* Clock.currentTimeMillis
+  const ended = yield* repo.end(channel_id, now)
+  if (Option.isNone(ended)) return yield* noCall()
+  const bus = yield* EventBus
+  yield* bus.publish(CallEvents.callEnd, { channelID: channel_id, callID: ended.value.id }, { channel_id })
+  return ok()
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get(`${BASE}/version`, version),
+  HttpRouter.get(`${BASE}/config`, config),
+  HttpRouter.get(`${BASE}/channels`, channels),
+  HttpRouter.get(`${BASE}/:channel_id`, channelState),
+  HttpRouter.post(`${BASE}/:channel_id`, setEnabled),
+  HttpRouter.post(`${BASE}/calls/:channel_id/start`, start),
+  HttpRouter.post(`${BASE}/calls/:channel_id/ring`, ring),
+  HttpRouter.post(`${BASE}/calls/:channel_id/dismiss-notification`, dismiss),
+  HttpRouter.post(`${BASE}/calls/:channel_id/end`, end)
+)

@@ -1,0 +1,57 @@
+import type { Client4 } from "@mattermost/client"
+import { importSPKI, jwtVerify } from "jose"
+import { newUser } from "../support/Clients.ts"
+
+/** Shared helpers of the push tests: HTTP calls with a token, waiting for a push, a team with members. */
+
+export const call = async (baseUrl: string, method: string, path: string, token: string | undefined, body?: unknown) => {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? null : JSON.parse(text) }
+}
+
+/** Polls until `probe` returns a value (not undefined), or fails after the timeout. */
+export const eventually = async <A>(probe: () => A | undefined, timeoutMs = 5000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = probe()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error("timed out waiting for a push")
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** Lets in-flight decisions and deliveries finish before asserting that something did not happen. */
+export const settle = (ms = 400) => new Promise((r) => setTimeout(r, ms))
+
+export interface Member {
+  readonly client: Client4
+  readonly id: string
+  readonly username: string
+  readonly token: string
+}
+
+/** The first user of a fresh server is its system admin; the rest join one team. */
+export const makeTeam = async (url: string, names: ReadonlyArray<string>) => {
+  const admin = await newUser(url, "admin")
+  const team = await admin.client.createTeam({ name: `team${Date.now().toString(36)}`, display_name: "Team", type: "O" } as never)
+  const members: Record<string, Member> = {}
+  for (const name of names) {
+    const created = await newUser(url, name)
+    await admin.client.addToTeam(team.id, created.user.id)
+    members[name] = { client: created.client, id: created.user.id, username: created.username, token: created.client.getToken() }
+  }
+  const townSquare = await admin.client.getChannelByName(team.id, "town-square")
+  return { admin: { client: admin.client, id: admin.user.id, username: admin.username, token: admin.client.getToken() }, team, members, townSquare }
+}
+
+/** Verifies a push signature with the public key config/client publishes, for the ack id and bare device token. */
+export const verifySignature = async (publicKeyBase64: string, signature: string) => {
+  const pem = `-----BEGIN PUBLIC KEY-----\n${publicKeyBase64.match(/.{1,64}/g)!.join("\n")}\n-----END PUBLIC KEY-----`
+  const { payload } = await jwtVerify(signature, await importSPKI(pem, "ES256"), { algorithms: ["ES256"] })
+  return payload as { ack_id: string; device_id: string }
+}
