@@ -18,12 +18,14 @@ afterAll(async () => {
   await server?.close()
 })
 
+const mine = async (client: { getMyPreferences: () => Promise<unknown> }): Promise<Array<PreferenceType>> => (await client.getMyPreferences()) as Array<PreferenceType>
+
 const pref = (user_id: string, category: string, name: string, value: string): PreferenceType => ({ user_id, category, name, value })
 
 describe("preferences", () => {
   it("saves, reads by category and name, updates and deletes the categories the clients use", async () => {
     const { client, user } = await newUser(server.url, "prefs")
-    expect(await client.getMyPreferences()).toEqual([])
+    expect(await mine(client)).toEqual([])
     const theme = JSON.stringify({ type: "Denim", sidebarBg: "#1e325c" })
     const batch = [
       pref(user.id, "display_settings", "collapsed_reply_threads", "on"),
@@ -36,7 +38,7 @@ describe("preferences", () => {
       pref(user.id, "some_plugin_category", "anything", "x")
     ]
     expect(await client.savePreferences(user.id, batch)).toEqual({ status: "OK" })
-    const all = await client.getMyPreferences()
+    const all = await mine(client)
     expect(all).toHaveLength(batch.length)
     for (const p of all) expectShape(p, PreferenceSpec)
     expect(all).toEqual(expect.arrayContaining(batch))
@@ -53,7 +55,7 @@ describe("preferences", () => {
     expect(updated.body).toEqual([pref(user.id, "display_settings", "collapsed_reply_threads", "off")])
 
     await client.deletePreferences(user.id, [batch[5], batch[7]])
-    const after = await client.getMyPreferences()
+    const after = await mine(client)
     expect(after).toHaveLength(batch.length - 2)
     expect(after.find((p) => p.category === "flagged_post")).toBeUndefined()
   })
@@ -80,8 +82,8 @@ describe("preferences", () => {
     await expect(other.client.savePreferences(owner.user.id, [pref(owner.user.id, "theme", "", "hacked")])).rejects.toMatchObject({ status_code: 403 })
     await expect(other.client.savePreferences(other.user.id, [pref(owner.user.id, "theme", "", "hacked")])).rejects.toMatchObject({ status_code: 403 })
     await expect(other.client.deletePreferences(owner.user.id, [pref(owner.user.id, "theme", "", "")])).rejects.toMatchObject({ status_code: 403 })
-    expect(await owner.client.getMyPreferences()).toEqual([pref(owner.user.id, "theme", "", "{}")])
-    await expect(client4(server.url).getMyPreferences()).rejects.toMatchObject({ status_code: 401 })
+    expect(await mine(owner.client)).toEqual([pref(owner.user.id, "theme", "", "{}")])
+    await expect(mine(client4(server.url))).rejects.toMatchObject({ status_code: 401 })
   })
 
   it("rejects bad input with 400 and the error body", async () => {
@@ -103,6 +105,6 @@ describe("preferences", () => {
     }
     const malformed = await raw(server.url, "/api/v4/users/me/preferences", { method: "PUT", token, body: "{not json", headers: { "content-type": "application/json" } })
     expect(malformed.status).toBe(400)
-    expect(await client.getMyPreferences()).toEqual([])
+    expect(await mine(client)).toEqual([])
   })
 })
