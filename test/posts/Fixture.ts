@@ -1,7 +1,6 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import type { Team } from "@mattermost/types/teams"
-import { expect } from "vitest"
 import { newUser } from "../support/Clients.ts"
 import type { TestServer } from "../support/TestServer.ts"
 
@@ -24,23 +23,6 @@ export const channelIn = async (owner: Member, team: Team, type: "O" | "P", join
   const channel: Channel = await owner.client.createChannel({ team_id: team.id, name: unique("c"), display_name: "Chan", type } as Channel)
   for (const m of joiners) await owner.client.addToChannel(m.user.id, channel.id)
   return channel
-}
-
-/** The required fields of a Post (@mattermost/types) with their types, and metadata as mobile reads it. */
-export const expectPostShape = (post: Post) => {
-  for (const key of ["id", "user_id", "channel_id", "root_id", "original_id", "message", "type", "hashtags", "pending_post_id"] as const) {
-    expect(typeof post[key], key).toBe("string")
-  }
-  for (const key of ["create_at", "update_at", "edit_at", "delete_at", "reply_count"] as const) {
-    expect(typeof post[key], key).toBe("number")
-  }
-  expect(typeof post.is_pinned).toBe("boolean")
-  expect(post.props).toBeTypeOf("object")
-  expect(Array.isArray(post.metadata.embeds)).toBe(true)
-  expect(Array.isArray(post.metadata.emojis)).toBe(true)
-  expect(Array.isArray(post.metadata.files)).toBe(true)
-  expect(Array.isArray(post.metadata.reactions)).toBe(true)
-  expect(post.metadata.images).toBeTypeOf("object")
 }
 
 export const say = (member: Member, channelId: string, message: string, rootId = "") =>

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { type EventLog, recordEvents } from "../teams/EventLog.ts"
-import { channelIn, expectPostShape, say, teamWith } from "./Fixture.ts"
+import { channelIn, say, teamWith } from "./Fixture.ts"
+import { expectPost, expectPostList } from "./Shapes.ts"
 
 let server: TestServer
 let log: EventLog
@@ -34,7 +35,7 @@ describe("creating posts", () => {
     const channel = await channelIn(owner, team, "O", [bob])
     log.clear()
     const post = await owner.client.createPost({ channel_id: channel.id, message: "hello #greeting world", pending_post_id: `${owner.user.id}:123` } as Post)
-    expectPostShape(post)
+    expectPost(post)
     expect(post).toMatchObject({ channel_id: channel.id, user_id: owner.user.id, message: "hello #greeting world", pending_post_id: `${owner.user.id}:123`, root_id: "", reply_count: 0, hashtags: "#greeting", type: "" })
     expect(post.metadata).toMatchObject({ embeds: [], emojis: [], files: [], reactions: [] })
 
@@ -256,7 +257,7 @@ describe("editing and deleting", () => {
     await expect(bob.client.getPost(root.id)).rejects.toMatchObject({ status_code: 404 })
     await expect(bob.client.getPost(reply.id)).rejects.toMatchObject({ status_code: 404 })
     expect((await bob.client.getPosts(channel.id)).order).toEqual([])
-    const sinceList = await bob.client.getPostsSince(channel.id, since)
+    const sinceList = expectPostList(await bob.client.getPostsSince(channel.id, since))
     expect(sinceList.order.sort()).toEqual([root.id, reply.id].sort())
     expect(sinceList.posts[root.id].delete_at).toBeGreaterThan(0)
     expect(sinceList.posts[reply.id].delete_at).toBeGreaterThan(0)
@@ -274,7 +275,7 @@ describe("channel pages", () => {
     for (let i = 0; i < 7; i++) ids.push((await say(i % 2 === 0 ? owner : bob, channel.id, `m${i}`)).id)
     const newest = [...ids].reverse()
 
-    const p0 = await bob.client.getPosts(channel.id, 0, 3)
+    const p0 = expectPostList(await bob.client.getPosts(channel.id, 0, 3))
     expect(p0.order).toEqual(newest.slice(0, 3))
     expect(p0).toMatchObject({ next_post_id: "", prev_post_id: newest[3] })
     expect(Object.keys(p0.posts).sort()).toEqual(newest.slice(0, 3).sort())
@@ -311,7 +312,8 @@ describe("channel pages", () => {
     const channel = await channelIn(owner, team, "O", [bob])
     const a = await say(owner, channel.id, "a")
     const b = await say(bob, channel.id, "b")
-    expect((await bob.client.getPostsByIds([b.id, a.id, "y".repeat(26)])).map((p) => p.id)).toEqual([b.id, a.id])
+    const byIds = await bob.client.getPostsByIds([b.id, a.id, "y".repeat(26)])
+    expect(byIds.map((p) => expectPost(p).id)).toEqual([b.id, a.id])
     const bad = await raw(tokenOf(bob), "POST", "/posts/ids", JSON.stringify(["short"]))
     expect(bad.status).toBe(400)
 
@@ -320,7 +322,7 @@ describe("channel pages", () => {
     const pinnedPost = await bob.client.getPost(a.id)
     expect(pinnedPost).toMatchObject({ is_pinned: true, edit_at: 0 })
     expect(JSON.parse(log.named("post_edited")[0].data.post as string)).toMatchObject({ id: a.id, is_pinned: true })
-    const pinned = await owner.client.getPinnedPosts(channel.id)
+    const pinned = expectPostList(await owner.client.getPinnedPosts(channel.id))
     expect(pinned.order).toEqual([a.id])
     await bob.client.unpinPost(a.id)
     expect((await owner.client.getPinnedPosts(channel.id)).order).toEqual([])
@@ -334,7 +336,7 @@ describe("channel pages", () => {
     const b = await say(owner, priv.id, "save me too")
     const c = await say(owner, channel.id, "not saved")
     await bob.client.savePreferences(bob.user.id, [a, b].map((p) => ({ user_id: bob.user.id, category: "flagged_post", name: p.id, value: "true" })))
-    const saved = await bob.client.getFlaggedPosts(bob.user.id)
+    const saved = expectPostList(await bob.client.getFlaggedPosts(bob.user.id))
     expect(saved.order).toEqual([b.id, a.id])
     expect(Object.keys(saved.posts)).not.toContain(c.id)
     expect((await bob.client.getFlaggedPosts(bob.user.id, channel.id)).order).toEqual([a.id])
@@ -360,7 +362,7 @@ describe("channel pages", () => {
     expect(event.data).toMatchObject({ msg_count: 3, mention_count: 1, post_id: ids[3] })
     await expect(owner.client.markPostAsUnread(bob.user.id, ids[3])).rejects.toMatchObject({ status_code: 403 })
 
-    const around = await bob.client.getPostsUnread(channel.id, bob.user.id, 2, 2)
+    const around = expectPostList(await bob.client.getPostsUnread(channel.id, bob.user.id, 2, 2))
     expect(around.order).toEqual([ids[4], ids[3], ids[2], ids[1]])
     expect(around).toMatchObject({ next_post_id: ids[5], prev_post_id: ids[0] })
     const zero = await raw(tokenOf(bob), "GET", `/users/${bob.user.id}/channels/${channel.id}/posts/unread?limit_after=0`)

@@ -5,6 +5,7 @@ import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { type EventLog, recordEvents } from "../teams/EventLog.ts"
 import { channelIn, say, teamWith } from "../posts/Fixture.ts"
+import { expectShape, ReactionSpec } from "../posts/Shapes.ts"
 
 let server: TestServer
 let log: EventLog
@@ -40,7 +41,7 @@ describe("reactions", () => {
     const emojiId = await customEmoji("partyparrot", alice.user.id)
     log.clear()
 
-    const thumbs = await bob.client.addReaction(bob.user.id, post.id, "+1")
+    const thumbs = expectShape(await bob.client.addReaction(bob.user.id, post.id, "+1"), ReactionSpec)
     expect(thumbs).toMatchObject({ user_id: bob.user.id, post_id: post.id, emoji_name: "+1" })
     expect(thumbs.create_at).toBeGreaterThan(0)
     const added = log.named("reaction_added")[0]

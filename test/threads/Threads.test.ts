@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { type EventLog, recordEvents } from "../teams/EventLog.ts"
-import { channelIn, expectPostShape, say, teamWith } from "../posts/Fixture.ts"
+import { channelIn, say, teamWith } from "../posts/Fixture.ts"
+import { expectPost, expectPostList, expectShape, UserThreadListSpec, UserThreadSpec } from "../posts/Shapes.ts"
 
 let server: TestServer
 let log: EventLog
@@ -35,7 +36,7 @@ describe("collapsed reply threads", () => {
 
     // Everyone following got thread_updated with the thread as a JSON string.
     const aliceUpdate = threadEvents("thread_updated", alice.user.id).at(-1)!
-    const thread = JSON.parse(aliceUpdate.data.thread as string) as UserThread
+    const thread = expectShape(JSON.parse(aliceUpdate.data.thread as string), UserThreadSpec) as UserThread
     expect(thread).toMatchObject({ id: root.id, reply_count: 2, unread_replies: 2, unread_mentions: 0, is_following: true })
     expect(thread.participants.map((p) => p.id)).toEqual([bob.user.id])
     expect(aliceUpdate.data).toMatchObject({ previous_unread_replies: 1, previous_unread_mentions: 0 })
@@ -47,7 +48,7 @@ describe("collapsed reply threads", () => {
     const collapsed = await alice.client.getPosts(channel.id, 0, 60, false, true, true)
     expect(collapsed.order).toEqual([other.id, root.id])
     const rootInPage = collapsed.posts[root.id]
-    expectPostShape(rootInPage)
+    expectPost(rootInPage)
     expect(rootInPage).toMatchObject({ reply_count: 2, is_following: true, last_reply_at: r2.create_at })
     expect((rootInPage.participants as Array<{ id: string; username: string }>).map((p) => p.username)).toEqual([bob.username])
     const flat = await alice.client.getPosts(channel.id, 0, 60)
@@ -70,6 +71,7 @@ describe("collapsed reply threads", () => {
     for (let i = 0; i < 5; i++) replies.push((await say(i % 2 ? alice : bob, channel.id, `r${i}`, root.id)).id)
 
     const all = await bob.client.getPostThread(replies[2])
+    expectPostList(all)
     expect(all.order).toEqual([...replies].reverse().concat(root.id))
     expect(all.has_next).toBe(false)
 
@@ -104,7 +106,8 @@ describe("collapsed reply threads", () => {
     const t1r2 = await say(bob, channel.id, `b @${alice.username}`, t1.id)
     await say(bob, channel.id, "c", t2.id)
 
-    const list = await alice.client.getUserThreads(alice.user.id, team.id, { perPage: 25, extended: true })
+    const list = expectShape(await alice.client.getUserThreads(alice.user.id, team.id, { perPage: 25, extended: true }), UserThreadListSpec)
+    for (const t of list.threads) expectPost(expectShape(t, UserThreadSpec).post)
     expect(list).toMatchObject({ total: 2, total_unread_threads: 2, total_unread_mentions: 1, total_unread_urgent_mentions: 0 })
     expect(list.threads.map((t) => t.id)).toEqual([t2.id, t1.id])
     const one = list.threads[1]
