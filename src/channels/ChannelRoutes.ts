@@ -178,17 +178,18 @@ const restoreChannel = Effect.gen(function*() {
 
 const PrivacyBody = Schema.Struct({ privacy: Schema.Literal("O", "P") })
 
-/** Converts between public and private: channel admins and team admins. */
+/** Converts between public and private: team admins (convert_*_channel_* belong to team_admin). */
 const updatePrivacy = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
-  const { channel, isAdmin } = yield* access.channel(caller, channel_id, "write")
+  const { channel } = yield* access.channel(caller, channel_id, "read")
   const { privacy } = yield* Decode.body(PrivacyBody)
   if (channel.type !== "O" && channel.type !== "P") {
     return yield* badRequest("api.channel.update_channel_privacy.invalid_type.app_error", "Only team channels have a privacy setting.")
   }
-  if (!isAdmin) return yield* permissionDenied("this channel")
+  const team = yield* access.teamMember(caller, channel.team_id)
+  if (!team.isAdmin) return yield* permissionDenied("this channel")
   if (channel.name === "town-square" && privacy === "P") {
     return yield* badRequest("api.channel.convert_channel_to_private.default_channel_error", "The default channel cannot be private.")
   }

@@ -207,6 +207,21 @@ const archiveTeam = Effect.gen(function*() {
   return json({ status: "OK" })
 })
 
+const restoreTeam = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { team_id } = yield* Decode.params(TeamIdParams)
+  const access = yield* Access
+  const team = yield* access.teamMember(caller, team_id)
+  if (!team.isAdmin) return yield* permissionDenied("this team")
+  const db = yield* Db
+  const now = yield* Clock.currentTimeMillis
+  const rows = yield* db.transaction(db.sql<TeamRow>`
+    UPDATE teams SET delete_at = 0, update_at = ${now} WHERE id = ${team_id} RETURNING *`)
+  const bus = yield* EventBus
+  yield* bus.publish("restore_team", { team: JSON.stringify(toTeam(rows[0], false)) }, { team_id })
+  return json(toTeam(rows[0], true))
+})
+
 const ListQuery = Schema.Struct({
   ...Paging,
   include_total_count: Schema.optionalWith(Decode.QueryBool, { default: () => false })
@@ -252,6 +267,7 @@ export const routes = HttpRouter.empty.pipe(
   HttpRouter.put("/api/v4/teams/:team_id", applyPatch(false)),
   HttpRouter.put("/api/v4/teams/:team_id/patch", applyPatch(true)),
   HttpRouter.del("/api/v4/teams/:team_id", archiveTeam),
+  HttpRouter.post("/api/v4/teams/:team_id/restore", restoreTeam),
   HttpRouter.post("/api/v4/teams/:team_id/regenerate_invite_id", regenerateInvite),
   HttpRouter.get("/api/v4/teams/:team_id/stats", teamStats),
   HttpRouter.get("/api/v4/teams/name/:name", getTeamByName),

@@ -187,4 +187,34 @@ describe("channel lifecycle", () => {
     expect(page).toHaveLength(2)
     expect(page.every((c) => c.type === "O")).toBe(true)
   })
+
+  it("converts privacy for team admins only, publishing channel_converted", async () => {
+    const { owner, member, team, channel } = await setup()
+    await expect(member.client.updateChannelPrivacy(channel.id, "P")).rejects.toMatchObject({ status_code: 403 })
+    log.clear()
+    expect(await owner.client.updateChannelPrivacy(channel.id, "P")).toMatchObject({ id: channel.id, type: "P" })
+    expect(log.named("channel_converted")[0]).toMatchObject({ data: { channel_id: channel.id }, broadcast: { team_id: team.id } })
+    // The member stays in the now private channel; the rest of the team no longer sees it.
+    expect((await member.client.getChannel(channel.id)).type).toBe("P")
+    const townSquare = await owner.client.getChannelByName(team.id, "town-square")
+    await expect(owner.client.updateChannelPrivacy(townSquare.id, "P")).rejects.toMatchObject({ status_code: 400 })
+  })
+
+  it("lists the user's channels and memberships across teams, paged, and marks several channels read", async () => {
+    const { member, team, channel } = await setup()
+    const other = await newUser(server.url, "lcp")
+    const dm: Channel = await member.client.createDirectChannel([member.user.id, other.user.id])
+    const everywhere = await member.client.getAllTeamsChannels()
+    expect(everywhere.map((c) => c.id)).toEqual(expect.arrayContaining([channel.id, dm.id]))
+    expect(everywhere.every((c) => c.team_id === team.id || c.team_id === "")).toBe(true)
+    const firstPage = await member.client.getAllChannelsMembers(member.user.id, 0, 2)
+    const rest = await member.client.getAllChannelsMembers(member.user.id, 1, 2)
+    expect(firstPage).toHaveLength(2)
+    expect([...firstPage, ...rest].map((m) => m.channel_id).sort()).toEqual(everywhere.map((c) => c.id).sort())
+    const all = await raw(server.url, `/api/v4/users/me/channel_members?page=-1&per_page=1`, { token: member.client.getToken() })
+    expect(all.body).toHaveLength(everywhere.length)
+
+    const read = await member.client.readMultipleChannels([channel.id, dm.id])
+    expect(Object.keys(read.last_viewed_at_times).sort()).toEqual([channel.id, dm.id].sort())
+  })
 })

@@ -162,4 +162,17 @@ describe("team membership", () => {
     const other = await raw(server.url, `/api/v4/users/${owner.user.id}/teams/unread`, { token: member.client.getToken() })
     expect(other.status).toBe(403)
   })
+
+  it("archives a team for team admins (delete_team) and restores it", async () => {
+    const { owner, member, team } = await setup()
+    await expect(member.client.deleteTeam(team.id)).rejects.toMatchObject({ status_code: 403 })
+    log.clear()
+    await owner.client.deleteTeam(team.id)
+    expect(JSON.parse(log.named("delete_team")[0].data.team as string)).toMatchObject({ id: team.id })
+    expect((await owner.client.getTeam(team.id)).delete_at).toBeGreaterThan(0)
+    expect((await member.client.getMyTeams()).map((t) => t.id)).not.toContain(team.id)
+    const restored = await owner.client.unarchiveTeam(team.id)
+    expect(restored.delete_at).toBe(0)
+    expect((await member.client.getMyTeams()).map((t) => t.id)).toContain(team.id)
+  })
 })
