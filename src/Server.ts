@@ -111,9 +111,8 @@ export const makeServer = (
 ) => {
   const base = capabilities(config, options.overrides)
   const ready = dependentServices.pipe(Layer.provideMerge(services), Layer.provide(migrated), Layer.provideMerge(base))
-  const app = Layer.mergeAll(HttpServer.serve(edge(routes)), background).pipe(
-    Layer.provideMerge(ready),
-    Layer.provideMerge(options.server ?? httpServer(config))
-  )
-  return app
+  // The port opens only once everything is ready: Node accepts connections as soon as it listens, and a request that
+  // arrives before the handler is attached is never answered.
+  const listening = HttpServer.serve(edge(routes)).pipe(Layer.provideMerge(options.server ?? httpServer(config)))
+  return Layer.mergeAll(listening, background).pipe(Layer.provideMerge(ready))
 }

@@ -1,0 +1,79 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { root } from "../cli/Cli.ts"
+
+/** The service as an operator runs it: its own process, its own environment, JSON log lines on stdout. */
+export interface ServiceProcess {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly url: string
+  /** Every log line so far, parsed. */
+  readonly logs: () => ReadonlyArray<LogLine>
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+export interface LogLine {
+  readonly message: unknown
+  readonly logLevel: string
+  readonly annotations: Record<string, unknown>
+}
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+    })
+  })
+
+export const startProcess = (vars: Record<string, string>): ServiceProcess => {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...vars },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (d) => (stdout += d))
+  child.stderr.on("data", (d) => (stderr += d))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  const logs = () =>
+    stdout.split("\n").flatMap((line) => {
+      try {
+        return [JSON.parse(line) as LogLine]
+      } catch {
+        return []
+      }
+    })
+  return { child, url: `http://127.0.0.1:${vars.SERVICE_PORT}`, logs, output: () => stdout + stderr, exited }
+}
+
+/** Polls until the URL answers 200, or fails with the process output after the deadline. */
+export const waitUntilLive = async (service: ServiceProcess, deadlineMs: number) => {
+  const started = Date.now()
+  let exitCode: number | null | undefined
+  void service.exited.then((code) => (exitCode = code))
+  while (Date.now() - started < deadlineMs) {
+    if (exitCode !== undefined) throw new Error(`the service exited with ${exitCode}:\n${service.output()}`)
+    const ok = await fetch(`${service.url}/api/v1/health/live`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)
+    if (ok) return Date.now() - started
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`/api/v1/health/live did not answer within ${deadlineMs} ms:\n${service.output()}`)
+}
+
+/** SIGTERM, then the exit code; SIGKILL (and the embedded PostgreSQL it leaves) only if it hangs. */
+export const stop = async (service: ServiceProcess, dataDir: string, timeoutMs = 30_000) => {
+  if (service.child.exitCode !== null) return service.child.exitCode
+  service.child.kill("SIGTERM")
+  const code = await Promise.race([service.exited, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), timeoutMs))])
+  if (code !== "hung") return code
+  service.child.kill("SIGKILL")
+  const pidFile = join(dataDir, "postgres", "postmaster.pid")
+  if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, "utf8").split("\n")[0]), "SIGTERM")
+  throw new Error(`the service did not stop within ${timeoutMs} ms of SIGTERM:\n${service.output()}`)
+}

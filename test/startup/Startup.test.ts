@@ -1,0 +1,61 @@
+import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { client4 } from "../support/Clients.ts"
+import { freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "./Process.ts"
+
+/**
+ * `npm start` with no configuration at all: embedded PostgreSQL under the data directory, in-memory cache, secrets
+ * generated once. The data directory sits under /tmp with mode 0755 so that the postgres user can reach its cluster.
+ */
+const dataDir = mkdtempSync("/tmp/service-startup-")
+chmodSync(dataDir, 0o755)
+let running: ServiceProcess | undefined
+
+afterAll(async () => {
+  if (running !== undefined) await stop(running, dataDir).catch(() => {})
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+const messages = (service: ServiceProcess) => service.logs().map((l) => String(l.message))
+
+describe("start-up on embedded defaults", () => {
+  it("serves with an empty environment, keeps an account across a restart and stops cleanly on SIGTERM", async () => {
+    const port = String(await freePort())
+    const first = running = startProcess({ SERVICE_PORT: port, SERVICE_DATA_DIR: dataDir })
+    await waitUntilLive(first, 25_000)
+    expect(messages(first)).toContain(`Listening on http://0.0.0.0:${port}`)
+    expect(messages(first)).toContain("generated development secrets (set SERVICE_JWT_SECRET and SERVICE_ENCRYPTION_KEY in production)")
+    const secrets = statSync(join(dataDir, "secrets.json"))
+    expect(secrets.mode & 0o777).toBe(0o600)
+
+    const created = await client4(first.url).createUser(
+      { username: "survivor", email: "survivor@example.com", password: "correct-horse-battery" } as never, "", "")
+    expect(created.roles).toBe("system_admin system_user")
+
+    expect(await stop(first, dataDir)).toBe(0)
+    running = undefined
+    const stopped = messages(first)
+    expect(stopped).toContain("embedded PostgreSQL stopped")
+    expect(stopped[stopped.length - 1]).toBe("shutdown complete")
+
+    // Second start: the same data directory, and a weak JWT secret, which development only warns about.
+    const second = running = startProcess({
+      SERVICE_PORT: port,
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_JWT_SECRET: "password-password-password-password"
+    })
+    await waitUntilLive(second, 25_000)
+    const weak = second.logs().find((l) => l.annotations.security_event === "Weak secret detected")
+    expect(weak).toMatchObject({ logLevel: "ERROR", annotations: { severity: "Critical", variable: "SERVICE_JWT_SECRET" } })
+    expect(second.output()).not.toContain("password-password-password-password")
+    expect(messages(second)).toContain("using development secrets from the data directory")
+
+    const user = await client4(second.url).login("survivor", "correct-horse-battery")
+    expect(user.id).toBe(created.id)
+
+    expect(await stop(second, dataDir)).toBe(0)
+    running = undefined
+    expect(messages(second)).toContain("shutdown complete")
+  }, 120_000)
+})
