@@ -207,21 +207,24 @@ export const make = Effect.gen(function*() {
     view,
     update: (patch) =>
       Effect.gen(function*() {
-        const record = { ...(yield* stored) }
+        const set: Record<string, string> = {}
+        const removed: Array<string> = []
         for (const field of ALL_FIELDS) {
           const value = patch[field]
           if (value === undefined || (isPrivate(field) && value === "set")) continue
           if (value === null || value.trim() === "") {
-            delete record[field]
+            removed.push(field)
             continue
           }
           yield* validate(field, value.trim())
-          record[field] = isPrivate(field) ? yield* crypto.encrypt(value.trim()) : value.trim()
+          set[field] = isPrivate(field) ? yield* crypto.encrypt(value.trim()) : value.trim()
         }
         const now = yield* Clock.currentTimeMillis
+        // One statement, so that two administrators saving different fields at once both keep their change.
         yield* db.execute(sql`
-          INSERT INTO server_config (section, value, update_at) VALUES ('push', ${JSON.stringify(record)}::jsonb, ${now})
-          ON CONFLICT (section) DO UPDATE SET value = EXCLUDED.value, update_at = EXCLUDED.update_at`)
+          INSERT INTO server_config (section, value, update_at) VALUES ('push', ${JSON.stringify(set)}::jsonb, ${now})
+          ON CONFLICT (section) DO UPDATE
+            SET value = (server_config.value || EXCLUDED.value) - ${removed}::text[], update_at = EXCLUDED.update_at`)
         yield* Ref.set(cache, Option.none())
         return yield* view
       })
