@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Layer, Ref, Stream } from "effect"
+import { Context, Data, Effect, Exit, Layer, Ref, Stream } from "effect"
 import { randomBytes } from "node:crypto"
 import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
@@ -112,14 +112,14 @@ export const makeLocal = (root: string) =>
                 Effect.as(io("put", key, () => handle.write(chunk)), written + chunk.length)),
             (handle) => Effect.promise(() => handle.close())
           )
-          const written = yield* write.pipe(
-            Effect.tapError(() => Effect.promise(() => fs.rm(temp, { force: true })))
-          )
-          yield* io("put", key, async () => {
+          const place = io("put", key, async () => {
             await fs.mkdir(path.dirname(full), { recursive: true })
             await fs.rename(temp, full)
-          }).pipe(Effect.tapError(() => Effect.promise(() => fs.rm(temp, { force: true }))))
-          return written
+          })
+          // Failed, cut or interrupted: the partial file goes; only a complete write is renamed into place.
+          return yield* Effect.zipLeft(write, place).pipe(
+            Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.promise(() => fs.rm(temp, { force: true })))
+          )
         }),
       get: (key) =>
         Effect.flatMap(resolve(key), (full) =>

@@ -5,6 +5,7 @@ import * as Devices from "./devices/DeviceRoutes.ts"
 import * as PushAdmin from "./push/AdminRoutes.ts"
 import * as Calls from "./calls/CallRoutes.ts"
 import * as Plugins from "./plugins/PluginRoutes.ts"
+import * as Files from "./files/Routes.ts"
 import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
@@ -37,6 +38,7 @@ export const routes = HttpRouter.concatAll(
   CustomStatus.routes,
   ProfileImages.routes,
   Preferences.routes,
+  Files.routes,
   Devices.routes,
   PushAdmin.routes,
   Calls.routes,

@@ -17,6 +17,7 @@ import * as CallRepo from "./calls/CallRepo.ts"
 import * as DeviceRepo from "./devices/DeviceRepo.ts"
 import * as DeviceSweep from "./devices/DeviceSweep.ts"
 import * as EventBus from "./events/EventBus.ts"
+import * as FileSettings from "./files/FileSettings.ts"
 import { edge } from "./http/Edge.ts"
 import * as PushNotifier from "./push/Notifier.ts"
 import * as Push from "./push/Push.ts"
@@ -76,6 +77,7 @@ const services = Layer.mergeAll(
   EventBus.layer,
   SigningKey.layer,
   DiagnosticId.layer,
+  FileSettings.layer,
   DeviceRepo.layer,
   PushSettings.layer,
   Push.layer,
