@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { root } from "../cli/Cli.ts"
@@ -76,4 +77,42 @@ export const stop = async (service: ServiceProcess, dataDir: string, timeoutMs =
   const pidFile = join(dataDir, "postgres", "postmaster.pid")
   if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, "utf8").split("\n")[0]), "SIGTERM")
   throw new Error(`the service did not stop within ${timeoutMs} ms of SIGTERM:\n${service.output()}`)
+}
+
+/**
+ * A POST whose headers are sent now and whose body is sent by `finish`: a request the server has accepted and is still
+ * reading, to see whether a shutdown lets it complete.
+ */
+export const requestInFlight = (url: string, path: string, json: unknown) => {
+  const body = JSON.stringify(json)
+  const target = new URL(path, url)
+  const request = httpRequest({
+    hostname: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    method: "POST",
+    agent: false,
+    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+  })
+  const response = new Promise<{ readonly status: number | undefined; readonly body: string }>((resolve, reject) => {
+    request.on("response", (res) => {
+      let text = ""
+      res.on("data", (d) => (text += d))
+      res.on("end", () => resolve({ status: res.statusCode, body: text }))
+    })
+    request.on("error", reject)
+  })
+  request.write(body.slice(0, 5))
+  return { response, finish: () => request.end(body.slice(5)) }
+}
+
+/** Resolves once the service refuses new connections. */
+export const waitUntilRefusing = async (service: ServiceProcess, deadlineMs: number) => {
+  const started = Date.now()
+  while (Date.now() - started < deadlineMs) {
+    const answered = await fetch(`${service.url}/api/v1/health/live`, { signal: AbortSignal.timeout(1_000) }).then(() => true, () => false)
+    if (!answered) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the service still accepted connections ${deadlineMs} ms after SIGTERM`)
 }

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
-import { freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "./Process.ts"
+import { freePort, requestInFlight, type ServiceProcess, startProcess, stop, waitUntilLive, waitUntilRefusing } from "./Process.ts"
 
 /**
  * `npm start` with no configuration at all: embedded PostgreSQL under the data directory, in-memory cache, secrets
@@ -20,7 +20,7 @@ afterAll(async () => {
 const messages = (service: ServiceProcess) => service.logs().map((l) => String(l.message))
 
 describe("start-up on embedded defaults", () => {
-  it("serves with an empty environment, keeps an account across a restart and stops cleanly on SIGTERM", async () => {
+  it("serves with an empty environment, keeps accounts across a restart and stops cleanly on SIGTERM, finishing requests in flight", async () => {
     const port = String(await freePort())
     const first = running = startProcess({ SERVICE_PORT: port, SERVICE_DATA_DIR: dataDir })
     await waitUntilLive(first, 25_000)
@@ -33,7 +33,18 @@ describe("start-up on embedded defaults", () => {
       { username: "survivor", email: "survivor@example.com", password: "correct-horse-battery" } as never, "", "")
     expect(created.roles).toBe("system_admin system_user")
 
-    expect(await stop(first, dataDir)).toBe(0)
+    // A request the server is still reading when SIGTERM arrives completes; new connections are refused meanwhile.
+    const late = requestInFlight(first.url, "/api/v4/users", {
+      username: "latecomer",
+      email: "latecomer@example.com",
+      password: "correct-horse-battery"
+    })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const exited = stop(first, dataDir)
+    await waitUntilRefusing(first, 10_000)
+    late.finish()
+    expect((await late.response).status).toBe(201)
+    expect(await exited).toBe(0)
     running = undefined
     const stopped = messages(first)
     expect(stopped).toContain("embedded PostgreSQL stopped")
@@ -53,6 +64,7 @@ describe("start-up on embedded defaults", () => {
 
     const user = await client4(second.url).login("survivor", "correct-horse-battery")
     expect(user.id).toBe(created.id)
+    expect((await client4(second.url).login("latecomer", "correct-horse-battery")).username).toBe("latecomer")
 
     expect(await stop(second, dataDir)).toBe(0)
     running = undefined
