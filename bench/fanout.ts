@@ -1,0 +1,295 @@
+/**
+ * Fan-out benchmark (issue 4, Performance): one post delivered to N sockets in one channel, the service against a
+ * bare `ws` broadcast server doing the same INSERT, measured in the same run; and memory per idle authenticated
+ * socket for both. Targets: delivery p99 within 2x of bare ws, memory per socket within 2x.
+ *
+ *   node --import tsx bench/fanout.ts [sockets=1000] [rounds=20]
+ *
+ * PostgreSQL: BENCH_PG_URL (an admin URL; a scratch database is created and dropped), default
+ * postgres://postgres@127.0.0.1:5432/postgres. Cache and bus are in memory (one node). The clients run in a worker
+ * thread so that the main thread's heap holds only the server under test.
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { setFlagsFromString, writeHeapSnapshot } from "node:v8"
+import { runInNewContext } from "node:vm"
+import { createRequire } from "node:module"
+import { Worker } from "node:worker_threads"
+import pg from "pg"
+import { type WebSocket, WebSocketServer } from "ws"
+import { newId } from "../layers/Crypto.ts"
+import { Db } from "../layers/Db.ts"
+import { Sessions } from "../src/auth/Sessions.ts"
+import { rawConfig, type ResolvedConfig } from "../src/Config.ts"
+import { makeServer } from "../src/Server.ts"
+
+const require = createRequire(import.meta.url)
+const SOCKETS = Number(process.argv[2] ?? 1000)
+const ROUNDS = Number(process.argv[3] ?? 20)
+const now = () => performance.timeOrigin + performance.now()
+
+/**
+ * Worker side, as plain JavaScript (worker threads do not inherit the TypeScript loader): N sockets; reports when
+ * all are open, then the arrival time of each round's post at each socket.
+ */
+const CLIENTS = `
+const { parentPort, workerData } = require("node:worker_threads")
+const { WebSocket } = require(workerData.wsPath)
+const now = () => performance.timeOrigin + performance.now()
+const arrivals = new Map()
+const sockets = []
+const onFrame = (raw) => {
+  const at = now()
+  const text = String(raw)
+  const match = /bench-(\\d+)/.exec(text)
+  if (match === null || !text.includes('"posted"')) return
+  const round = Number(match[1])
+  const list = arrivals.get(round) ?? []
+  list.push(at)
+  arrivals.set(round, list)
+  if (list.length === workerData.tokens.length) parentPort.postMessage({ type: "round", round, arrivals: list })
+}
+const run = async () => {
+  let opened = 0
+  for (let i = 0; i < workerData.tokens.length; i += 100) {
+    await Promise.all(workerData.tokens.slice(i, i + 100).map((token) =>
+      new Promise((resolve, reject) => {
+        const ws = new WebSocket(workerData.url, { headers: { Authorization: "Bearer " + token } })
+        ws.on("message", onFrame)
+        ws.once("message", () => resolve())
+        ws.on("error", reject)
+        sockets.push(ws)
+      }).then(() => void opened++)))
+  }
+  parentPort.postMessage({ type: "ready", opened })
+}
+parentPort.on("message", (m) => {
+  if (m.type !== "close") return
+  for (const ws of sockets) ws.terminate()
+  parentPort.postMessage({ type: "closed" })
+})
+run().catch((e) => parentPort.postMessage({ type: "ready", opened: -1, error: String(e) }))
+`
+
+const gc = (() => {
+  setFlagsFromString("--expose-gc")
+  return runInNewContext("gc") as () => void
+})()
+
+const heap = async () => {
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return process.memoryUsage().heapUsed
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+
+interface Result {
+  readonly name: string
+  readonly bytesPerSocket: number
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  /** The POST alone (send to response), p50: what the write costs before any fan-out. */
+  readonly postP50: number
+}
+
+/** Connects the clients, measures heap per socket, then times ROUNDS posts from send to each arrival. */
+const measure = async (name: string, url: string, tokens: ReadonlyArray<string>, post: (round: number) => Promise<void>): Promise<Result> => {
+  const before = await heap()
+  if (process.env.BENCH_SNAPSHOT !== undefined) writeHeapSnapshot(`${process.env.BENCH_SNAPSHOT}-${name.replace(/\W+/g, "_")}-before.heapsnapshot`)
+  const worker = new Worker(CLIENTS, { eval: true, workerData: { url, tokens, wsPath: require.resolve("ws") } })
+  const messages: Array<{ type: string; round?: number; arrivals?: Array<number>; opened?: number }> = []
+  const waiters: Array<() => void> = []
+  worker.on("message", (m) => {
+    messages.push(m)
+    for (const w of waiters.splice(0)) w()
+  })
+  const next = async (type: string, round?: number) => {
+    for (;;) {
+      const found = messages.find((m) => m.type === type && (round === undefined || m.round === round))
+      if (found !== undefined) return found
+      await new Promise<void>((r) => waiters.push(r))
+    }
+  }
+  const ready = await next("ready")
+  if (ready.opened !== tokens.length) throw new Error(`${name}: only ${ready.opened} sockets opened`)
+  const after = await heap()
+  if (process.env.BENCH_SNAPSHOT !== undefined) writeHeapSnapshot(`${process.env.BENCH_SNAPSHOT}-${name.replace(/\W+/g, "_")}.heapsnapshot`)
+  const latencies: Array<number> = []
+  const posts: Array<number> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const sent = now()
+    await post(round)
+    posts.push(now() - sent)
+    const done = await next("round", round)
+    for (const at of done.arrivals ?? []) latencies.push(at - sent)
+  }
+  worker.postMessage({ type: "close" })
+  await next("closed")
+  await worker.terminate()
+  latencies.sort((a, b) => a - b)
+  posts.sort((a, b) => a - b)
+  return {
+    postP50: percentile(posts, 50),
+    name,
+    bytesPerSocket: Math.round((after - before) / tokens.length),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies[latencies.length - 1]
+  }
+}
+
+const configFor = (databaseUrl: string): ResolvedConfig => {
+  const provider = ConfigProvider.fromMap(new Map(Object.entries({
+    SERVICE_DATABASE_URL: databaseUrl,
+    SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-bench-")),
+    SERVICE_LOG_LEVEL: "error",
+    SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "100000",
+    SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "100000",
+    SERVICE_DB_POOL__MAX_CONNECTIONS: "10"
+  })))
+  const raw = Effect.runSync(Effect.withConfigProvider(rawConfig, provider))
+  return {
+    ...raw,
+    jwtSecretValue: Redacted.make(randomBytes(32).toString("base64")),
+    encryptionKeyValue: Redacted.make(randomBytes(32).toString("base64"))
+  }
+}
+
+/** Users, a team and one channel with everybody in it, written straight to the database; sessions through the service. */
+const seed = Effect.gen(function*() {
+  const db = yield* Db
+  const sessions = yield* Sessions
+  const sql = db.sql
+  const at = Date.now()
+  const users = Array.from({ length: SOCKETS }, (_, i) => ({ id: newId(), username: `bench${i}` }))
+  const teamId = newId()
+  const channelId = newId()
+  yield* db.execute(sql`INSERT INTO teams (id, create_at, update_at, name, display_name, type) VALUES (${teamId}, ${at}, ${at}, 'bench', 'Bench', 'O')`)
+  yield* db.execute(sql`INSERT INTO channels (id, create_at, update_at, team_id, type, name, display_name) VALUES (${channelId}, ${at}, ${at}, ${teamId}, 'O', 'bench', 'Bench')`)
+  for (let i = 0; i < users.length; i += 500) {
+    const batch = users.slice(i, i + 500)
+    yield* db.execute(sql`INSERT INTO users ${sql.insert(batch.map((u) => ({ id: u.id, create_at: at, update_at: at, username: u.username, email: `${u.username}@bench.test` })))}`)
+    yield* db.execute(sql`INSERT INTO team_members ${sql.insert(batch.map((u) => ({ team_id: teamId, user_id: u.id, roles: "team_user", create_at: at })))}`)
+    yield* db.execute(sql`INSERT INTO channel_members ${sql.insert(batch.map((u) => ({ channel_id: channelId, user_id: u.id, roles: "channel_user" })))}`)
+  }
+  const tokens = yield* Effect.forEach(users, (u) =>
+    Effect.map(sessions.create({ userId: u.id, roles: "system_user", lengthMs: 3_600_000 }), (s) => s.token), { concurrency: 10 })
+  return { users, teamId, channelId, tokens }
+})
+
+const benchService = async (databaseUrl: string) => {
+  const server = NodeHttpServer.layer(() => {
+    const s = createServer()
+    s.on("upgrade", (_req, socket) => socket.on("error", () => {}))
+    return s
+  }, { port: 0, host: "127.0.0.1" })
+  const runtime = ManagedRuntime.make(makeServer(configFor(databaseUrl), { server }).pipe(Layer.provide(Logger.minimumLogLevel(LogLevel.Error))))
+  try {
+    const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (s) => s.address))
+    if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+    const base = `http://127.0.0.1:${address.port}`
+    const data = await runtime.runPromise(seed)
+    const result = await measure("service /api/v4/websocket", `ws://127.0.0.1:${address.port}/api/v4/websocket`, data.tokens, async (round) => {
+      const res = await fetch(`${base}/api/v4/posts`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${data.tokens[0]}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ channel_id: data.channelId, message: `bench-${round}` })
+      })
+      if (res.status !== 201) throw new Error(`post failed: ${res.status} ${await res.text()}`)
+    })
+    return { result, data }
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+/** The baseline: token check against a map, the same INSERT, then one JSON text sent to every socket. */
+const benchBare = async (databaseUrl: string, data: { users: Array<{ id: string }>; channelId: string; tokens: ReadonlyArray<string> }) => {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  const byToken = new Map(data.tokens.map((t, i) => [t, data.users[i].id]))
+  const sockets = new Set<WebSocket>()
+  const wss = new WebSocketServer({ noServer: true, clientTracking: false })
+  const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    let body = ""
+    for await (const chunk of req) body += String(chunk)
+    const { message } = JSON.parse(body) as { message: string }
+    const at = Date.now()
+    const id = newId()
+    await pool.query(
+      `INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags, file_ids, pending_post_id)
+       VALUES ($1, $2, $2, $3, $4, '', $5, '', '{}'::jsonb, '', '[]'::jsonb, '')`,
+      [id, at, data.users[0].id, data.channelId, message]
+    )
+    const text = JSON.stringify({ event: "posted", data: { post: JSON.stringify({ id, message, channel_id: data.channelId }) } })
+    for (const ws of sockets) ws.send(text)
+    res.writeHead(201).end()
+  })
+  http.on("upgrade", (req, socket, head) => {
+    const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1]
+    if (token === undefined || !byToken.has(token)) return socket.destroy()
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws)
+      ws.on("close", () => sockets.delete(ws))
+      ws.send(JSON.stringify({ event: "hello" }))
+    })
+  })
+  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r))
+  const port = (http.address() as { port: number }).port
+  try {
+    return await measure("bare ws", `ws://127.0.0.1:${port}/`, data.tokens, async (round) => {
+      const res = await fetch(`http://127.0.0.1:${port}/post`, { method: "POST", body: JSON.stringify({ message: `bench-${round}` }) })
+      if (res.status !== 201) throw new Error(`bare post failed: ${res.status}`)
+    })
+  } finally {
+    http.closeAllConnections()
+    http.close()
+    await pool.end()
+  }
+}
+
+const main = async () => {
+  const adminUrl = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+  const name = `bench_${randomBytes(4).toString("hex")}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  try {
+    console.log(`fan-out: ${SOCKETS} sockets in one channel, ${ROUNDS} posts`)
+    const service = await benchService(url.toString())
+    const bare = await benchBare(url.toString(), service.data)
+    const rows = [service.result, bare]
+    console.table(rows.map((r) => ({
+      server: r.name,
+      "p50 ms": r.p50.toFixed(1),
+      "p99 ms": r.p99.toFixed(1),
+      "max ms": r.max.toFixed(1),
+      "POST p50 ms": r.postP50.toFixed(1),
+      "heap bytes/socket": r.bytesPerSocket
+    })))
+    const latency = service.result.p99 / bare.p99
+    const memory = service.result.bytesPerSocket / bare.bytesPerSocket
+    console.log(`p99 ratio ${latency.toFixed(2)} (target <= 2): ${latency <= 2 ? "met" : "NOT met"}`)
+    console.log(`memory ratio ${memory.toFixed(2)} (target <= 2): ${memory <= 2 ? "met" : "NOT met"}`)
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+main().then(() => process.exit(0), (error) => {
+  console.error(error)
+  process.exit(1)
+})
+
