@@ -16,6 +16,8 @@ import * as UserSessions from "./users/SessionRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
 import * as Preferences from "./preferences/PreferenceRoutes.ts"
+import * as EmptyByDesign from "./compat/EmptyByDesign.ts"
+import * as NotImplemented from "./compat/NotImplemented.ts"
 import * as Posts from "./posts/Routes.ts"
 import * as Threads from "./threads/Routes.ts"
 import * as Reactions from "./reactions/Routes.ts"
@@ -49,5 +51,7 @@ export const routes = HttpRouter.concatAll(
   Realtime.routes,
   Statuses.routes,
   Sso.routes,
-  LoginPage.routes
+  LoginPage.routes,
+  EmptyByDesign.routes,
+  NotImplemented.routes
 )

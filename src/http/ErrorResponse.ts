@@ -66,6 +66,6 @@ export const render = (error: ApiError, path: string, requestId: string) => {
   }, error.status, headers)
 }
 
-/** Logs what the client is not shown: the cause of a 5xx. */
+/** Logs what the client is not shown: the cause of a 5xx. A 501 is a deliberate answer, not a failure. */
 export const logFailure = (error: ApiError, cause: Cause.Cause<unknown>) =>
-  error.status >= 500 ? Effect.logError("request failed", cause) : Effect.void
+  error.status >= 500 && error.status !== 501 ? Effect.logError("request failed", cause) : Effect.void

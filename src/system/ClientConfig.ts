@@ -227,7 +227,7 @@ export const clientConfig = (full: boolean) =>
       SchemaVersion: "",
       SendEmailNotifications: "false",
       SendPushNotifications: flag(push),
-      ShowEmailAddress: "true",
+      ShowEmailAddress: "false",
       ShowFullName: "true",
       SQLDriverName: "postgres",
       TeammateNameDisplay: "username",
