@@ -1,4 +1,4 @@
-import { Effect, Exit, Option, Scope } from "effect"
+import { Effect, Exit, Option, Scope, TestClock, TestContext } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   type ApnsCredentials,
@@ -225,5 +225,41 @@ describe("push proxy", () => {
     expect((result as { left: { reason: string } }).left.reason).toContain("circuit breaker")
     expect(Date.now() - started).toBeLessThan(500)
     expect(proxy.pushes.some((p) => p.device_id === "q-after")).toBe(false)
+  })
+})
+
+describe("credential renewal over time", () => {
+  it("reuses the APNs provider token for 40 minutes, then signs a new one, and renews FCM tokens before their hour is up", async () => {
+    const jwtsBefore = apns.jwtsSeen.size
+    const grantsBefore = fcm.grants.length
+    const account: FcmCredentials = {
+      ...fcmAccount(),
+      serviceAccount: Option.some({ ...fcm.serviceAccount, client_email: "clock@fake-project.iam.gserviceaccount.com" })
+    }
+    const ios = (token: string) => message({ platform: "ios", token })
+    await Effect.runPromise(
+      Effect.scoped(Effect.gen(function*() {
+        yield* TestClock.setTime(Date.now())
+        const timed = yield* makeLive()
+        yield* timed.send(apnsCredentials(), ios("e1"))
+        yield* timed.send(account, message({ token: "clock-1" }))
+        yield* TestClock.adjust("39 minutes")
+        yield* timed.send(apnsCredentials(), ios("e2"))
+        yield* timed.send(account, message({ token: "clock-2" }))
+        yield* TestClock.adjust("2 minutes")
+        yield* timed.send(apnsCredentials(), ios("e3"))
+        yield* TestClock.adjust("18 minutes")
+        yield* timed.send(account, message({ token: "clock-3" }))
+      })).pipe(Effect.provide(TestContext.TestContext))
+    )
+    const jwtOf = (token: string) => apns.requests.find((r) => r.token === token)!.jwt
+    expect(jwtOf("e2")).toBe(jwtOf("e1"))
+    expect(jwtOf("e3")).not.toBe(jwtOf("e1"))
+    expect(apns.jwtsSeen.size).toBe(jwtsBefore + 2)
+    // Minted at 0, still fresh at 39 minutes, renewed at 59 minutes (less than a minute left of 3599 seconds).
+    expect(fcm.grants.length).toBe(grantsBefore + 2)
+    const bearer = (token: string) => fcm.messages.find((m) => m.message.token === token)!.authorization
+    expect(bearer("clock-2")).toBe(bearer("clock-1"))
+    expect(bearer("clock-3")).not.toBe(bearer("clock-1"))
   })
 })
