@@ -128,6 +128,21 @@ const memberUpdated = (channelId: string, userId: string) =>
 
 const NotifyProps = Schema.Record({ key: Schema.String, value: Schema.String })
 
+const LEVELS = ["default", "all", "mention", "none"]
+
+/** The values Mattermost accepts for the notification settings it knows; other keys pass through untouched. */
+const NOTIFY_VALUES: Record<string, ReadonlyArray<string> | undefined> = {
+  desktop: LEVELS,
+  email: LEVELS,
+  push: LEVELS,
+  desktop_threads: LEVELS,
+  push_threads: LEVELS,
+  mark_unread: ["all", "mention"],
+  ignore_channel_mentions: ["default", "off", "on"],
+  channel_auto_follow_threads: ["off", "on"],
+  desktop_sound: ["default", "on", "off"]
+}
+
 /** Only the member (or a system admin) changes their notification settings; unknown keys are kept as given. */
 const updateNotifyProps = Effect.gen(function*() {
   const caller = yield* requireCaller
@@ -137,6 +152,10 @@ const updateNotifyProps = Effect.gen(function*() {
   const access = yield* Access
   yield* access.channel(caller, params.channel_id, "read")
   const { channel_id: _c, user_id: _u, ...settings } = props
+  const wrong = Object.entries(settings).find(([key, value]) => NOTIFY_VALUES[key] !== undefined && !NOTIFY_VALUES[key].includes(value))
+  if (wrong !== undefined) {
+    return yield* badRequest("model.channel_member.is_valid.notify_level.app_error", `Invalid value for ${wrong[0]}.`)
+  }
   const db = yield* Db
   const now = yield* Clock.currentTimeMillis
   const updated = yield* db.transaction(db.sql`

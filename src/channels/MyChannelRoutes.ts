@@ -37,38 +37,35 @@ const AllPages = Schema.Struct({
   per_page: Decode.QueryInt(60, { min: 1, max: 1000 })
 })
 
-const teamMemberTarget = (userId: string, teamId: string) =>
-  Effect.gen(function*() {
-    const caller = yield* requireCaller
-    const access = yield* Access
-    // The caller must be in the team, which for a user reading their own channels also proves the target is.
-    yield* access.team(caller, teamId)
-    return userId
-  })
-
-const myTeamChannels = Effect.gen(function*() {
+/** The user whose channels of a team are read: the caller (or anyone, for system admins), in a team the caller is in. */
+const teamChannelsOwner = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(TeamParams)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const access = yield* Access
+  yield* access.team(caller, params.team_id)
+  return { userId, teamId: params.team_id }
+})
+
+const myTeamChannels = Effect.gen(function*() {
+  const { userId, teamId } = yield* teamChannelsOwner
   const q = yield* Decode.query(DeletedQuery)
-  const userId = yield* Effect.flatMap(selfOrAdmin(caller, params.user_id), (id) => teamMemberTarget(id, params.team_id))
   const db = yield* Db
   const sql = db.sql
   const rows = yield* db.read(sql<ChannelRow>`
     SELECT c.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-    WHERE cm.user_id = ${userId} AND (c.team_id = ${params.team_id} OR c.team_id = '')
+    WHERE cm.user_id = ${userId} AND (c.team_id = ${teamId} OR c.team_id = '')
       AND (c.delete_at = 0 OR (${q.include_deleted} AND c.delete_at >= ${q.last_delete_at}))
     ORDER BY c.display_name, c.id`)
   return json(rows.map(toChannel))
 })
 
 const myTeamChannelMembers = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const params = yield* Decode.params(TeamParams)
-  const userId = yield* Effect.flatMap(selfOrAdmin(caller, params.user_id), (id) => teamMemberTarget(id, params.team_id))
+  const { userId, teamId } = yield* teamChannelsOwner
   const db = yield* Db
   const rows = yield* db.read(db.sql<ChannelMemberRow>`
     SELECT cm.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-    WHERE cm.user_id = ${userId} AND (c.team_id = ${params.team_id} OR c.team_id = '')
+    WHERE cm.user_id = ${userId} AND (c.team_id = ${teamId} OR c.team_id = '')
     ORDER BY cm.channel_id`)
   return json(rows.map(toChannelMember))
 })

@@ -56,6 +56,7 @@ describe("bad input", () => {
       ["POST", `/api/v4/channels/${channel.id}/members`, {}],
       ["POST", `/api/v4/channels/${channel.id}/members`, { user_id: unknownId }],
       ["PUT", `/api/v4/channels/${channel.id}/members/me/notify_props`, { mark_unread: 5 }],
+      ["PUT", `/api/v4/channels/${channel.id}/members/me/notify_props`, { mark_unread: "sometimes" }],
       ["PUT", `/api/v4/channels/${channel.id}/members/me/roles`, { roles: "channel_admin" }],
       ["POST", "/api/v4/channels/direct", [me.user.id]],
       ["POST", "/api/v4/channels/direct", [me.user.id, unknownId]],
