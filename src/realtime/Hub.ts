@@ -339,6 +339,7 @@ export const make = Effect.gen(function*() {
         }
         continue
       }
+      if (ws.readyState !== 1) continue
       if (!connection.alive) {
         ws.terminate()
         continue
