@@ -6,6 +6,7 @@ import * as PushAdmin from "./push/AdminRoutes.ts"
 import * as Calls from "./calls/CallRoutes.ts"
 import * as Plugins from "./plugins/PluginRoutes.ts"
 import * as Files from "./files/Routes.ts"
+import * as Emoji from "./emoji/Routes.ts"
 import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
@@ -41,6 +42,7 @@ export const routes = HttpRouter.concatAll(
   ProfileImages.routes,
   Preferences.routes,
   Files.routes,
+  Emoji.routes,
   Devices.routes,
   PushAdmin.routes,
   Calls.routes,
