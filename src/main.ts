@@ -54,7 +54,12 @@ const exitCode = (exit: Exit.Exit<unknown, unknown>) =>
     onFailure: (cause) => Cause.isInterruptedOnly(cause) ? 0 : 1
   })
 
-NodeRuntime.runMain(program.pipe(Effect.provide(Logger.json)), {
+/** Failures are logged here, as JSON like every other line, rather than by runMain's plain-text reporter. */
+const logFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapErrorCause(effect, (cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal("the service stopped on an error", cause))
+
+NodeRuntime.runMain(program.pipe(logFailure, Effect.provide(Logger.json)), {
   disablePrettyLogger: true,
+  disableErrorReporting: true,
   teardown: (exit, onExit) => onExit(exitCode(exit))
 })

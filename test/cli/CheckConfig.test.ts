@@ -32,7 +32,7 @@ const pairs = [
   ["a common weak word", weakSecrets.weakWord, "low entropy", weakSecrets.lowEntropy]
 ] as const
 
-describe.concurrent("--check-config", () => {
+describe.concurrent("--check-config", { timeout: 120_000 }, () => {
   it("accepts a valid production configuration and prints a redacted summary", async () => {
     const result = await checkConfig(production)
     expect(result.code).toBe(0)

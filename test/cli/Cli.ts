@@ -13,7 +13,7 @@ export interface CliResult {
 }
 
 /** Runs the CLI with exactly the given variables (plus PATH and HOME), as an operator's shell would. */
-export const runCli = (args: ReadonlyArray<string>, vars: Record<string, string> = {}, timeoutMs = 60_000) =>
+export const runCli = (args: ReadonlyArray<string>, vars: Record<string, string> = {}, timeoutMs = 110_000) =>
   new Promise<CliResult>((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
       cwd: root,

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-import { describe, expect, it } from "vitest"
+import { describe, expect, inject, it } from "vitest"
 import { createTestDatabase } from "../support/Databases.ts"
 import { runCli } from "./Cli.ts"
 
@@ -19,7 +19,7 @@ const tables = async (url: string) => {
   }
 }
 
-describe.concurrent("CLI modes", () => {
+describe.concurrent("CLI modes", { timeout: 120_000 }, () => {
   it("--help prints the flags and exits 0", async () => {
     const result = await runCli(["--help"])
     expect(result.code).toBe(0)
@@ -47,6 +47,21 @@ describe.concurrent("CLI modes", () => {
     const again = await runCli(["--migrate-only"], { SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-cli-")) })
     expect(again.code).toBe(0)
     expect(again.stdout).toContain("database schema is up to date")
+  })
+
+  it("a start-up failure exits 1 with the cause logged as JSON", async () => {
+    const missing = new URL(inject("pgAdminUrl"))
+    missing.pathname = "/no_such_database_for_the_service"
+    const result = await runCli([], {
+      SERVICE_DATABASE_URL: missing.toString(),
+      SERVICE_PORT: "1",
+      SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-cli-"))
+    })
+    expect(result.code).toBe(1)
+    const fatal = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+      .find((l) => l.logLevel === "FATAL")
+    expect(fatal).toMatchObject({ message: "the service stopped on an error" })
+    expect(String(fatal.cause)).toContain("no_such_database_for_the_service")
   })
 
   it("the server refuses to start with query-string WebSocket tokens allowed, exiting 1 with the reason", async () => {
