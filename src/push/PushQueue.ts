@@ -32,8 +32,6 @@ export interface PushJob {
 export interface PushQueueService {
   /** Never blocks and never fails: what does not fit is dropped and counted. */
   readonly offer: (jobs: ReadonlyArray<PushJob>) => Effect.Effect<void>
-  /** Jobs waiting, for tests and stats. */
-  readonly size: Effect.Effect<number>
 }
 
 export class PushQueue extends Context.Tag("service/PushQueue")<PushQueue, PushQueueService>() {}
@@ -177,8 +175,7 @@ export const make = Effect.gen(function*() {
   )
 
   const service: PushQueueService = {
-    offer: (jobs) => enqueue(jobs.map((job) => ({ ...job, attempt: 1 }))),
-    size: Queue.size(queue)
+    offer: (jobs) => enqueue(jobs.map((job) => ({ ...job, attempt: 1 })))
   }
   return service
 })
