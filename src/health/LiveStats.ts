@@ -1,16 +1,9 @@
-import { Context, Effect, Layer, Metric } from "effect"
-import { websocketActiveConnections } from "../../layers/Metrics.ts"
+import { Context, type Effect } from "effect"
 
-/** Live figures for /api/v1/health/stats; the realtime hub provides the real ones. */
+/** Live figures for /api/v1/health/stats; provided by the realtime hub. */
 export interface LiveStatsService {
   readonly websocketConnections: Effect.Effect<number>
   readonly activeUsers: Effect.Effect<number>
 }
 
 export class LiveStats extends Context.Tag("service/LiveStats")<LiveStats, LiveStatsService>() {}
-
-/** Before the hub exists: the gauge alone, and no active users. */
-export const layerFromMetrics = Layer.succeed(LiveStats, {
-  websocketConnections: Effect.map(Metric.value(websocketActiveConnections), (s) => s.value),
-  activeUsers: Effect.succeed(0)
-})
