@@ -1,26 +1,21 @@
-import { Effect, Fiber, Stream } from "effect"
-import { type Envelope, EventBus } from "../../src/events/EventBus.ts"
+import type { Envelope } from "../../src/events/EventBus.ts"
+import { recordEvents as record } from "../compat/Events.ts"
 import type { TestServer } from "../support/TestServer.ts"
 
-/** Records every event the server publishes, so tests can check payloads and broadcast scopes. */
+/** The shared event recorder, with a lookup by event name. */
 export interface EventLog {
   readonly events: Array<Envelope>
   readonly named: (event: string) => ReadonlyArray<Envelope>
   readonly clear: () => void
-  readonly stop: () => Promise<void>
+  readonly stop: () => Promise<unknown>
 }
 
 export const recordEvents = async (server: TestServer): Promise<EventLog> => {
-  const events: Array<Envelope> = []
-  const fiber = server.runtime.runFork(
-    Effect.flatMap(EventBus, (bus) => Stream.runForEach(bus.localEvents, (e) => Effect.sync(() => events.push(e))))
-  )
-  // Let the subscription start before the test acts.
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  const log = await record(server)
   return {
-    events,
-    named: (event) => events.filter((e) => e.event === event),
-    clear: () => void events.splice(0),
-    stop: () => server.runtime.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
+    events: log.events,
+    named: (event) => log.events.filter((e) => e.event === event),
+    clear: () => void log.clear(),
+    stop: log.stop
   }
 }
