@@ -9,6 +9,10 @@ const redactUrl = (url: Option.Option<Redacted.Redacted>, fallback: string) =>
       try {
         const parsed = new URL(Redacted.value(u))
         if (parsed.password !== "") parsed.password = "***"
+        // libpq and Redis clients also take credentials as query parameters.
+        for (const key of [...parsed.searchParams.keys()]) {
+          if (/pass|secret|token|key/i.test(key)) parsed.searchParams.set(key, "***")
+        }
         return parsed.toString()
       } catch {
         return "<invalid>"

@@ -11,7 +11,7 @@ const production = {
   SERVICE_JWT_SECRET: JWT,
   SERVICE_ENCRYPTION_KEY: KEY,
   SERVICE_DATABASE_URL: `postgres://chat:${DB_PASSWORD}@db.internal:5432/chat`,
-  SERVICE_CACHE_URL: `redis://:${CACHE_PASSWORD}@cache.internal:6379`,
+  SERVICE_CACHE_URL: `redis://cache.internal:6379/0?password=${CACHE_PASSWORD}`,
   SERVICE_SITE_URL: "https://chat.example.com",
   SERVICE_CORS_ALLOWED_ORIGINS: "https://chat.example.com"
 }
@@ -39,7 +39,8 @@ describe.concurrent("--check-config", { timeout: 120_000 }, () => {
     expect(result.stdout).toContain("configuration valid")
     expect(result.stdout).toMatch(/environment\s+production/)
     expect(result.stdout).toMatch(/JWT secret\s+set \(redacted\)/)
-    expect(result.stdout).toContain("db.internal:5432/chat")
+    expect(result.stdout).toContain("postgres://chat:***@db.internal:5432/chat")
+    expect(result.stdout).toContain("redis://cache.internal:6379/0?password=***")
     for (const secret of [JWT, KEY, DB_PASSWORD, CACHE_PASSWORD]) expect(result.output).not.toContain(secret)
   })
 
