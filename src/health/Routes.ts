@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { Cache } from "../../layers/Cache.ts"
 import { Db } from "../../layers/Db.ts"
 import { renderPrometheus } from "../../layers/Metrics.ts"
@@ -8,10 +8,8 @@ import { json } from "../http/Respond.ts"
 import { SERVICE_VERSION } from "../system/Version.ts"
 import { LiveStats } from "./LiveStats.ts"
 
-const startedAt = Date.now()
-
-const live = Effect.map(Clock.currentTimeMillis, (now) =>
-  json({ status: "ok", version: SERVICE_VERSION, uptime_seconds: Math.floor((now - startedAt) / 1000) }))
+/** Uptime is the process's own, whatever clock the service runs on. */
+const live = Effect.sync(() => json({ status: "ok", version: SERVICE_VERSION, uptime_seconds: Math.floor(process.uptime()) }))
 
 const check = <E>(probe: Effect.Effect<void, E>) =>
   probe.pipe(
