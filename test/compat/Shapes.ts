@@ -3,6 +3,10 @@ import type { PreferenceType } from "@mattermost/types/preferences"
 import type { Session } from "@mattermost/types/sessions"
 import type { UserProfile } from "@mattermost/types/users"
 import type { ServerLimits } from "@mattermost/types/limits"
+import type { ChannelCategory } from "@mattermost/types/channel_categories"
+import type { ChannelMembership, ServerChannel } from "@mattermost/types/channels"
+import type { Post, PostList } from "@mattermost/types/posts"
+import type { Team } from "@mattermost/types/teams"
 import { expect } from "vitest"
 
 /**
@@ -107,4 +111,117 @@ export const ServerLimitsSpec: Spec<ServerLimits> = {
 export const expectStringMap = (value: unknown) => {
   expect(value).toBeTypeOf("object")
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) expect(typeof v, key).toBe("string")
+}
+
+const optionalKeys = <K extends string>(...keys: Array<K>) => Object.fromEntries(keys.map((k) => [k, "optional"])) as Record<K, Kind>
+
+export const TeamSpec: Spec<Team> = {
+  id: "string",
+  create_at: "number",
+  update_at: "number",
+  delete_at: "number",
+  display_name: "string",
+  name: "string",
+  description: "string",
+  email: "string",
+  type: "string",
+  company_name: "string",
+  allowed_domains: "string",
+  invite_id: "string",
+  allow_open_invite: "boolean",
+  scheme_id: "string",
+  group_constrained: "boolean",
+  ...optionalKeys("policy_id", "last_team_icon_update", "policy_enforced", "policy_actions", "policy_is_active")
+}
+
+/** What /users/me/teams/members carries (mattermost-compat.md section 5); the unread counts come from /teams/unread. */
+export const TeamMemberSpec = {
+  team_id: "string",
+  user_id: "string",
+  roles: "string",
+  delete_at: "number",
+  scheme_admin: "boolean",
+  scheme_guest: "boolean",
+  scheme_user: "boolean"
+} satisfies Partial<Record<keyof import("@mattermost/types/teams").TeamMembership, Kind>>
+
+export const ServerChannelSpec: Spec<ServerChannel> = {
+  id: "string",
+  create_at: "number",
+  update_at: "number",
+  delete_at: "number",
+  team_id: "string",
+  type: "string",
+  display_name: "string",
+  name: "string",
+  header: "string",
+  purpose: "string",
+  last_post_at: "number",
+  last_root_post_at: "number",
+  creator_id: "string",
+  scheme_id: "string",
+  group_constrained: "boolean",
+  total_msg_count: "number",
+  total_msg_count_root: "number",
+  ...optionalKeys("teammate_id", "status", "shared", "props", "policy_id", "banner_info", "policy_enforced", "policy_actions",
+    "policy_is_active", "default_category_name", "managed_category_name", "autotranslation", "discoverable")
+}
+
+export const ChannelMembershipSpec: Spec<ChannelMembership> = {
+  channel_id: "string",
+  user_id: "string",
+  roles: "string",
+  last_viewed_at: "number",
+  msg_count: "number",
+  msg_count_root: "number",
+  mention_count: "number",
+  mention_count_root: "number",
+  urgent_mention_count: "number",
+  notify_props: "object",
+  last_update_at: "number",
+  scheme_user: "boolean",
+  scheme_admin: "boolean",
+  ...optionalKeys("post_root_id", "autotranslation_disabled")
+}
+
+export const ChannelCategorySpec: Spec<ChannelCategory> = {
+  id: "string",
+  user_id: "string",
+  team_id: "string",
+  type: "string",
+  display_name: "string",
+  sorting: "string",
+  channel_ids: "array",
+  muted: "boolean",
+  collapsed: "boolean"
+}
+
+export const PostSpec: Spec<Post> = {
+  id: "string",
+  create_at: "number",
+  update_at: "number",
+  edit_at: "number",
+  delete_at: "number",
+  is_pinned: "boolean",
+  user_id: "string",
+  channel_id: "string",
+  root_id: "string",
+  original_id: "string",
+  message: "string",
+  type: "string",
+  props: "object",
+  hashtags: "string",
+  pending_post_id: "string",
+  reply_count: "number",
+  metadata: "object",
+  ...optionalKeys("file_ids", "failed", "user_activity_posts", "state", "filenames", "last_reply_at", "participants",
+    "message_source", "is_following", "exists", "remote_id")
+}
+
+export const PostListSpec: Spec<PostList> = {
+  order: "array",
+  posts: "object",
+  next_post_id: "string",
+  prev_post_id: "string",
+  first_inaccessible_post_time: "number"
 }
