@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, PubSub as LocalPubSub, Schema, Stream } from "effect"
+import { Clock, Context, Effect, Layer, PubSub as LocalPubSub, Schema, type Scope, Stream } from "effect"
 import { PubSub } from "../../layers/PubSub.ts"
 
 /**
@@ -49,6 +49,11 @@ export interface EventBusService {
    * (push notifications), subscribes here.
    */
   readonly localEvents: Stream.Stream<Envelope>
+  /**
+   * The same events, subscribed at once rather than when the stream starts running: a background worker built at
+   * start-up uses it so that nothing published before its fiber first runs is missed.
+   */
+  readonly subscribeLocal: Effect.Effect<Stream.Stream<Envelope>, never, Scope.Scope>
 }
 
 export class EventBus extends Context.Tag("service/EventBus")<EventBus, EventBusService>() {}
@@ -69,7 +74,8 @@ export const make = Effect.gen(function*() {
     events: pubsub.subscribe(TOPIC).pipe(
       Stream.filterMap((raw) => decode(raw))
     ),
-    localEvents: Stream.fromPubSub(local)
+    localEvents: Stream.fromPubSub(local),
+    subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue))
   }
   return service
 })

@@ -31,8 +31,9 @@ export const layer = Layer.scopedDiscard(
   Effect.gen(function*() {
     const bus = yield* EventBus
     const push = yield* Push
+    const events = yield* bus.subscribeLocal
     yield* Effect.forkScoped(
-      Stream.runForEach(bus.localEvents, (envelope) => {
+      Stream.runForEach(events, (envelope) => {
         const intent = intentOf(envelope)
         return intent === undefined ? Effect.void : push.submit(intent)
       })
