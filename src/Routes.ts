@@ -7,6 +7,7 @@ import * as Calls from "./calls/CallRoutes.ts"
 import * as Plugins from "./plugins/PluginRoutes.ts"
 import * as Files from "./files/Routes.ts"
 import * as Emoji from "./emoji/Routes.ts"
+import * as Search from "./search/Routes.ts"
 import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
@@ -43,6 +44,7 @@ export const routes = HttpRouter.concatAll(
   Preferences.routes,
   Files.routes,
   Emoji.routes,
+  Search.routes,
   Devices.routes,
   PushAdmin.routes,
   Calls.routes,
