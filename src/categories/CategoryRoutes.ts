@@ -54,6 +54,14 @@ const write = <A, E, R>(userId: string, teamId: string, change: (now: number) =>
     }))
   })
 
+/** The categories, created first when missing (the first read of a team creates the defaults). */
+const read = (userId: string, teamId: string) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const now = yield* Clock.currentTimeMillis
+    return yield* db.transaction(Effect.zipRight(Sidebar.ensure(db.sql, userId, teamId, now), CategoryStore.list(db.sql, userId, teamId)))
+  })
+
 /** Categories whose content changed, for sidebar_category_updated. */
 const changed = (before: ReadonlyArray<Category>, after: ReadonlyArray<Category>) => {
   const old = new Map(before.map((c) => [c.id, JSON.stringify(c)]))
@@ -69,14 +77,14 @@ const publishUpdated = (userId: string, teamId: string, categories: ReadonlyArra
 
 const getCategories = Effect.gen(function*() {
   const { userId, teamId } = yield* sidebarOwner
-  const { after } = yield* write(userId, teamId, () => Effect.void)
-  return json({ categories: after, order: after.map((c) => c.id) })
+  const categories = yield* read(userId, teamId)
+  return json({ categories, order: categories.map((c) => c.id) })
 })
 
 const getOrder = Effect.gen(function*() {
   const { userId, teamId } = yield* sidebarOwner
-  const { after } = yield* write(userId, teamId, () => Effect.void)
-  return json(after.map((c) => c.id))
+  const categories = yield* read(userId, teamId)
+  return json(categories.map((c) => c.id))
 })
 
 const putOrder = Effect.gen(function*() {
@@ -97,8 +105,8 @@ const findCategory = (categories: ReadonlyArray<Category>, id: string) =>
 const getCategory = Effect.gen(function*() {
   const { userId, teamId } = yield* sidebarOwner
   const params = yield* Decode.params(CategoryParams)
-  const { after } = yield* write(userId, teamId, () => Effect.void)
-  return json(yield* findCategory(after, params.category_id))
+  const categories = yield* read(userId, teamId)
+  return json(yield* findCategory(categories, params.category_id))
 })
 
 /** A custom category, placed first in the sidebar; channels listed move into it. */
