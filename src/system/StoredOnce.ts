@@ -20,3 +20,20 @@ export const storeOnce = <A extends object>(section: string, candidate: Effect.E
     const stored = yield* db.read(sql<{ value: A }>`SELECT value FROM server_config WHERE section = ${section}`)
     return stored[0].value
   })
+
+/**
+ * Replaces a section that still holds `previous` (compare-and-swap on the stored value), so that when several
+ * nodes find the same unusable value exactly one replacement wins and all read it back.
+ */
+export const replaceOnce = <A extends object>(section: string, previous: A, candidate: Effect.Effect<A>): Effect.Effect<A, DbError, Db> =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    const value = yield* candidate
+    const now = yield* Clock.currentTimeMillis
+    yield* db.execute(sql`
+      UPDATE server_config SET value = ${JSON.stringify(value)}::jsonb, update_at = ${now}
+      WHERE section = ${section} AND value = ${JSON.stringify(previous)}::jsonb`)
+    const stored = yield* db.read(sql<{ value: A }>`SELECT value FROM server_config WHERE section = ${section}`)
+    return stored[0].value
+  })

@@ -59,6 +59,26 @@ describe("server signing key and diagnostic id", () => {
     }
   })
 
+  it("replaces a key that no longer decrypts after the encryption key changed, once for all nodes", async () => {
+    const before = await identity(server)
+    const env = { SERVICE_ENCRYPTION_KEY: "Another-Encryption-Key-0123456789abcdef" }
+    const rotated = await startServer({ databaseUrl: server.databaseUrl, env })
+    try {
+      const after = await identity(rotated)
+      expect(after.publicKey).not.toBe(before.publicKey)
+      expect(after.diagnosticId).toBe(before.diagnosticId)
+      await jwtVerify(after.token, await importSPKI(pem(after.publicKey), "ES256"))
+      const sibling = await startServer({ databaseUrl: server.databaseUrl, env })
+      try {
+        expect((await identity(sibling)).publicKey).toBe(after.publicKey)
+      } finally {
+        await sibling.close()
+      }
+    } finally {
+      await rotated.close()
+    }
+  })
+
   it("lets exactly one of two racing nodes store its candidate", async () => {
     const [a, b] = await server.runtime.runPromise(
       Effect.all([
