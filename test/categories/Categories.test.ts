@@ -154,4 +154,16 @@ describe("sidebar categories", () => {
     await expect(outsider.client.getChannelCategories(outsider.user.id, team.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(friend.client.createChannelCategory(me.user.id, team.id, { display_name: "Mine" })).rejects.toMatchObject({ status_code: 403 })
   })
+
+  it("mutes a category's channels with it", async () => {
+    const { me, team } = await setup()
+    const { categories } = await me.client.getChannelCategories(me.user.id, team.id)
+    const channels = categories[1]
+    await me.client.updateChannelCategory(me.user.id, team.id, { ...channels, muted: true })
+    for (const id of channels.channel_ids) {
+      expect((await me.client.getMyChannelMember(id)).notify_props.mark_unread).toBe("mention")
+    }
+    await me.client.updateChannelCategory(me.user.id, team.id, { ...channels, muted: false })
+    expect((await me.client.getMyChannelMember(channels.channel_ids[0])).notify_props.mark_unread).toBe("all")
+  })
 })
