@@ -45,13 +45,18 @@ const getByUsername = Effect.gen(function*() {
   return json(toWire(yield* visibleOne(caller, { username }), viewerOf(caller)))
 })
 
-/** Emails are private (ShowEmailAddress is off), so only admins look users up by someone else's email. */
+/**
+ * Emails are private (ShowEmailAddress is off), so only admins look users up by someone else's email; anyone else
+ * is refused before the lookup, so that the answer never tells whether an address has an account.
+ */
 const getByEmail = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { email } = yield* Decode.params(Schema.Struct({ email: Schema.String }))
-  const row = yield* visibleOne(caller, { email })
-  if (row.id !== caller.userId && !caller.isSystemAdmin) return yield* permissionDenied("this user's email")
-  return json(toWire(row, viewerOf(caller)))
+  if (!caller.isSystemAdmin) {
+    const self = yield* (yield* UserRepo).findById(caller.userId)
+    if (Option.isNone(self) || self.value.email.toLowerCase() !== email.toLowerCase()) return yield* permissionDenied("this user's email")
+  }
+  return json(toWire(yield* visibleOne(caller, { email }), viewerOf(caller)))
 })
 
 const bulkBody = <A, I>(item: Schema.Schema<A, I>, name: string) =>

@@ -64,6 +64,8 @@ describe("single user lookups", () => {
     await expect(bob.client.getUserByUsername("nobody_here")).rejects.toMatchObject({ status_code: 404 })
     expect((await alice.client.getUserByEmail(`${alice.username}@example.com`)).id).toBe(alice.user.id)
     await expect(bob.client.getUserByEmail(`${alice.username}@example.com`)).rejects.toMatchObject({ status_code: 403 })
+    await expect(bob.client.getUserByEmail("nobody@example.com")).rejects.toMatchObject({ status_code: 403 })
+    await expect(admin.client.getUserByEmail("nobody@example.com")).rejects.toMatchObject({ status_code: 404 })
     expect((await admin.client.getUserByEmail(`${bob.username}@example.com`)).id).toBe(bob.user.id)
   })
 
