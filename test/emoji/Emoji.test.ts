@@ -94,12 +94,16 @@ describe("custom emoji through Client4", () => {
 
   it("is usable in a reaction", async () => {
     const emoji = await alice.client.createCustomEmoji({ creator_id: alice.user.id, name: "shipit" } as never, blob(image))
-    const teamId = await db.team([alice.user.id, bob.user.id])
-    const channelId = await db.channel(teamId, [alice.user.id, bob.user.id])
-    const postId = await db.post(channelId, alice.user.id, "ready to ship")
+    const teamId = (await alice.client.createTeam({ name: `emoji${Date.now()}`, display_name: "Emoji", type: "O" } as never)).id
+    await alice.client.addToTeam(teamId, bob.user.id)
+    const channelId = (await alice.client.createChannel({ team_id: teamId, name: "ship-room", display_name: "Ship", type: "O" } as never)).id
+    await alice.client.addToChannel(bob.user.id, channelId)
+    const postId = (await alice.client.createPost({ channel_id: channelId, message: "ready to ship" } as never)).id
     const reaction = await bob.client.addReaction(bob.user.id, postId, emoji.name)
     expect(reaction).toMatchObject({ user_id: bob.user.id, post_id: postId, emoji_name: "shipit" })
     expect((await alice.client.getReactionsForPost(postId)).map((r) => r.emoji_name)).toEqual(["shipit"])
+    const post = await alice.client.getPost(postId)
+    expect(post.metadata.emojis).toEqual([expect.objectContaining({ id: emoji.id, name: "shipit" })])
   })
 
   it("lets the creator or an admin delete, softly: the emoji and its image are gone, the name is free again", async () => {

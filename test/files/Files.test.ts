@@ -59,9 +59,11 @@ beforeAll(async () => {
   alice = await newUser(server.url, "alice")
   bob = await newUser(server.url, "bob")
   outsider = await newUser(server.url, "out")
-  teamId = await db.team([alice.user.id, bob.user.id])
-  channelId = await db.channel(teamId, [alice.user.id, bob.user.id])
-  privateId = await db.channel(teamId, [alice.user.id], { type: "P" })
+  teamId = (await alice.client.createTeam({ name: `files${Date.now()}`, display_name: "Files", type: "O" } as never)).id
+  await alice.client.addToTeam(teamId, bob.user.id)
+  channelId = (await alice.client.createChannel({ team_id: teamId, name: "uploads", display_name: "Uploads", type: "O" } as never)).id
+  await alice.client.addToChannel(bob.user.id, channelId)
+  privateId = (await alice.client.createChannel({ team_id: teamId, name: "private-uploads", display_name: "Private", type: "P" } as never)).id
 })
 afterAll(async () => {
   await db?.close()
@@ -247,8 +249,9 @@ describe("files of posts", () => {
       ["files", blob("first"), "1.txt"],
       ["files", blob("second"), "2.txt"]
     ]))
-    const postId = await db.post(channelId, alice.user.id, "with files")
-    await db.attachFiles(postId, file_infos.map((f) => f.id))
+    const created = await alice.client.createPost({ channel_id: channelId, message: "with files", file_ids: file_infos.map((f) => f.id) } as never)
+    const postId = created.id
+    expect(created.metadata.files?.map((f) => f.id)).toEqual(file_infos.map((f) => f.id))
     const listed = await bob.client.getFileInfosForPost(postId)
     expect(listed.map((f) => f.name)).toEqual(["1.txt", "2.txt"])
     expect(listed.every((f) => f.post_id === postId)).toBe(true)
@@ -268,7 +271,7 @@ describe("files of posts", () => {
       await setFilesConfig({ enable_public_link: false })
     }
 
-    await db.query("UPDATE posts SET delete_at = 5 WHERE id = $1", [postId])
+    await alice.client.deletePost(postId)
     expect((await raw(`/api/v4/files/${file_infos[0].id}`, tokenOf(alice))).status).toBe(404)
     expect((await raw(`/api/v4/files/${file_infos[0].id}/info`, tokenOf(alice))).status).toBe(404)
     await expect(alice.client.getFileInfosForPost(postId)).rejects.toMatchObject({ status_code: 404 })

@@ -67,9 +67,9 @@ beforeAll(async () => {
   await post(alice, random, "phrase", "the release notes are ready", at("2024-03-13"))
   await post(bob, general, "scrambled", "notes about the release, ready soon", at("2024-03-14"))
   await post(alice, general, "tagged", "Shipping #release today", at("2024-03-15"))
-  await post(alice, secret, "secret", "secret deploy plan", at("2024-03-15"))
+  await post(alice, secret, "secret", "secret deploy plan", at("2024-03-15") + 3_600_000)
   await post(bob, direct, "dm", "private deploy chat", at("2024-03-16"))
-  await post(bob, elsewhere, "otherTeam", "deploy in the other team", at("2024-03-16"))
+  await post(bob, elsewhere, "otherTeam", "deploy in the other team", at("2024-03-16") + 3_600_000)
   await post(alice, random, "wildcard", "a deplorable pipeline is green", at("2024-03-17"))
 })
 afterAll(async () => {
