@@ -180,6 +180,42 @@ describe("uploads through Client4", () => {
   })
 })
 
+describe("authorization matrix", () => {
+  it("answers each file and search route for a member, a team member outside a private channel, an outsider and nobody", async () => {
+    const { file_infos } = await alice.client.uploadFile(form([["channel_id", channelId], ["files", blob(await png(40, 40), "image/png"), "m.png"]]))
+    const postId = (await alice.client.createPost({ channel_id: channelId, message: "matrix", file_ids: [file_infos[0].id] } as never)).id
+    const privateFile = (await alice.client.uploadFile(form([["channel_id", privateId], ["files", blob("p"), "p.txt"]]))).file_infos[0]
+    const privatePost = (await alice.client.createPost({ channel_id: privateId, message: "private matrix", file_ids: [privateFile.id] } as never)).id
+    const id = file_infos[0].id
+    const search = JSON.stringify({ terms: "matrix" })
+    const routes: Array<{ method: string; path: string; body?: string; member: number }> = [
+      { method: "GET", path: `/api/v4/files/${id}`, member: 200 },
+      { method: "GET", path: `/api/v4/files/${id}/thumbnail`, member: 200 },
+      { method: "GET", path: `/api/v4/files/${id}/preview`, member: 200 },
+      { method: "GET", path: `/api/v4/files/${id}/info`, member: 200 },
+      { method: "GET", path: `/api/v4/posts/${postId}/files/info`, member: 200 },
+      { method: "POST", path: `/api/v4/teams/${teamId}/posts/search`, body: search, member: 200 },
+      { method: "POST", path: `/api/v4/teams/${teamId}/files/search`, body: search, member: 200 }
+    ]
+    const call = (token: string | undefined, route: { method: string; path: string; body?: string }) =>
+      raw(route.path, token, { method: route.method, ...(route.body === undefined ? {} : { body: route.body }) })
+    for (const route of routes) {
+      expect((await call(tokenOf(bob), route)).status, `member ${route.path}`).toBe(route.member)
+      const refused = await call(tokenOf(outsider), route)
+      expect(refused.status, `outsider ${route.path}`).toBe(403)
+      expect(await refused.json()).toMatchObject({ status_code: 403 })
+      expect((await call(undefined, route)).status, `anonymous ${route.path}`).toBe(401)
+    }
+    for (const path of [`/api/v4/files/${privateFile.id}`, `/api/v4/files/${privateFile.id}/info`, `/api/v4/posts/${privatePost}/files/info`]) {
+      expect((await raw(path, tokenOf(bob))).status, `non-member ${path}`).toBe(403)
+    }
+    const everywhere = await raw("/api/v4/posts/search", tokenOf(outsider), { method: "POST", body: search })
+    expect((await everywhere.json()).order).toEqual([])
+    const upload = await raw(`/api/v4/files?channel_id=${channelId}&filename=o.txt`, tokenOf(outsider), { method: "POST", body: "o" })
+    expect(upload.status).toBe(403)
+  })
+})
+
 describe("limits and refusals", () => {
   it("answers 413 for a file over MaxFileSize and keeps nothing, row or blob", async () => {
     await setFilesConfig({ max_file_size: 1000 })
