@@ -1,10 +1,11 @@
 import { Effect, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { PushSettings } from "../push/PushSettings.ts"
+import { SsoDirectory } from "../sso/SsoDirectory.ts"
 
 /**
  * What client config and ping report about the runtime configuration: whether pushes can be sent (PushSettings:
- * the push section and the PUSH_* environment) and which login options exist (the sso section and providers).
+ * the push section and the PUSH_* environment) and which login options exist (SsoDirectory: the sso section and providers).
  * Read per request: primary-key lookups, so an administrator's change shows up at once on every node.
  */
 const section = (name: string) =>
@@ -28,21 +29,18 @@ export interface LoginOptions {
 }
 
 /**
- * Password login stays on unless SSO is required. The three provider kinds map to the buttons the clients know:
- * the code host to GitLab, the web identity provider to Google, a generic OIDC provider to OpenID (labelled with
- * its display name).
+ * Password login stays on unless SSO is required. Providers show only while SSO is enabled, and the three provider
+ * kinds map to the buttons the clients know, as the mobile SSO routes map them back: the code host to GitLab, the
+ * web identity provider to Google, a generic OIDC provider to OpenID (labelled with its display name); the first
+ * active provider of a kind, oldest first.
  */
-export const loginOptions: Effect.Effect<LoginOptions, DbError, Db> = Effect.gen(function*() {
-  const db = yield* Db
-  const sso = yield* section("sso")
-  const enabled = sso.enable_sso === true
-  const providers = enabled
-    ? yield* db.read(db.sql<{ provider_type: string; display_name: string }>`
-        SELECT provider_type, display_name FROM sso_providers WHERE is_active ORDER BY create_at`)
-    : []
+export const loginOptions: Effect.Effect<LoginOptions, DbError, SsoDirectory> = Effect.gen(function*() {
+  const directory = yield* SsoDirectory
+  const settings = yield* directory.settings
+  const providers = settings.enable_sso ? yield* directory.active : []
   const first = (type: string) => Option.fromNullable(providers.find((p) => p.provider_type === type))
   return {
-    passwordLogin: !(enabled && sso.require_sso === true),
+    passwordLogin: !settings.require_sso,
     gitlab: Option.isSome(first("codehost")),
     google: Option.isSome(first("webidp")),
     openId: Option.map(first("oidc"), (p) => p.display_name)
