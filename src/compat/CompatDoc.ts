@@ -111,8 +111,19 @@ direct and group message partners stay visible after leaving a team); system adm
 than Mattermost's default (every user of the server is visible) and is enough for every client flow: mentions,
 autocomplete and member lists only ever concern team or channel members. Lists, search, autocomplete and bulk reads
 leave invisible users out; asking for one directly (by id, username or email) is 403, as in Mattermost with view
-restrictions. Emails are shown only to the user themself and to admins (\`ShowEmailAddress\` is false), and only
-admins may look users up by someone else's email.
+restrictions. So finding someone to add to a team or to message directly needs a shared team or channel (or an
+admin); a user in no team sees only themself and their DM partners. Emails are shown only to the user themself and
+to admins (\`ShowEmailAddress\` is false), and only admins may look users up by someone else's email.
+
+## Other behaviour worth knowing
+
+- Roles are Mattermost's built-in roles with the permissions of its default scheme (\`src/system/Roles.ts\`);
+  permission schemes cannot be edited.
+- Changing one's own email needs the current password (\`password\` in the patch); changing a password ends the
+  account's other sessions; deactivating a user ends all of theirs.
+- Profile pictures: uploads up to 10 MiB and 7680x4320 pixels, re-encoded as a 256x256 PNG; without one, a generated
+  128x128 identicon. Custom statuses live in the user's props, as in Mattermost.
+- Client config reports features this server does not have as off, so the apps do not call their endpoints.
 `
 
 const emptyTable = () => [
