@@ -13,7 +13,7 @@ import * as path from "node:path"
  * one to one onto an S3-compatible object store, which is how a third implementation would be written:
  * - `put` → PutObject for bytes, or a multipart upload (CreateMultipartUpload / UploadPart per ≥5 MiB of the stream /
  *   CompleteMultipartUpload, AbortMultipartUpload when the stream fails) so that a failed upload leaves nothing;
- * - `get` / `stream` → GetObject (the body stream; NoSuchKey → FileNotFound);
+ * - `get` / `stream` → GetObject (the body stream, with `Range: bytes=start-end` for a range; NoSuchKey → FileNotFound);
  * - `exists` / `size` → HeadObject (404 → false / FileNotFound; ContentLength);
  * - `delete` → DeleteObject (idempotent, as here).
  * Keys are already valid object keys; a bucket prefix would be prepended by that implementation.
@@ -34,6 +34,12 @@ export class InvalidKey extends Data.TaggedError("InvalidKey")<{ readonly key: s
 
 export type Content<E = never> = Uint8Array | Stream.Stream<Uint8Array, E>
 
+export interface ByteRange {
+  readonly start: number
+  /** Inclusive. */
+  readonly end: number
+}
+
 export interface FileStoreService {
   /**
    * Stores the content under key, replacing what was there, and returns the number of bytes written. The write is
@@ -42,8 +48,11 @@ export interface FileStoreService {
    */
   readonly put: <E = never>(key: string, content: Content<E>) => Effect.Effect<number, E | FileStoreError | InvalidKey>
   readonly get: (key: string) => Effect.Effect<Uint8Array, FileNotFound | FileStoreError | InvalidKey>
-  /** The content as a stream, for responses; fails with FileNotFound before the first chunk when absent. */
-  readonly stream: (key: string) => Stream.Stream<Uint8Array, FileNotFound | FileStoreError | InvalidKey>
+  /**
+   * The content as a stream, for responses; fails with FileNotFound before the first chunk when absent. With a range,
+   * only bytes start to end (inclusive, within the size) are read, for HTTP range requests.
+   */
+  readonly stream: (key: string, range?: ByteRange) => Stream.Stream<Uint8Array, FileNotFound | FileStoreError | InvalidKey>
   readonly exists: (key: string) => Effect.Effect<boolean, FileStoreError | InvalidKey>
   /** Removes the key; removing an absent key succeeds. */
   readonly delete: (key: string) => Effect.Effect<void, FileStoreError | InvalidKey>
@@ -127,11 +136,11 @@ export const makeLocal = (root: string) =>
             try: () => fs.readFile(full),
             catch: (cause) => isNotFound(cause) ? new FileNotFound({ key }) : new FileStoreError({ op: "get", key, cause })
           }).pipe(Effect.map((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)))),
-      stream: (key) =>
+      stream: (key, range) =>
         Stream.unwrap(
           Effect.map(Effect.zipRight(stat(key), resolve(key)), (full) =>
             Stream.fromAsyncIterable(
-              createReadStream(full) as AsyncIterable<Buffer>,
+              createReadStream(full, range === undefined ? {} : { start: range.start, end: range.end }) as AsyncIterable<Buffer>,
               (cause) => new FileStoreError({ op: "stream", key, cause })
             ).pipe(Stream.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength))))
         ),
@@ -170,7 +179,8 @@ export const makeMemory = Effect.gen(function*() {
         return total.length
       }),
     get: read,
-    stream: (key) => Stream.fromEffect(read(key)),
+    stream: (key, range) =>
+      Stream.fromEffect(Effect.map(read(key), (blob) => range === undefined ? blob : blob.subarray(range.start, range.end + 1))),
     exists: (key) => Effect.flatMap(validateKey(key), () => Effect.map(Ref.get(blobs), (m) => m.has(key))),
     delete: (key) =>
       Effect.flatMap(validateKey(key), () =>

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client4, newUser } from "../support/Clients.ts"
+import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { Fixtures } from "./Fixtures.ts"
 
@@ -158,6 +158,19 @@ describe("uploads through Client4", () => {
     expect(body.file_infos[0]).toMatchObject({ name: "shared.bin", size: 5, mime_type: "application/octet-stream", extension: "bin" })
     const info = await (await raw(`/api/v4/files/${body.file_infos[0].id}/info`, tokenOf(alice))).json()
     expect(info.id).toBe(body.file_infos[0].id)
+
+    // Byte ranges, as video players ask for them.
+    const ranged = (range: string) => raw(`/api/v4/files/${info.id}`, tokenOf(alice), { headers: { range } })
+    const middle = await ranged("bytes=1-3")
+    expect(middle.status).toBe(206)
+    expect(middle.headers.get("content-range")).toBe("bytes 1-3/5")
+    expect([...new Uint8Array(await middle.arrayBuffer())]).toEqual([2, 3, 4])
+    const suffix = await ranged("bytes=-2")
+    expect([...new Uint8Array(await suffix.arrayBuffer())]).toEqual([4, 5])
+    expect((await ranged("bytes=9-")).status).toBe(416)
+    const whole = await ranged("items=0-1")
+    expect(whole.status).toBe(200)
+    expect(whole.headers.get("accept-ranges")).toBe("bytes")
   })
 
   it("serves files to a cookie-authenticated GET (img tags), and refuses the outsider", async () => {

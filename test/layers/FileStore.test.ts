@@ -30,6 +30,8 @@ describe.each(implementations())("FileStore ($name)", ({ layer, root }) => {
         expect(yield* store.exists("a/b/two.txt")).toBe(true)
         const streamed = yield* Stream.runCollect(store.stream("a/b/two.txt"))
         expect(text(Buffer.concat(Chunk.toArray(streamed)))).toBe("abcde")
+        const ranged = yield* Stream.runCollect(store.stream("a/b/two.txt", { start: 1, end: 3 }))
+        expect(text(Buffer.concat(Chunk.toArray(ranged)))).toBe("bcd")
         yield* store.delete("a/b/two.txt")
         yield* store.delete("a/b/two.txt")
         expect(yield* store.exists("a/b/two.txt")).toBe(false)

@@ -21,7 +21,6 @@ let direct: string
 let elsewhere: string
 const posts: Record<string, string> = {}
 
-const DAY = 86_400_000
 const at = (date: string) => Date.parse(`${date}T12:00:00Z`)
 
 const post = async (m: Member, channelId: string, key: string, message: string, createAt?: number) => {
