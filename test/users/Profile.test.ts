@@ -45,13 +45,34 @@ describe("patch", () => {
     expect(patched.notify_props).toMatchObject({ push: "all", desktop: "all", email: "true" })
     expect(patched.update_at).toBeGreaterThan(user.update_at)
 
-    const event = await recorder.waitFor((e) => e.event === "user_updated" && (e.data.user as UserProfile).id === user.id)
-    expect(event.broadcast.broadcast_to_all).toBe(true)
-    const sent = event.data.user as UserProfile
-    expect(typeof sent).toBe("object")
-    expect(sent.nickname).toBe("Nick")
-    expect(sent.email).toBe("")
-    expect(sent.notify_props).toEqual({})
+    const own = await recorder.waitFor((e) => e.event === "user_updated" && e.broadcast.user_id === user.id)
+    expect(own.broadcast.broadcast_to_all).toBe(false)
+    const self = own.data.user as UserProfile
+    expect(typeof self).toBe("object")
+    expect(self.nickname).toBe("Nick")
+    expect(self.email).toBe(`${user.username}@example.com`)
+  })
+
+  it("sends others the sanitized user only in the scopes where they can see it: the user's teams and DMs", async () => {
+    const { client, user } = await newUser(server.url, "scoped")
+    const mate = await newUser(server.url, "mate")
+    const team = await client.createTeam({ name: `scope${Date.now()}`, display_name: "Scope", type: "O" } as Team)
+    const dm = await client.createDirectChannel([user.id, mate.user.id])
+    recorder.clear()
+    await client.patchMe({ nickname: "Scoped" })
+    const scoped = await recorder.waitFor((e) => e.event === "user_updated" && e.broadcast.team_id === team.id)
+    const viaDm = await recorder.waitFor((e) => e.event === "user_updated" && e.broadcast.channel_id === dm.id)
+    for (const event of [scoped, viaDm]) {
+      expect(event.broadcast.omit_users).toEqual({ [user.id]: true })
+      expect(event.broadcast.broadcast_to_all).toBe(false)
+      const sent = event.data.user as UserProfile
+      expect(sent.id).toBe(user.id)
+      expect(sent.nickname).toBe("Scoped")
+      expect(sent.email).toBe("")
+      expect(sent.notify_props).toEqual({})
+    }
+    const everyone = recorder.events.filter((e) => e.event === "user_updated" && e.broadcast.broadcast_to_all)
+    expect(everyone).toEqual([])
   })
 
   it("validates usernames and emails and refuses duplicates with 400", async () => {
@@ -167,7 +188,7 @@ describe("custom status", () => {
     const me = await client.getMe()
     expect(JSON.parse(me.props.customStatus)).toEqual(status)
     expect(JSON.parse(me.props.recentCustomStatuses)).toEqual([status])
-    const event = await recorder.waitFor((e) => e.event === "user_updated" && (e.data.user as UserProfile).id === user.id && "customStatus" in (e.data.user as UserProfile).props)
+    const event = await recorder.waitFor((e) => e.event === "user_updated" && e.broadcast.user_id === user.id && "customStatus" in (e.data.user as UserProfile).props)
     expect(JSON.parse((event.data.user as UserProfile).props.customStatus).text).toBe("On holiday")
 
     await client.updateCustomStatus({ emoji: "", text: "Busy", duration: "" } as never)
