@@ -24,7 +24,22 @@ const hsl = (h: number, s: number, l: number): [number, number, number] => {
   return [f(0), f(8), f(4)]
 }
 
+/** Generated pictures depend on the user id alone; member lists ask for dozens at once, so recent ones are kept. */
+const CACHE_MAX = 2000
+const generated = new Map<string, Uint8Array>()
+
 export const defaultAvatar = (userId: string): Effect.Effect<Uint8Array> =>
+  Effect.suspend(() => {
+    const hit = generated.get(userId)
+    if (hit !== undefined) return Effect.succeed(hit)
+    return Effect.tap(renderIdenticon(userId), (png) =>
+      Effect.sync(() => {
+        if (generated.size >= CACHE_MAX) generated.delete(generated.keys().next().value as string)
+        generated.set(userId, png)
+      }))
+  })
+
+const renderIdenticon = (userId: string): Effect.Effect<Uint8Array> =>
   Effect.promise(async () => {
     const digest = createHash("sha256").update(userId).digest()
     const color = hsl((digest[0] * 360) / 256, 0.55, 0.5)
