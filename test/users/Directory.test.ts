@@ -104,6 +104,13 @@ describe("lists", () => {
     expect(firstPage[0].id).not.toBe(secondPage[0].id)
     const byCreate = await bob.client.getProfilesInTeam(team.id, 0, 60, "create_at")
     expect(byCreate[0].id).toBe(bob.user.id)
+    const byActivity = await bob.client.getProfilesInTeam(team.id, 0, 60, "last_activity_at")
+    for (const u of byActivity) expect(typeof u.last_activity_at).toBe("number")
+    await bob.client.updateStatus({ user_id: bob.user.id, status: "online" } as never)
+    await alice.client.updateStatus({ user_id: alice.user.id, status: "dnd" } as never)
+    const townSquare = await bob.client.getChannelByName(team.id, "town-square")
+    const byStatus = await bob.client.getProfilesInChannel(townSquare.id, 0, 60, "status")
+    expect(byStatus.map((u) => u.id)).toEqual([bob.user.id, alice.user.id])
 
     const notInTeam = await admin.client.getProfilesNotInTeam(team.id, false, 0, 60)
     expect(ids(notInTeam)).toEqual(expect.arrayContaining([carol.user.id, dave.user.id, admin.user.id]))
