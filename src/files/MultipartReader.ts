@@ -1,7 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Data, Effect, Stream } from "effect"
 import * as MP from "multipasta"
-import * as RequestBody from "./RequestBody.ts"
+import * as RequestBody from "../http/RequestBody.ts"
 
 /**
  * A multipart/form-data body as a flat stream of events, parsed as it arrives (multipasta, the parser under

@@ -11,7 +11,7 @@ import * as FileInfoRepo from "./FileInfoRepo.ts"
 import * as Images from "./Images.ts"
 import { mimeTypeFor } from "./MimeTypes.ts"
 import * as MultipartReader from "./MultipartReader.ts"
-import * as RequestBody from "./RequestBody.ts"
+import * as RequestBody from "../http/RequestBody.ts"
 
 /**
  * POST /files, both of Mattermost's forms (api4/file.go uploadFileStream):

@@ -1,6 +1,7 @@
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, ParseResult, Schema } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, Option, ParseResult, Schema } from "effect"
 import { ApiError, badRequest, payloadTooLarge } from "./ApiError.ts"
+import { discardRest } from "./RequestBody.ts"
 
 /**
  * Schema decoding at the edge. Every failure becomes a 400 with the Mattermost error body naming what was wrong,
@@ -23,10 +24,19 @@ const invalid = (where: string) => (error: ParseResult.ParseError) =>
     detailed: describe(error)
   })
 
+/** No JSON body a client sends comes near this; uploads are multipart or raw and have their own limit. */
+export const JSON_BODY_LIMIT = 8 * 1024 * 1024
+
 /** Reads the raw body once; malformed JSON is a 400, an oversized body a 413. */
 export const jsonBody: Effect.Effect<unknown, ApiError, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
+  // Refused before reading, and the rest drained, so that the client gets the 413 rather than a reset connection.
+  if (Number(request.headers["content-length"] ?? 0) > JSON_BODY_LIMIT) {
+    yield* discardRest
+    return yield* payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
+  }
   const text = yield* request.text.pipe(
+    HttpIncomingMessage.withMaxBodySize(Option.some(JSON_BODY_LIMIT)),
     Effect.mapError((e) =>
       /max.?body.?size|too large/i.test(String(e.cause ?? e.description ?? ""))
         ? payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")

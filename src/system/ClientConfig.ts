@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { AppConfig } from "../Config.ts"
+import { FileSettings } from "../files/FileSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
 import { loginOptions, pushConfigured, siteName } from "./ServerSettings.ts"
 import { SigningKey } from "./SigningKey.ts"
@@ -10,8 +11,6 @@ import { BUILD_HASH, BUILD_NUMBER, MATTERMOST_VERSION } from "./Version.ts"
  * map the server screen and login screen need (mattermost-compat.md section 12); a session adds the rest. Features
  * this server does not have are reported off, so the clients never call their endpoints.
  */
-export const MAX_FILE_SIZE = 104_857_600
-
 const flag = (on: boolean) => (on ? "true" : "false")
 
 export const clientConfig = (full: boolean) =>
@@ -22,6 +21,7 @@ export const clientConfig = (full: boolean) =>
     const login = yield* loginOptions
     const push = yield* pushConfigured
     const name = yield* siteName
+    const files = yield* Effect.flatMap(FileSettings, (settings) => settings.current)
 
     const limited: Record<string, string> = {
       Version: MATTERMOST_VERSION,
@@ -103,7 +103,7 @@ export const clientConfig = (full: boolean) =>
       IntuneAuthService: "",
       IntuneScope: "",
       FeatureFlagAppsEnabled: "false",
-      FeatureFlagCallsEnabled: "false",
+      FeatureFlagCallsEnabled: "true",
       FeatureFlagChannelBookmarks: "false",
       FeatureFlagClassificationMarkings: "false",
       FeatureFlagCollapsedThreads: "true",
@@ -172,7 +172,7 @@ export const clientConfig = (full: boolean) =>
       EnablePermalinkPreviews: "true",
       EnablePostIconOverride: "false",
       EnablePostUsernameOverride: "false",
-      EnablePublicLink: "false",
+      EnablePublicLink: flag(files.enablePublicLink),
       EnableReliableWebSockets: "true",
       EnableSVGs: "false",
       EnableThemeSelection: "true",
@@ -201,7 +201,7 @@ export const clientConfig = (full: boolean) =>
       LdapPictureAttributeSet: "false",
       LdapPositionAttributeSet: "false",
       LockTeammateNameDisplay: "false",
-      MaxFileSize: String(MAX_FILE_SIZE),
+      MaxFileSize: String(files.maxFileSize),
       MaxMarkdownNodes: "0",
       MaxNotificationsPerChannel: "1000",
       MaxPostSize: "16383",
