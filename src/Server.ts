@@ -1,7 +1,8 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer, Option } from "effect"
-import { createServer } from "node:http"
+import { Effect, Layer, Option } from "effect"
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { Duplex } from "node:stream"
 import * as CacheLayer from "../layers/Cache.ts"
 import * as CryptoLayer from "../layers/Crypto.ts"
 import * as DbLayer from "../layers/Db.ts"
@@ -23,6 +24,7 @@ import * as PushNotifier from "./push/Notifier.ts"
 import * as Push from "./push/Push.ts"
 import * as PushSettings from "./push/PushSettings.ts"
 import * as Realtime from "./realtime/Realtime.ts"
+import { SocketServer, type SocketServerService } from "./realtime/SocketServer.ts"
 import { routes } from "./Routes.ts"
 import * as SsoDirectory from "./sso/SsoDirectory.ts"
 import * as StatusSweeper from "./status/Sweeper.ts"
@@ -94,22 +96,42 @@ const dependentServices = Realtime.layer
 const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer)
 
 /**
+ * platform-node registers its own 'upgrade' listener, which runs the Effect app and keeps a fiber per open socket
+ * (about 50 KB each); another listener cannot stop it, so both would take the socket (Effect-TS/effect#5066). The
+ * server therefore decides where each 'upgrade' goes as it is emitted: the realtime socket paths to the SocketServer,
+ * everything else to the listeners as usual. Wrapping this one server's `emit` decides before any listener runs and
+ * needs no global state (a module-level registry could not tell two servers in one process apart).
  * A client resetting its connection while an upgrade is pending crashes Node on platform-node 0.108 (no error
  * listener on the socket; fixed only in Effect 4), so every upgrading socket gets one.
  */
-const createGuardedServer = () => {
+const createGuardedServer = (sockets: SocketServerService) => {
   const server = createServer()
-  server.on("upgrade", (_request, socket) => socket.on("error", () => {}))
+  const emit = server.emit
+  server.emit = function(this: Server, event: string | symbol, ...args: Array<unknown>) {
+    if (event === "upgrade") {
+      const [request, socket, head] = args as [IncomingMessage, Duplex, Buffer]
+      socket.on("error", () => {})
+      if (sockets.upgrade(request, socket, head)) return true
+    }
+    return Reflect.apply(emit, this, [event, ...args]) as boolean
+  } as Server["emit"]
   return server
 }
 
+/**
+ * The listener, with the socket server's shutdown in a layer on top of it, hence released before it: open sockets
+ * close (1001) before `server.close` waits for every connection to end.
+ */
 export const httpServer = (config: Pick<ResolvedConfig, "port" | "host">) =>
-  NodeHttpServer.layer(createGuardedServer, { port: config.port, host: config.host })
+  Layer.unwrapEffect(Effect.map(SocketServer, (sockets) =>
+    Layer.scopedDiscard(Effect.addFinalizer(() => sockets.shutdown)).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => createGuardedServer(sockets), { port: config.port, host: config.host }))
+    )))
 
 /** The whole service. `server` defaults to a listener on SERVICE_HOST:SERVICE_PORT. */
 export const makeServer = (
   config: ResolvedConfig,
-  options: { readonly overrides?: CapabilityOverrides; readonly server?: Layer.Layer<HttpServer.HttpServer, unknown> } = {}
+  options: { readonly overrides?: CapabilityOverrides; readonly server?: Layer.Layer<HttpServer.HttpServer, unknown, SocketServer> } = {}
 ) => {
   const base = capabilities(config, options.overrides)
   const ready = dependentServices.pipe(Layer.provideMerge(services), Layer.provide(migrated), Layer.provideMerge(base))

@@ -60,10 +60,21 @@ export class Connection {
     this.record(event.prefix(this.protocol), now)
   }
 
-  /** Hello and events: each takes the next number. */
+  /**
+   * Hello takes the first number but is not kept for replay: a client learns its connection_id from hello, so one
+   * that comes back to resume has already received it.
+   */
+  greet(prefix: string) {
+    this.write(frame(prefix, this.nextSeq++))
+  }
+
+  /** Each event takes the next number and is kept for replay. */
   record(prefix: string, now: number) {
     const seq = this.nextSeq++
-    this.replay.push({ seq, at: now, prefix })
+    const entry = { seq, at: now, prefix }
+    // An empty array grows to 17 slots on its first push; most idle connections only ever keep one or two events.
+    if (this.replay.length === 0) this.replay = [entry]
+    else this.replay.push(entry)
     this.trim(now)
     this.write(frame(prefix, seq))
   }

@@ -24,6 +24,12 @@ export class EncodedEvent {
   }
 }
 
+/**
+ * A whole frame with seq 0, minus its last two characters (`0}`): one flat string. Built by concatenation it would be a
+ * rope of a dozen pieces, and the replay buffer keeps every prefix a connection was sent.
+ */
+const withoutSeq = (frame: object) => JSON.stringify(frame).slice(0, -2)
+
 const v4Prefix = (e: EncodedEvent["envelope"]) => {
   const b = e.broadcast
   const broadcast = {
@@ -34,11 +40,11 @@ const v4Prefix = (e: EncodedEvent["envelope"]) => {
     connection_id: "",
     omit_connection_id: b.omit_connection_id
   }
-  return `{"event":${JSON.stringify(e.event)},"data":${JSON.stringify(e.data)},"broadcast":${JSON.stringify(broadcast)},"seq":`
+  return withoutSeq({ event: e.event, data: e.data, broadcast, seq: 0 })
 }
 
 const nativePrefix = (e: EncodedEvent["envelope"]) =>
-  `{"type":"event","event":${JSON.stringify(e.event)},"data":${JSON.stringify(e.data)},"created_at":${e.created_at},"seq":`
+  withoutSeq({ type: "event", event: e.event, data: e.data, created_at: e.created_at, seq: 0 })
 
 export const frame = (prefix: string, seq: number) => `${prefix}${seq}}`
 

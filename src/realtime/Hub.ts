@@ -25,7 +25,6 @@ import { findTakeoverOverlap, Handoff, type ControlMessage, ControlMessageJson, 
  * delivered, so a user added to a channel (or a new DM) receives that channel's next event at once.
  */
 export const CLOSE_TOO_MANY = { code: 1008, reason: "Too many connections" } as const
-export const CLOSE_SHUTDOWN = { code: 1001, reason: "server shutting down" } as const
 export const CLOSE_SUPERSEDED = { code: 4002, reason: "connection resumed on another socket" } as const
 const DEFAULT_MAX_CONNECTIONS = 10
 /** A channel nobody here is known to be in is looked up at most this often (safety net for missed membership events). */
@@ -244,7 +243,7 @@ export const make = Effect.gen(function*() {
             const fresh = new Connection(newId(), input.userId, input.sessionId, input.protocol)
             register(fresh)
             attachSocket(fresh, input.ws, socketId)
-            fresh.record(helloPrefix(fresh, now), now)
+            fresh.greet(helloPrefix(fresh, now))
             return fresh
           })
       })
@@ -362,11 +361,6 @@ export const make = Effect.gen(function*() {
     Effect.forkScoped
   )
   yield* quietly(heartbeat).pipe(Effect.repeat(Schedule.spaced(HEARTBEAT_MS)), Effect.delay(HEARTBEAT_MS), Effect.forkScoped)
-  yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      for (const ws of sockets) ws.close(CLOSE_SHUTDOWN.code, CLOSE_SHUTDOWN.reason)
-    })
-  )
 
   const service: HubService = {
     nodeId,

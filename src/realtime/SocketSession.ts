@@ -1,29 +1,47 @@
-import { Clock, Effect, Option, Queue } from "effect"
+import { Effect, type Fiber, FiberId, Option } from "effect"
 import type { WebSocket } from "ws"
 import { Sessions } from "../auth/Sessions.ts"
+import type { EventBus } from "../events/EventBus.ts"
+import type { Statuses } from "../status/Statuses.ts"
+import { logSecurityEvent, SecurityEvent } from "../security/SecurityEvents.ts"
 import { handleAction, NoReply } from "./Actions.ts"
 import { type ClientRequest, errorReply, okReply, type ProtocolName, RequestErrors, type RequestError } from "./Frames.ts"
-import { type Admitted, CLOSE_SHUTDOWN, Hub } from "./Hub.ts"
+import { type Admitted, Hub } from "./Hub.ts"
 
 /**
- * One socket's life, in one fiber: authentication (on upgrade, or by `authentication_challenge` within
- * AUTH_DEADLINE_MS), then its requests one at a time, in order, until it closes. Nothing a client sends can fail
- * the fiber: every problem becomes an error reply or a close.
+ * One socket's life as plain state and callbacks: authentication (on upgrade, or by `authentication_challenge`
+ * within AUTH_DEADLINE_MS), then its requests one at a time, in order, until it closes. Effects run only while
+ * something happens (a request, the admission, the departure); an idle socket holds no fiber, which is what keeps
+ * it within reach of a bare `ws` connection in memory. Nothing a client sends can break the session: every problem
+ * becomes an error reply or a close.
  */
 export const AUTH_DEADLINE_MS = 5000
 export const CLOSE_AUTH_TIMEOUT = { code: 1008, reason: "authentication timeout" } as const
 export const CLOSE_AUTH_FAILED = { code: 1008, reason: "authentication failed" } as const
 export const CLOSE_INTERNAL = { code: 1011, reason: "internal error" } as const
+export const CLOSE_SHUTDOWN = { code: 1001, reason: "server shutting down" } as const
 /** Error replies to frames without a usable seq carry this one: clients treat any truthy seq_reply as a reply. */
 export const UNKNOWN_SEQ = -1
+/** How long a departure (presence, status) may take before the session gives up on it. */
+const DEPARTURE_WAIT = "5 seconds"
 
 export interface SocketAuth {
   readonly userId: string
   readonly sessionId: string
 }
 
-const CLOSED = Symbol("closed")
-type Inbound = string | Uint8Array | typeof CLOSED
+/** What a session's effects may use: the node's runtime, captured by the socket server, provides it. */
+export type SessionServices = Hub | Sessions | Statuses | EventBus
+export type Run = <A, E>(effect: Effect.Effect<A, E, SessionServices>) => Fiber.RuntimeFiber<A, E>
+
+export interface SessionOptions {
+  readonly protocol: ProtocolName
+  readonly resume: Option.Option<{ readonly connectionId: string; readonly sequence: number }>
+  /** For the security event of a failed authentication. */
+  readonly clientIp: string
+  /** Called once when the socket has closed. */
+  readonly onClosed: (session: SocketSession) => void
+}
 
 /** Parses a frame far enough to answer it: the seq of a request is needed even to report what is wrong with it. */
 const parse = (text: string): { readonly request: ClientRequest } | { readonly error: RequestError; readonly seq: number } => {
@@ -43,104 +61,178 @@ const parse = (text: string): { readonly request: ClientRequest } | { readonly e
 const isRequestError = (e: unknown): e is RequestError =>
   typeof e === "object" && e !== null && "id" in e && "status" in e && "message" in e
 
-export const serveSocket = (options: {
-  readonly ws: WebSocket
-  readonly protocol: ProtocolName
-  readonly auth: SocketAuth | undefined
-  readonly resume: Option.Option<{ readonly connectionId: string; readonly sequence: number }>
-  readonly refuse: (reason: string) => Effect.Effect<void>
-}) => {
-  const { ws, protocol } = options
-  let admitted: Admitted | undefined
-  return Effect.gen(function*() {
-    const hub = yield* Hub
-    const sessions = yield* Sessions
-    const inbox = yield* Queue.unbounded<Inbound>()
-    ws.on("message", (data: Buffer, isBinary: boolean) => Queue.unsafeOffer(inbox, isBinary ? new Uint8Array(data) : data.toString("utf8")))
-    ws.once("close", () => Queue.unsafeOffer(inbox, CLOSED))
-    ws.on("error", () => {})
-    let closing = false
-    const send = (text: string) => {
-      if (ws.readyState === 1) ws.send(text)
-    }
-    const close = (how: { readonly code: number; readonly reason: string }) => {
-      closing = true
-      ws.close(how.code, how.reason)
-    }
+const ignore = () => {}
 
-    const admit = (auth: SocketAuth) =>
-      hub.admit({ ws, userId: auth.userId, sessionId: auth.sessionId, protocol, resume: options.resume }).pipe(
-        Effect.map((result) => {
-          if (Option.isSome(result)) admitted = result.value
-          else closing = true
-          return Option.isSome(result)
-        }),
-        Effect.catchAllCause((cause) => Effect.as(Effect.zipRight(Effect.logError("websocket admission failed", cause), Effect.sync(() => close(CLOSE_INTERNAL))), false))
-      )
+/** Logs a failed authentication as the security event. */
+export const refusal = (reason: string, clientIp: string, path: string) =>
+  logSecurityEvent(SecurityEvent.WebSocketAuthFailure, { reason, client_ip: clientIp, path })
 
-    const authenticate = (request: ClientRequest) =>
-      Effect.gen(function*() {
-        if (request.action !== "authentication_challenge") return send(errorReply(protocol, request.seq, RequestErrors.notAuthenticated))
-        const token = (request.data as { token?: unknown } | null)?.token
-        const session = typeof token === "string" && token !== ""
-          ? yield* sessions.lookup(token).pipe(Effect.orElseSucceed(() => Option.none()))
-          : Option.none()
-        if (Option.isNone(session)) {
-          yield* options.refuse("invalid token in authentication_challenge")
-          return close(CLOSE_AUTH_FAILED)
-        }
-        if (yield* admit({ userId: session.value.user_id, sessionId: session.value.id })) send(okReply(protocol, request.seq))
-      })
+const PATH = { v4: "/api/v4/websocket", native: "/api/v1/ws" } as const
 
-    const handle = (frame: string | Uint8Array) =>
-      Effect.gen(function*() {
-        const parsed = typeof frame === "string" ? parse(frame) : { error: RequestErrors.badJson, seq: UNKNOWN_SEQ }
-        if ("error" in parsed) return send(errorReply(protocol, parsed.seq, parsed.error))
-        const { request } = parsed
-        if (admitted === undefined) return yield* authenticate(request)
-        const result = yield* handleAction(admitted.connection, request).pipe(Effect.either)
-        if (result._tag === "Left") {
-          if (!isRequestError(result.left)) yield* Effect.logError("websocket request failed", result.left)
-          return send(errorReply(protocol, request.seq, isRequestError(result.left) ? result.left : RequestErrors.internal))
-        }
-        if (result.right !== NoReply) send(okReply(protocol, request.seq, result.right))
-      }).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.zipRight(
-            Effect.logError("websocket request failed", cause),
-            Effect.sync(() => {
-              const failure = cause._tag === "Fail" && isRequestError(cause.error) ? cause.error : RequestErrors.internal
-              send(errorReply(protocol, UNKNOWN_SEQ, failure))
-            })
-          ))
-      )
+export class SocketSession {
+  private admitted: Admitted | undefined = undefined
+  /** We asked the socket to close (refused, timed out, over a limit): frames still arriving are ignored. */
+  private closing = false
+  private closed = false
+  /** The departure was recorded (by the close, or by the node shutting down first). */
+  private departed = false
+  /** An effect of this session is running; frames wait their turn in `waiting`, in order. */
+  private busy = false
+  private waiting: Array<string | Uint8Array> | undefined = undefined
+  private deadline: Fiber.RuntimeFiber<void> | undefined = undefined
+  private deadlinePassed = false
 
-    if (options.auth !== undefined) yield* admit(options.auth)
-    const deadline = (yield* Clock.currentTimeMillis) + AUTH_DEADLINE_MS
-    while (true) {
-      let next: Inbound
-      if (admitted !== undefined || closing) {
-        next = yield* Queue.take(inbox)
-      } else {
-        const remaining = deadline - (yield* Clock.currentTimeMillis)
-        const taken = yield* Queue.take(inbox).pipe(Effect.timeout(Math.max(0, remaining)), Effect.option)
-        if (Option.isNone(taken)) {
-          yield* options.refuse(`no authentication within ${AUTH_DEADLINE_MS / 1000} seconds`)
-          close(CLOSE_AUTH_TIMEOUT)
-          continue
-        }
-        next = taken.value
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly run: Run,
+    private readonly options: SessionOptions
+  ) {}
+
+  /** Starts serving the socket: admits it at once when the upgrade carried a valid token, else waits for a challenge. */
+  start(auth: SocketAuth | undefined) {
+    const ws = this.ws
+    ws.on("message", (data: Buffer, isBinary: boolean) => this.received(isBinary ? new Uint8Array(data) : data.toString("utf8")))
+    ws.on("close", () => this.socketClosed())
+    ws.on("error", ignore)
+    if (auth !== undefined) return this.step(this.admit(auth))
+    this.deadline = this.run(Effect.sleep(AUTH_DEADLINE_MS))
+    this.deadline.addObserver((exit) => {
+      this.deadline = undefined
+      if (exit._tag === "Success") {
+        this.deadlinePassed = true
+        this.next()
       }
-      if (next === CLOSED) return
-      if (!closing) yield* handle(next)
+    })
+  }
+
+  /** Closes the socket for the node's shutdown and records its departure now, while the node's services still run. */
+  shutdown(): Effect.Effect<void, never, SessionServices> {
+    if (this.ws.readyState === 0 || this.ws.readyState === 1) this.ws.close(CLOSE_SHUTDOWN.code, CLOSE_SHUTDOWN.reason)
+    return this.depart()
+  }
+
+  private received(frame: string | Uint8Array) {
+    if (this.closing) return
+    ;(this.waiting ??= []).push(frame)
+    this.next()
+  }
+
+  private socketClosed() {
+    this.closed = true
+    this.waiting = undefined
+    this.deadline?.unsafeInterruptAsFork(FiberId.none)
+    this.options.onClosed(this)
+    // A running step (an admission, a request) records the departure when it is done.
+    if (!this.busy) this.run(this.depart())
+  }
+
+  /** Runs one effect of the session; the next waiting frame is handled when it is done. */
+  private step(effect: Effect.Effect<void, never, SessionServices>) {
+    this.busy = true
+    this.run(effect).addObserver(() => {
+      this.busy = false
+      if (this.closed) this.run(this.depart())
+      else this.next()
+    })
+  }
+
+  private next() {
+    if (this.busy || this.closed) return
+    if (this.closing) {
+      this.waiting = undefined
+      return
     }
-  }).pipe(
-    Effect.ensuring(Effect.suspend(() => {
-      // Still open here means the fiber was interrupted: the node is shutting down.
-      if (ws.readyState === 0 || ws.readyState === 1) ws.close(CLOSE_SHUTDOWN.code, CLOSE_SHUTDOWN.reason)
-      if (admitted === undefined) return Effect.void
-      const done = admitted
-      return Effect.flatMap(Hub, (hub) => hub.socketClosed(done, ws)).pipe(Effect.timeout("5 seconds"), Effect.ignore)
-    }))
-  )
+    if (this.deadlinePassed && this.admitted === undefined) {
+      this.waiting = undefined
+      return this.step(Effect.zipRight(
+        this.refuse(`no authentication within ${AUTH_DEADLINE_MS / 1000} seconds`),
+        Effect.sync(() => this.close(CLOSE_AUTH_TIMEOUT))
+      ))
+    }
+    const frame = this.waiting?.shift()
+    if (this.waiting?.length === 0) this.waiting = undefined
+    if (frame !== undefined) this.step(this.handle(frame))
+  }
+
+  private refuse(reason: string) {
+    return refusal(reason, this.options.clientIp, PATH[this.options.protocol])
+  }
+
+  private send(text: string) {
+    if (this.ws.readyState === 1) this.ws.send(text)
+  }
+
+  private close(how: { readonly code: number; readonly reason: string }) {
+    this.closing = true
+    this.ws.close(how.code, how.reason)
+  }
+
+  private depart(): Effect.Effect<void, never, SessionServices> {
+    return Effect.suspend(() => {
+      const admitted = this.admitted
+      if (admitted === undefined || this.departed) return Effect.void
+      this.departed = true
+      return Effect.flatMap(Hub, (hub) => hub.socketClosed(admitted, this.ws)).pipe(Effect.timeout(DEPARTURE_WAIT), Effect.ignore)
+    })
+  }
+
+  private admit(auth: SocketAuth): Effect.Effect<boolean, never, SessionServices> {
+    const { protocol, resume } = this.options
+    return Effect.flatMap(Hub, (hub) => hub.admit({ ws: this.ws, userId: auth.userId, sessionId: auth.sessionId, protocol, resume })).pipe(
+      Effect.flatMap((result) => {
+        if (Option.isNone(result)) {
+          this.closing = true
+          return Effect.succeed(false)
+        }
+        this.admitted = result.value
+        this.deadline?.unsafeInterruptAsFork(FiberId.none)
+        return Effect.succeed(true)
+      }),
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.zipRight(Effect.logError("websocket admission failed", cause), Effect.sync(() => this.close(CLOSE_INTERNAL))), false)
+      )
+    )
+  }
+
+  private authenticate(request: ClientRequest): Effect.Effect<void, never, SessionServices> {
+    return Effect.gen(this, function*() {
+      const protocol = this.options.protocol
+      if (request.action !== "authentication_challenge") return this.send(errorReply(protocol, request.seq, RequestErrors.notAuthenticated))
+      const token = (request.data as { token?: unknown } | null)?.token
+      const sessions = yield* Sessions
+      const session = typeof token === "string" && token !== ""
+        ? yield* sessions.lookup(token).pipe(Effect.orElseSucceed(() => Option.none()))
+        : Option.none()
+      if (Option.isNone(session)) {
+        yield* this.refuse("invalid token in authentication_challenge")
+        return this.close(CLOSE_AUTH_FAILED)
+      }
+      if (yield* this.admit({ userId: session.value.user_id, sessionId: session.value.id })) this.send(okReply(protocol, request.seq))
+    })
+  }
+
+  private handle(frame: string | Uint8Array): Effect.Effect<void, never, SessionServices> {
+    const protocol = this.options.protocol
+    return Effect.gen(this, function*() {
+      const parsed = typeof frame === "string" ? parse(frame) : { error: RequestErrors.badJson, seq: UNKNOWN_SEQ }
+      if ("error" in parsed) return this.send(errorReply(protocol, parsed.seq, parsed.error))
+      const { request } = parsed
+      if (this.admitted === undefined) return yield* this.authenticate(request)
+      const result = yield* handleAction(this.admitted.connection, request).pipe(Effect.either)
+      if (result._tag === "Left") {
+        if (!isRequestError(result.left)) yield* Effect.logError("websocket request failed", result.left)
+        return this.send(errorReply(protocol, request.seq, isRequestError(result.left) ? result.left : RequestErrors.internal))
+      }
+      if (result.right !== NoReply) this.send(okReply(protocol, request.seq, result.right))
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.zipRight(
+          Effect.logError("websocket request failed", cause),
+          Effect.sync(() => {
+            const failure = cause._tag === "Fail" && isRequestError(cause.error) ? cause.error : RequestErrors.internal
+            this.send(errorReply(protocol, UNKNOWN_SEQ, failure))
+          })
+        ))
+    )
+  }
 }

@@ -7,7 +7,8 @@ import type { Connection } from "./Connection.ts"
  * one membership), loaded once when their first connection arrives and then kept current by membership events.
  */
 export class UserSubscriptions {
-  readonly connections = new Set<Connection>()
+  /** An array, not a Set: a user has one or two connections, and a Set's smallest table is several times larger. */
+  readonly connections: Array<Connection> = []
   readonly channels = new Set<string>()
   readonly teams = new Set<string>()
   constructor(readonly userId: string) {}
@@ -47,15 +48,17 @@ export class Subscriptions {
   }
 
   attach(connection: Connection) {
-    this.users.get(connection.userId)?.connections.add(connection)
+    const connections = this.users.get(connection.userId)?.connections
+    if (connections !== undefined && !connections.includes(connection)) connections.push(connection)
   }
 
   /** Forgets the connection, and the user with their memberships once they have none left here. */
   detach(connection: Connection) {
     const user = this.users.get(connection.userId)
     if (user === undefined) return
-    user.connections.delete(connection)
-    if (user.connections.size > 0) return
+    const index = user.connections.indexOf(connection)
+    if (index >= 0) user.connections.splice(index, 1)
+    if (user.connections.length > 0) return
     for (const c of user.channels) removeFrom(this.byChannel, c, user)
     for (const t of user.teams) removeFrom(this.byTeam, t, user)
     this.users.delete(user.userId)

@@ -1,17 +1,15 @@
 import type { HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option } from "effect"
 import type { IncomingMessage } from "node:http"
-import { type WebSocket, WebSocketServer } from "ws"
+import { WebSocketServer } from "ws"
 import { SESSION_COOKIE } from "../auth/Authenticate.ts"
 import type { ResolvedConfig } from "../Config.ts"
 import { badRequest } from "../http/ApiError.ts"
 
 /**
- * Completing the WebSocket handshake ourselves, from inside the route, with a `ws` server we configure: platform-node's
- * own upgrade echoes the first offered subprotocol (which may be a token), cannot cap frame sizes and closes without a
- * code on shutdown (effect-notes section 3). The route still runs through the edge, so rate limits, authentication
- * and refusals are ordinary HTTP responses before the upgrade.
+ * The WebSocket handshake, completed by a `ws` server we configure rather than platform-node's: that one echoes the
+ * first offered subprotocol (which may be a token), cannot cap frame sizes and closes without a code on shutdown
+ * (effect-notes section 3).
  */
 export const MAX_FRAME_BYTES = 64 * 1024
 
@@ -21,17 +19,18 @@ const TOKEN_PREFIX = "auth."
 const offeredProtocols = (header: string | undefined) =>
   (header ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
 
-const server = new WebSocketServer({
-  noServer: true,
-  clientTracking: false,
-  perMessageDeflate: false,
-  maxPayload: MAX_FRAME_BYTES,
-  // Never echo a token: select the first offered protocol that is not one.
-  handleProtocols: (protocols) => {
-    for (const p of protocols) if (!p.startsWith(TOKEN_PREFIX)) return p
-    return false
-  }
-})
+export const makeWebSocketServer = () =>
+  new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: MAX_FRAME_BYTES,
+    // Never echo a token: select the first offered protocol that is not one.
+    handleProtocols: (protocols) => {
+      for (const p of protocols) if (!p.startsWith(TOKEN_PREFIX)) return p
+      return false
+    }
+  })
 
 /** Where an upgrade request may carry its token; the URL query is never one of them. */
 export interface TokenSources {
@@ -79,17 +78,18 @@ const isHandshake = (request: HttpServerRequest.HttpServerRequest) =>
   /^[+/0-9A-Za-z]{22}==$/.test(request.headers["sec-websocket-key"] ?? "") &&
   ["8", "13"].includes(request.headers["sec-websocket-version"] ?? "")
 
+export const notHandshake = () =>
+  badRequest("api.web_socket.connect.upgrade.app_error", "Failed to upgrade the connection to a WebSocket.")
+
 /** Fails with 400 before anything else when the request is not a valid WebSocket handshake. */
 export const requireHandshake = (request: HttpServerRequest.HttpServerRequest) =>
-  isHandshake(request)
-    ? Effect.void
-    : Effect.fail(badRequest("api.web_socket.connect.upgrade.app_error", "Failed to upgrade the connection to a WebSocket."))
+  isHandshake(request) ? Effect.void : Effect.fail(notHandshake())
 
-const EMPTY = Buffer.alloc(0)
-
-/** Writes the 101 and returns the socket; the request must have passed `requireHandshake`. */
-export const completeUpgrade = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.async<WebSocket>((resume) => {
-    const incoming: IncomingMessage = NodeHttpServerRequest.toIncomingMessage(request)
-    server.handleUpgrade(incoming, incoming.socket, EMPTY, (ws) => resume(Effect.succeed(ws)))
-  })
+/** Node's `IncomingMessage` headers as web `Headers` input (repeated headers joined as HTTP allows). */
+export const headersOf = (incoming: IncomingMessage): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return headers
+}

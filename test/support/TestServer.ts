@@ -1,13 +1,11 @@
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
-import { createServer } from "node:http"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as CryptoLayer from "../../layers/Crypto.ts"
 import { rawConfig, type ResolvedConfig } from "../../src/Config.ts"
-import { type CapabilityOverrides, makeServer } from "../../src/Server.ts"
+import { type CapabilityOverrides, httpServer, makeServer } from "../../src/Server.ts"
 import { createTestDatabase } from "./Databases.ts"
 
 /**
@@ -55,13 +53,8 @@ export const startServer = async (options: {
     SERVICE_DB_POOL__MIN_CONNECTIONS: "0",
     ...options.env
   })
-  const server = NodeHttpServer.layer(() => {
-    const s = createServer()
-    s.on("upgrade", (_req, socket) => socket.on("error", () => {}))
-    return s
-  }, { port: 0, host: "127.0.0.1" })
   const layer = makeServer(config, {
-    server,
+    server: httpServer({ port: 0, host: "127.0.0.1" }),
     overrides: { crypto: CryptoLayer.layer(config.encryptionKeyValue, CryptoLayer.testHashCost), ...options.overrides }
   }).pipe(
     Layer.provide(Logger.minimumLogLevel(config.logLevel === LogLevel.Info ? LogLevel.Error : config.logLevel))

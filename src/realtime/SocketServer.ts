@@ -1,0 +1,160 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Context, Effect, Layer, Option, Runtime, Schema } from "effect"
+import { type IncomingMessage, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import type { Duplex } from "node:stream"
+import type { Cache } from "../../layers/Cache.ts"
+import { Sessions } from "../auth/Sessions.ts"
+import { AppConfig } from "../Config.ts"
+import { sessionRequired } from "../http/ApiError.ts"
+import { edge } from "../http/Edge.ts"
+import { clientIp } from "../ratelimit/ClientIp.ts"
+import * as RateLimit from "../ratelimit/RateLimit.ts"
+import type { ProtocolName } from "./Frames.ts"
+import { refusal, type Run, type SessionServices, type SocketAuth, SocketSession } from "./SocketSession.ts"
+import { hasQueryToken, headersOf, makeWebSocketServer, requireHandshake, upgradeToken } from "./Upgrade.ts"
+
+/**
+ * The two sockets, taken at the HTTP server's 'upgrade' event instead of through an Effect route: a route keeps its
+ * fiber, request and scope alive for the socket's whole life (about 50 KB a socket). The checks before the upgrade
+ * still run once through the edge, so rate limits and refusals are the same HTTP responses as any route's; after it,
+ * each socket is a SocketSession. /api/v4/websocket (mattermost-compat.md section 8) authenticates on upgrade or by
+ * challenge; /api/v1/ws (docs/websocket.md) only on upgrade. Neither ever accepts a token from the URL query.
+ */
+export interface SocketServerService {
+  /** Takes an 'upgrade' request for a socket path (true); anything else is left to the HTTP app (false). */
+  readonly upgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => boolean
+  /** Stops taking sockets and closes the open ones (1001), recording their departures. */
+  readonly shutdown: Effect.Effect<void>
+}
+
+export class SocketServer extends Context.Tag("service/SocketServer")<SocketServer, SocketServerService>() {}
+
+/** The router ignored one trailing slash, so `/api/v4/websocket/` is served too. */
+const PATHS = new Map<string, ProtocolName>([
+  ["/api/v4/websocket", "v4"],
+  ["/api/v4/websocket/", "v4"],
+  ["/api/v1/ws", "native"],
+  ["/api/v1/ws/", "native"]
+])
+
+const ResumeQuery = Schema.Struct({
+  connection_id: Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/)),
+  sequence_number: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
+})
+const decodeResume = Schema.decodeUnknownOption(ResumeQuery)
+
+const resumeOf = (url: URL) =>
+  Option.map(
+    decodeResume({ connection_id: url.searchParams.get("connection_id") ?? "", sequence_number: url.searchParams.get("sequence_number") ?? "" }),
+    (q) => ({ connectionId: q.connection_id, sequence: q.sequence_number })
+  )
+
+interface Admission {
+  readonly auth: SocketAuth | undefined
+  readonly resume: ReturnType<typeof resumeOf>
+  readonly clientIp: string
+}
+
+/** Everything decided before the upgrade: rate limit, handshake, token. Fails with the refusal to send instead. */
+const admission = (request: HttpServerRequest.HttpServerRequest, protocol: ProtocolName) =>
+  Effect.gen(function*() {
+    yield* RateLimit.enforce("ws")
+    yield* requireHandshake(request)
+    const config = yield* AppConfig
+    const url = new URL(request.url, "http://localhost")
+    const ip = yield* clientIp
+    const refuse = (reason: string) => refusal(reason, ip, url.pathname)
+    if (hasQueryToken(url)) yield* refuse("token in the URL query ignored")
+    const found = upgradeToken(request, config, { cookie: protocol === "v4" })
+    let auth: SocketAuth | undefined
+    if (Option.isSome(found)) {
+      const session = yield* (yield* Sessions).lookup(found.value.token)
+      if (Option.isSome(session)) auth = { userId: session.value.user_id, sessionId: session.value.id }
+      else yield* refuse(`invalid token in ${found.value.via}`)
+    }
+    // The native socket has no challenge: no valid token, no socket.
+    if (protocol === "native" && auth === undefined) {
+      if (Option.isNone(found)) yield* refuse("no token")
+      return yield* Effect.fail(sessionRequired())
+    }
+    return { auth, resume: resumeOf(url), clientIp: ip } satisfies Admission
+  })
+
+/** Writes a refusal on the raw socket the way platform-node answers a refused upgrade, then ends the connection. */
+const writeRefusal = (incoming: IncomingMessage, socket: Duplex, response: HttpServerResponse.HttpServerResponse) => {
+  const out = new ServerResponse(incoming)
+  out.assignSocket(socket as Socket)
+  out.on("finish", () => socket.end())
+  out.writeHead(response.status, response.headers)
+  out.end(response.body._tag === "Uint8Array" ? response.body.body : undefined)
+}
+
+const requestOf = (incoming: IncomingMessage, url: URL) =>
+  HttpServerRequest.fromWeb(new Request(url, { method: "GET", headers: headersOf(incoming) }))
+    .modify({ remoteAddress: incoming.socket.remoteAddress })
+
+export const make = Effect.gen(function*() {
+  const runtime = yield* Effect.runtime<SessionServices | AppConfig | Cache>()
+  const runFork = Runtime.runFork(runtime)
+  const run: Run = runFork
+  const wss = makeWebSocketServer()
+  const sessions = new Set<SocketSession>()
+  let accepting = true
+  const onClosed = (session: SocketSession) => void sessions.delete(session)
+
+  const open = (incoming: IncomingMessage, socket: Duplex, head: Buffer, protocol: ProtocolName, admitted: Admission) => {
+    if (!accepting) return socket.destroy()
+    wss.handleUpgrade(incoming, socket, head, (ws) => {
+      const session = new SocketSession(ws, run, { protocol, resume: admitted.resume, clientIp: admitted.clientIp, onClosed })
+      sessions.add(session)
+      session.start(admitted.auth)
+    })
+  }
+
+  const upgrade = (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (incoming.method !== "GET") return false
+    let url: URL
+    try {
+      url = new URL(incoming.url ?? "/", "http://localhost")
+    } catch {
+      return false
+    }
+    const protocol = PATHS.get(url.pathname)
+    if (protocol === undefined) return false
+    if (!accepting) {
+      socket.destroy()
+      return true
+    }
+    let request: HttpServerRequest.HttpServerRequest
+    try {
+      request = requestOf(incoming, url)
+    } catch {
+      // Headers a web Request rejects (invalid characters): not a handshake any client could complete.
+      socket.destroy()
+      return true
+    }
+    // The edge renders a refusal like any route's; an admitted socket is carried past it in `admitted`.
+    let admitted: Admission | undefined
+    const check = Effect.map(admission(request, protocol), (a) => {
+      admitted = a
+      return HttpServerResponse.empty({ status: 101 })
+    })
+    runFork(edge(check).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))).addObserver((exit) => {
+      if (exit._tag === "Failure") return socket.destroy()
+      if (admitted !== undefined) return open(incoming, socket, head, protocol, admitted)
+      writeRefusal(incoming, socket, exit.value)
+    })
+    return true
+  }
+
+  const shutdown = Effect.suspend(() => {
+    accepting = false
+    return Effect.forEach([...sessions], (session) => session.shutdown(), { concurrency: "unbounded", discard: true })
+  }).pipe(Effect.provide(runtime))
+
+  yield* Effect.addFinalizer(() => shutdown)
+  return { upgrade, shutdown } satisfies SocketServerService
+})
+
+export const layer = Layer.scoped(SocketServer, make)
