@@ -1,6 +1,5 @@
 import { HttpRouter } from "@effect/platform"
 import * as Health from "./health/Routes.ts"
-import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Devices from "./devices/DeviceRoutes.ts"
 import * as PushAdmin from "./push/AdminRoutes.ts"
 import * as Calls from "./calls/CallRoutes.ts"
@@ -10,6 +9,7 @@ import * as Emoji from "./emoji/Routes.ts"
 import * as Search from "./search/Routes.ts"
 import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
+import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
@@ -31,9 +31,9 @@ import * as LoginPage from "./web/LoginPage.ts"
 /** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
 export const routes = HttpRouter.concatAll(
   Health.routes,
-  Categories.routes,
   Teams.routes,
   Channels.routes,
+  Categories.routes,
   Accounts.routes,
   System.routes,
   SystemRoles.routes,

@@ -32,8 +32,8 @@ import * as DiagnosticId from "./system/DiagnosticId.ts"
 import * as SigningKey from "./system/SigningKey.ts"
 import * as PostRepo from "./posts/PostRepo.ts"
 import * as ThreadRepo from "./threads/ThreadRepo.ts"
-import * as UserRepo from "./users/UserRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
+import * as UserRepo from "./users/UserRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 
 /**
