@@ -1,23 +1,12 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { ChannelCategory } from "@mattermost/types/channel_categories"
 import type { Team } from "@mattermost/types/teams"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { expectShape, type Spec } from "../compat/Shapes.ts"
-import { newUser } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type EventLog, recordEvents } from "../teams/EventLog.ts"
+import { newUser, unique } from "../support/Clients.ts"
+import { serverForFile } from "../support/FileServer.ts"
 
-let server: TestServer
-let log: EventLog
-
-beforeAll(async () => {
-  server = await startServer()
-  log = await recordEvents(server)
-})
-afterAll(async () => {
-  await log?.stop()
-  await server?.close()
-})
+const env = serverForFile()
 
 const CategorySpec: Spec<ChannelCategory> = {
   id: "string",
@@ -31,11 +20,9 @@ const CategorySpec: Spec<ChannelCategory> = {
   collapsed: "boolean"
 }
 
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
-
 const setup = async () => {
-  const me = await newUser(server.url, "side")
-  const friend = await newUser(server.url, "frnd")
+  const me = await newUser(env.server.url, "side")
+  const friend = await newUser(env.server.url, "frnd")
   const team: Team = await me.client.createTeam({ name: unique("s"), display_name: "S", type: "O" } as Team)
   await me.client.addToTeam(team.id, friend.user.id)
   const dm: Channel = await me.client.createDirectChannel([me.user.id, friend.user.id])
@@ -76,7 +63,7 @@ describe("sidebar categories", () => {
     let channels = (await me.client.getChannelCategories(me.user.id, team.id)).categories[1]
     expect(channels.channel_ids[0]).toBe(created.id)
 
-    const gm: Channel = await me.client.createGroupChannel([friend.user.id, (await newUser(server.url, "gm3")).user.id])
+    const gm: Channel = await me.client.createGroupChannel([friend.user.id, (await newUser(env.server.url, "gm3")).user.id])
     expect((await me.client.getChannelCategories(me.user.id, team.id)).categories[2].channel_ids).toContain(gm.id)
 
     await me.client.removeFromChannel(me.user.id, created.id)
@@ -90,13 +77,13 @@ describe("sidebar categories", () => {
     const { categories } = await me.client.getChannelCategories(me.user.id, team.id)
     const [favorites, channels, direct] = categories
     const townSquare = channels.channel_ids[0]
-    log.clear()
+    env.log.clear()
 
     const custom = await me.client.createChannelCategory(me.user.id, team.id, { display_name: "Work", channel_ids: [townSquare, dm.id] })
     expectShape(custom, CategorySpec, "custom")
     expect(custom).toMatchObject({ type: "custom", display_name: "Work", channel_ids: [townSquare, dm.id], user_id: me.user.id, team_id: team.id })
-    expect(log.named("sidebar_category_created")[0]).toMatchObject({ data: { category_id: custom.id }, broadcast: { user_id: me.user.id, team_id: team.id } })
-    const updatedIds = JSON.parse(log.named("sidebar_category_updated")[0].data.updatedCategories as string).map((c: ChannelCategory) => c.id).sort()
+    expect(env.log.named("sidebar_category_created")[0]).toMatchObject({ data: { category_id: custom.id }, broadcast: { user_id: me.user.id, team_id: team.id } })
+    const updatedIds = JSON.parse(env.log.named("sidebar_category_updated")[0].data.updatedCategories as string).map((c: ChannelCategory) => c.id).sort()
     expect(updatedIds).toEqual([channels.id, direct.id].sort())
 
     let state = await me.client.getChannelCategories(me.user.id, team.id)
@@ -117,10 +104,10 @@ describe("sidebar categories", () => {
     const order = [channels.id, favorites.id, direct.id, custom.id]
     expect(await me.client.updateChannelCategoryOrder(me.user.id, team.id, order)).toEqual(order)
     expect(await me.client.getChannelCategoryOrder(me.user.id, team.id)).toEqual(order)
-    expect(log.named("sidebar_category_order_updated").at(-1)!.data.order).toEqual(order)
+    expect(env.log.named("sidebar_category_order_updated").at(-1)!.data.order).toEqual(order)
 
     await me.client.deleteChannelCategory(me.user.id, team.id, custom.id)
-    expect(log.named("sidebar_category_deleted").at(-1)!.data.category_id).toBe(custom.id)
+    expect(env.log.named("sidebar_category_deleted").at(-1)!.data.category_id).toBe(custom.id)
     state = await me.client.getChannelCategories(me.user.id, team.id)
     expect(state.order).toEqual([channels.id, favorites.id, direct.id])
     expect(state.categories.find((c) => c.id === direct.id)!.channel_ids).toEqual([dm.id])
@@ -149,7 +136,7 @@ describe("sidebar categories", () => {
 
   it("keeps other users and outsiders out", async () => {
     const { me, friend, team } = await setup()
-    const outsider = await newUser(server.url, "outs")
+    const outsider = await newUser(env.server.url, "outs")
     await expect(friend.client.getChannelCategories(me.user.id, team.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(outsider.client.getChannelCategories(outsider.user.id, team.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(friend.client.createChannelCategory(me.user.id, team.id, { display_name: "Mine" })).rejects.toMatchObject({ status_code: 403 })

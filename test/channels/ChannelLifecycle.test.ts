@@ -1,24 +1,13 @@
 import type { Channel, ChannelMembership, ChannelStats, ServerChannel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import type { Team } from "@mattermost/types/teams"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
 import { expectShape, type Spec } from "../compat/Shapes.ts"
-import { newUser } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type EventLog, recordEvents } from "../teams/EventLog.ts"
+import { newUser, unique } from "../support/Clients.ts"
+import { serverForFile } from "../support/FileServer.ts"
 
-let server: TestServer
-let log: EventLog
-
-beforeAll(async () => {
-  server = await startServer()
-  log = await recordEvents(server)
-})
-afterAll(async () => {
-  await log?.stop()
-  await server?.close()
-})
+const env = serverForFile()
 
 const ServerChannelSpec: Spec<ServerChannel> = {
   id: "string", create_at: "number", update_at: "number", delete_at: "number", team_id: "string", type: "string",
@@ -37,11 +26,9 @@ const MembershipSpec: Spec<ChannelMembership> = {
   post_root_id: "optional", autotranslation_disabled: "optional"
 }
 
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
-
 const setup = async () => {
-  const owner = await newUser(server.url, "lco")
-  const member = await newUser(server.url, "lcm")
+  const owner = await newUser(env.server.url, "lco")
+  const member = await newUser(env.server.url, "lcm")
   const team: Team = await owner.client.createTeam({ name: unique("lc"), display_name: "LC", type: "O" } as Team)
   await owner.client.addToTeam(team.id, member.user.id)
   const channel: Channel = await owner.client.createChannel({ team_id: team.id, name: unique("room"), display_name: "Room", type: "O" } as Channel)
@@ -61,10 +48,10 @@ describe("channel lifecycle", () => {
 
   it("patches a channel (channel_updated with the channel as a JSON string), archives and restores it", async () => {
     const { owner, member, team, channel } = await setup()
-    log.clear()
+    env.log.clear()
     const patched = await member.client.patchChannel(channel.id, { display_name: "Renamed", header: "A header", purpose: "Why" })
     expect(patched).toMatchObject({ id: channel.id, display_name: "Renamed", header: "A header", purpose: "Why", name: channel.name })
-    const event = log.named("channel_updated").find((e) => e.broadcast.channel_id === channel.id)!
+    const event = env.log.named("channel_updated").find((e) => e.broadcast.channel_id === channel.id)!
     expect(JSON.parse(event.data.channel as string)).toMatchObject({ id: channel.id, display_name: "Renamed" })
 
     await expect(member.client.patchChannel(channel.id, { display_name: "" })).rejects.toMatchObject({ status_code: 400 })
@@ -75,7 +62,7 @@ describe("channel lifecycle", () => {
     await member.client.deleteChannel(channel.id)
     const deleted = await member.client.getChannel(channel.id)
     expect(deleted.delete_at).toBeGreaterThan(0)
-    expect(log.named("channel_deleted").find((e) => e.data.channel_id === channel.id)).toMatchObject({
+    expect(env.log.named("channel_deleted").find((e) => e.data.channel_id === channel.id)).toMatchObject({
       data: { delete_at: deleted.delete_at },
       broadcast: { team_id: team.id }
     })
@@ -89,7 +76,7 @@ describe("channel lifecycle", () => {
     await expect(member.client.unarchiveChannel(channel.id)).rejects.toMatchObject({ status_code: 403 })
     const restored = await owner.client.unarchiveChannel(channel.id)
     expect(restored.delete_at).toBe(0)
-    expect(log.named("channel_restored").some((e) => e.data.channel_id === channel.id && e.broadcast.team_id === team.id)).toBe(true)
+    expect(env.log.named("channel_restored").some((e) => e.data.channel_id === channel.id && e.broadcast.team_id === team.id)).toBe(true)
 
     const townSquare = await owner.client.getChannelByName(team.id, "town-square")
     await expect(owner.client.deleteChannel(townSquare.id)).rejects.toMatchObject({ status_code: 400 })
@@ -106,9 +93,9 @@ describe("channel lifecycle", () => {
     const byIds = await owner.client.getChannelMembersByIds(channel.id, [member.user.id, "abcdefghijklmnopqrstuvwxyz"])
     expect(byIds.map((m) => m.user_id)).toEqual([member.user.id])
 
-    log.clear()
+    env.log.clear()
     await member.client.removeFromChannel(member.user.id, channel.id)
-    const removed = log.named("user_removed")
+    const removed = env.log.named("user_removed")
     expect(removed.find((e) => e.broadcast.channel_id === channel.id)!.data).toEqual({ user_id: member.user.id, remover_id: member.user.id })
     expect(removed.find((e) => e.broadcast.user_id === member.user.id)!.data).toEqual({ channel_id: channel.id, remover_id: member.user.id })
     await expect(owner.client.getChannelMember(channel.id, member.user.id)).rejects.toMatchObject({ status_code: 404 })
@@ -131,18 +118,18 @@ describe("channel lifecycle", () => {
     expect(serverChannel.total_msg_count_root).toBe(2)
     const before = await member.client.getMyChannelMember(channel.id)
     expect(before).toMatchObject({ msg_count: 0, mention_count: 1, mention_count_root: 1 })
-    const unread = await raw(server.url, `/api/v4/users/me/channels/${channel.id}/unread`, { token: member.client.getToken() })
+    const unread = await raw(env.server.url, `/api/v4/users/me/channels/${channel.id}/unread`, { token: member.client.getToken() })
     expect(unread.body).toMatchObject({ team_id: team.id, channel_id: channel.id, msg_count: 3, msg_count_root: 2, mention_count: 1, mention_count_root: 1, urgent_mention_count: 0 })
     expect(unread.body.notify_props).toMatchObject({ mark_unread: "all" })
     const teamUnread = (await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)!
     expect(teamUnread).toMatchObject({ msg_count: 3, msg_count_root: 2, mention_count: 1, mention_count_root: 1 })
 
-    log.clear()
+    env.log.clear()
     const view = await member.client.viewMyChannel(channel.id)
     expect(view.status).toBe("OK")
     const at = view.last_viewed_at_times[channel.id]
     expect(at).toBeGreaterThanOrEqual(serverChannel.last_post_at)
-    expect(log.named("multiple_channels_viewed")[0]).toMatchObject({ data: { channel_times: { [channel.id]: at } }, broadcast: { user_id: member.user.id } })
+    expect(env.log.named("multiple_channels_viewed")[0]).toMatchObject({ data: { channel_times: { [channel.id]: at } }, broadcast: { user_id: member.user.id } })
     const after = await member.client.getMyChannelMember(channel.id)
     expect(after).toMatchObject({ msg_count: 3, msg_count_root: 2, mention_count: 0, mention_count_root: 0, last_viewed_at: at })
     expect((await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)).toMatchObject({ msg_count: 0, mention_count: 0 })
@@ -150,7 +137,7 @@ describe("channel lifecycle", () => {
     // Muting unread messages (mark_unread=mention) hides plain messages from the counts.
     await member.client.updateChannelNotifyProps({ channel_id: channel.id, user_id: member.user.id, mark_unread: "mention" })
     expect((await member.client.getMyChannelMember(channel.id)).notify_props).toMatchObject({ mark_unread: "mention", desktop: "default" })
-    expect(log.named("channel_member_updated").some((e) => e.broadcast.user_id === member.user.id)).toBe(true)
+    expect(env.log.named("channel_member_updated").some((e) => e.broadcast.user_id === member.user.id)).toBe(true)
     await owner.client.createPost({ channel_id: channel.id, message: "quiet" } as Post)
     expect((await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)).toMatchObject({ msg_count: 0 })
     await expect(owner.client.updateChannelNotifyProps({ channel_id: channel.id, user_id: member.user.id, mark_unread: "all" }))
@@ -191,9 +178,9 @@ describe("channel lifecycle", () => {
   it("converts privacy for team admins only, publishing channel_converted", async () => {
     const { owner, member, team, channel } = await setup()
     await expect(member.client.updateChannelPrivacy(channel.id, "P")).rejects.toMatchObject({ status_code: 403 })
-    log.clear()
+    env.log.clear()
     expect(await owner.client.updateChannelPrivacy(channel.id, "P")).toMatchObject({ id: channel.id, type: "P" })
-    expect(log.named("channel_converted")[0]).toMatchObject({ data: { channel_id: channel.id }, broadcast: { team_id: team.id } })
+    expect(env.log.named("channel_converted")[0]).toMatchObject({ data: { channel_id: channel.id }, broadcast: { team_id: team.id } })
     // The member stays in the now private channel; the rest of the team no longer sees it.
     expect((await member.client.getChannel(channel.id)).type).toBe("P")
     const townSquare = await owner.client.getChannelByName(team.id, "town-square")
@@ -202,7 +189,7 @@ describe("channel lifecycle", () => {
 
   it("lists the user's channels and memberships across teams, paged, and marks several channels read", async () => {
     const { member, team, channel } = await setup()
-    const other = await newUser(server.url, "lcp")
+    const other = await newUser(env.server.url, "lcp")
     const dm: Channel = await member.client.createDirectChannel([member.user.id, other.user.id])
     const everywhere = await member.client.getAllTeamsChannels()
     expect(everywhere.map((c) => c.id)).toEqual(expect.arrayContaining([channel.id, dm.id]))
@@ -211,7 +198,7 @@ describe("channel lifecycle", () => {
     const rest = await member.client.getAllChannelsMembers(member.user.id, 1, 2)
     expect(firstPage).toHaveLength(2)
     expect([...firstPage, ...rest].map((m) => m.channel_id).sort()).toEqual(everywhere.map((c) => c.id).sort())
-    const all = await raw(server.url, `/api/v4/users/me/channel_members?page=-1&per_page=1`, { token: member.client.getToken() })
+    const all = await raw(env.server.url, `/api/v4/users/me/channel_members?page=-1&per_page=1`, { token: member.client.getToken() })
     expect(all.body).toHaveLength(everywhere.length)
 
     const read = await member.client.readMultipleChannels([channel.id, dm.id])

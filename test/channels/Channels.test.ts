@@ -1,28 +1,15 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Team } from "@mattermost/types/teams"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newUser } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type EventLog, recordEvents } from "../teams/EventLog.ts"
+import { describe, expect, it } from "vitest"
+import { newUser, unique } from "../support/Clients.ts"
+import { serverForFile } from "../support/FileServer.ts"
 
-let server: TestServer
-let log: EventLog
-
-beforeAll(async () => {
-  server = await startServer()
-  log = await recordEvents(server)
-})
-afterAll(async () => {
-  await log?.stop()
-  await server?.close()
-})
-
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
+const env = serverForFile()
 
 /** An owner with a team and a second member of it. */
 const teamOfTwo = async () => {
-  const owner = await newUser(server.url, "own")
-  const other = await newUser(server.url, "oth")
+  const owner = await newUser(env.server.url, "own")
+  const other = await newUser(env.server.url, "oth")
   const team: Team = await owner.client.createTeam({ name: unique("t"), display_name: "T", type: "O" } as Team)
   await owner.client.addToTeam(team.id, other.user.id)
   return { owner, other, team }
@@ -33,7 +20,7 @@ describe("channels", () => {
     const { owner, other, team } = await teamOfTwo()
     const pub: Channel = await owner.client.createChannel({ team_id: team.id, name: "general-talk", display_name: "General Talk", type: "O" } as Channel)
     expect(pub).toMatchObject({ team_id: team.id, name: "general-talk", display_name: "General Talk", type: "O", creator_id: owner.user.id, delete_at: 0 })
-    expect(log.named("channel_created").some((e) => e.data.channel_id === pub.id && e.broadcast.user_id === owner.user.id)).toBe(true)
+    expect(env.log.named("channel_created").some((e) => e.data.channel_id === pub.id && e.broadcast.user_id === owner.user.id)).toBe(true)
     const mine = await owner.client.getMyChannelMember(pub.id)
     expect(mine).toMatchObject({ roles: "channel_user channel_admin", scheme_admin: true })
 
@@ -45,7 +32,7 @@ describe("channels", () => {
     await expect(other.client.getChannel(priv.id)).rejects.toMatchObject({ status_code: 403 })
     const joined = await other.client.addToChannel(other.user.id, pub.id)
     expect(joined).toMatchObject({ channel_id: pub.id, user_id: other.user.id, roles: "channel_user" })
-    expect(log.named("user_added").some((e) => e.broadcast.channel_id === pub.id && e.data.user_id === other.user.id && e.data.team_id === team.id)).toBe(true)
+    expect(env.log.named("user_added").some((e) => e.broadcast.channel_id === pub.id && e.data.user_id === other.user.id && e.data.team_id === team.id)).toBe(true)
     await expect(other.client.addToChannel(other.user.id, priv.id)).rejects.toMatchObject({ status_code: 403 })
 
     // Members of the private channel add others.
@@ -63,7 +50,7 @@ describe("channels", () => {
 
   it("keeps outsiders of the team out of its channels", async () => {
     const { owner, team } = await teamOfTwo()
-    const outsider = await newUser(server.url, "out")
+    const outsider = await newUser(env.server.url, "out")
     const pub: Channel = await owner.client.createChannel({ team_id: team.id, name: "open-room", display_name: "Open", type: "O" } as Channel)
     await expect(outsider.client.getChannel(pub.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(outsider.client.addToChannel(outsider.user.id, pub.id)).rejects.toMatchObject({ status_code: 403 })
@@ -79,21 +66,21 @@ describe("channels", () => {
     expect(dm).toMatchObject({ type: "D", team_id: "", name: expected })
     const again: Channel = await other.client.createDirectChannel([other.user.id, owner.user.id])
     expect(again.id).toBe(dm.id)
-    expect(log.named("direct_added").filter((e) => e.broadcast.channel_id === dm.id)).toHaveLength(1)
-    expect(log.named("direct_added").find((e) => e.broadcast.channel_id === dm.id)!.data).toEqual({ creator_id: owner.user.id, teammate_id: other.user.id })
+    expect(env.log.named("direct_added").filter((e) => e.broadcast.channel_id === dm.id)).toHaveLength(1)
+    expect(env.log.named("direct_added").find((e) => e.broadcast.channel_id === dm.id)!.data).toEqual({ creator_id: owner.user.id, teammate_id: other.user.id })
 
     expect((await other.client.getMyChannels(team.id)).map((c) => c.id)).toContain(dm.id)
     expect((await owner.client.getMyChannelMembers(team.id)).map((m) => m.channel_id)).toContain(dm.id)
 
-    const stranger = await newUser(server.url, "str")
+    const stranger = await newUser(env.server.url, "str")
     await expect(stranger.client.getChannel(dm.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(stranger.client.createDirectChannel([owner.user.id, other.user.id])).rejects.toMatchObject({ status_code: 403 })
   })
 
   it("creates a group message (type G) for 3 users with each as a member", async () => {
-    const a = await newUser(server.url, "ga")
-    const b = await newUser(server.url, "gb")
-    const c = await newUser(server.url, "gc")
+    const a = await newUser(env.server.url, "ga")
+    const b = await newUser(env.server.url, "gb")
+    const c = await newUser(env.server.url, "gc")
     const gm: Channel = await a.client.createGroupChannel([a.user.id, b.user.id, c.user.id])
     expect(gm).toMatchObject({ type: "G", team_id: "" })
     expect(gm.display_name).toBe([a.username, b.username, c.username].sort().join(", "))
@@ -102,7 +89,7 @@ describe("channels", () => {
     expect(await b.client.getChannel(gm.id)).toMatchObject({ id: gm.id })
     const members = await c.client.getChannelMembers(gm.id)
     expect(members.map((m) => m.user_id).sort()).toEqual([a.user.id, b.user.id, c.user.id].sort())
-    expect(JSON.parse(log.named("group_added").find((e) => e.broadcast.channel_id === gm.id)!.data.teammate_ids as string).sort())
+    expect(JSON.parse(env.log.named("group_added").find((e) => e.broadcast.channel_id === gm.id)!.data.teammate_ids as string).sort())
       .toEqual([a.user.id, b.user.id, c.user.id].sort())
     await expect(a.client.createGroupChannel([a.user.id, b.user.id])).rejects.toMatchObject({ status_code: 400 })
   })

@@ -1,28 +1,16 @@
 import type { Reaction } from "@mattermost/types/reactions"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type EventLog, recordEvents } from "../teams/EventLog.ts"
+import { serverForFile } from "../support/FileServer.ts"
 import { channelIn, say, teamWith } from "../posts/Fixture.ts"
 import { expectShape, ReactionSpec } from "../posts/Shapes.ts"
 
-let server: TestServer
-let log: EventLog
-
-beforeAll(async () => {
-  server = await startServer()
-  await newUser(server.url, "sysadmin")
-  log = await recordEvents(server)
-})
-afterAll(async () => {
-  await log?.stop()
-  await server?.close()
-})
+const env = serverForFile({ sysadmin: true })
 
 /** A custom emoji row, as the emoji feature stores an upload (its own tests cover the upload itself). */
 const customEmoji = async (name: string, creatorId: string) => {
-  const client = new pg.Client({ connectionString: server.databaseUrl })
+  const client = new pg.Client({ connectionString: env.server.databaseUrl })
   await client.connect()
   try {
     const id = `e${Date.now().toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`.padEnd(26, "0").slice(0, 26)
@@ -35,16 +23,16 @@ const customEmoji = async (name: string, creatorId: string) => {
 
 describe("reactions", () => {
   it("adds, lists and removes reactions, keeps has_reactions and metadata, publishes events", async () => {
-    const { owner: alice, members: [bob], team } = await teamWith(server, 1)
+    const { owner: alice, members: [bob], team } = await teamWith(env.server, 1)
     const channel = await channelIn(alice, team, "O", [bob])
     const post = await say(alice, channel.id, "react to me")
     const emojiId = await customEmoji("partyparrot", alice.user.id)
-    log.clear()
+    env.log.clear()
 
     const thumbs = expectShape(await bob.client.addReaction(bob.user.id, post.id, "+1"), ReactionSpec)
     expect(thumbs).toMatchObject({ user_id: bob.user.id, post_id: post.id, emoji_name: "+1" })
     expect(thumbs.create_at).toBeGreaterThan(0)
-    const added = log.named("reaction_added")[0]
+    const added = env.log.named("reaction_added")[0]
     expect(added.broadcast.channel_id).toBe(channel.id)
     expect(JSON.parse(added.data.reaction as string)).toMatchObject({ user_id: bob.user.id, post_id: post.id, emoji_name: "+1" })
     await alice.client.addReaction(alice.user.id, post.id, "partyparrot")
@@ -59,7 +47,7 @@ describe("reactions", () => {
     expect(withMeta.metadata.reactions?.map((r) => r.emoji_name)).toEqual(["+1", "partyparrot"])
     expect(withMeta.metadata.emojis).toEqual([expect.objectContaining({ id: emojiId, name: "partyparrot", creator_id: alice.user.id })])
 
-    const bulk = await fetch(`${server.url}/api/v4/posts/ids/reactions`, {
+    const bulk = await fetch(`${env.server.url}/api/v4/posts/ids/reactions`, {
       method: "POST",
       headers: { Authorization: `Bearer ${bob.client.getToken()}` },
       body: JSON.stringify([post.id, "n".repeat(26)])
@@ -68,9 +56,9 @@ describe("reactions", () => {
     expect(Object.keys(byPost)).toEqual([post.id])
     expect(byPost[post.id]).toHaveLength(2)
 
-    log.clear()
+    env.log.clear()
     expect(await bob.client.removeReaction(bob.user.id, post.id, "+1")).toMatchObject({ status: "OK" })
-    expect(JSON.parse(log.named("reaction_removed")[0].data.reaction as string)).toMatchObject({ emoji_name: "+1", user_id: bob.user.id })
+    expect(JSON.parse(env.log.named("reaction_removed")[0].data.reaction as string)).toMatchObject({ emoji_name: "+1", user_id: bob.user.id })
     await alice.client.removeReaction(alice.user.id, post.id, "partyparrot")
     const bare = await bob.client.getPost(post.id)
     expect((bare as { has_reactions?: boolean }).has_reactions).toBe(false)
@@ -79,10 +67,10 @@ describe("reactions", () => {
   })
 
   it("refuses reacting for someone else, bad emoji names, outsiders and archived channels", async () => {
-    const { owner: alice, members: [bob], team } = await teamWith(server, 1)
+    const { owner: alice, members: [bob], team } = await teamWith(env.server, 1)
     const channel = await channelIn(alice, team, "P", [bob])
     const post = await say(alice, channel.id, "private post")
-    const outsider = await newUser(server.url, "outr")
+    const outsider = await newUser(env.server.url, "outr")
     await expect(bob.client.addReaction(alice.user.id, post.id, "smile")).rejects.toMatchObject({ status_code: 403 })
     await expect(bob.client.removeReaction(alice.user.id, post.id, "smile")).rejects.toMatchObject({ status_code: 403 })
     for (const name of ["Smile", "no spaces", "x".repeat(65), "semi;colon"]) {
@@ -91,7 +79,7 @@ describe("reactions", () => {
     await expect(outsider.client.addReaction(outsider.user.id, post.id, "smile")).rejects.toMatchObject({ status_code: 403 })
     await expect(outsider.client.getReactionsForPost(post.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(bob.client.addReaction(bob.user.id, "m".repeat(26), "smile")).rejects.toMatchObject({ status_code: 404 })
-    const malformed = await fetch(`${server.url}/api/v4/reactions`, {
+    const malformed = await fetch(`${env.server.url}/api/v4/reactions`, {
       method: "POST",
       headers: { Authorization: `Bearer ${bob.client.getToken()}` },
       body: "{\"user_id\":"

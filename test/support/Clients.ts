@@ -21,3 +21,6 @@ export const newUser = async (url: string, prefix = "user") => {
   const user = await client.login(username, password)
   return { client, user, username, password }
 }
+
+/** A name no other test of the run has used (team and channel names must be unique on a server). */
+export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`

@@ -1,26 +1,18 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import type { Team, TeamMembership, TeamsWithCount } from "@mattermost/types/teams"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
 import { expectShape, type Spec } from "../compat/Shapes.ts"
-import { newUser } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type EventLog, recordEvents } from "./EventLog.ts"
+import { newUser, unique } from "../support/Clients.ts"
+import { serverForFile } from "../support/FileServer.ts"
 
-let server: TestServer
-let log: EventLog
+const env = serverForFile()
 let admin: Awaited<ReturnType<typeof newUser>>
 
 beforeAll(async () => {
-  server = await startServer()
-  log = await recordEvents(server)
   // The first account of a server is its system admin.
-  admin = await newUser(server.url, "admin")
-})
-afterAll(async () => {
-  await log?.stop()
-  await server?.close()
+  admin = await newUser(env.server.url, "admin")
 })
 
 const TeamSpec: Spec<Team> = {
@@ -36,11 +28,9 @@ const TeamMembershipSpec: Spec<TeamMembership> = {
   thread_count: "optional", thread_mention_count: "optional", thread_urgent_mention_count: "optional"
 }
 
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
-
 const setup = async (open = false) => {
-  const owner = await newUser(server.url, "tmo")
-  const member = await newUser(server.url, "tmm")
+  const owner = await newUser(env.server.url, "tmo")
+  const member = await newUser(env.server.url, "tmm")
   const team: Team = await owner.client.createTeam({ name: unique("tm"), display_name: "TM", type: open ? "O" : "I", allow_open_invite: open } as Team)
   await owner.client.addToTeam(team.id, member.user.id)
   return { owner, member, team }
@@ -59,11 +49,11 @@ describe("team membership", () => {
   it("patches and updates the team for team admins only, publishing update_team", async () => {
     const { owner, member, team } = await setup()
     await expect(member.client.patchTeam({ id: team.id, display_name: "Nope" })).rejects.toMatchObject({ status_code: 403 })
-    log.clear()
+    env.log.clear()
     const patched = await owner.client.patchTeam({ id: team.id, display_name: "New Name", description: "About", allow_open_invite: true })
     expect(patched).toMatchObject({ display_name: "New Name", description: "About", allow_open_invite: true, type: "O", name: team.name })
-    expect(JSON.parse(log.named("update_team")[0].data.team as string)).toMatchObject({ id: team.id, display_name: "New Name" })
-    expect(log.named("update_team")[0].broadcast.team_id).toBe(team.id)
+    expect(JSON.parse(env.log.named("update_team")[0].data.team as string)).toMatchObject({ id: team.id, display_name: "New Name" })
+    expect(env.log.named("update_team")[0].broadcast.team_id).toBe(team.id)
     await expect(owner.client.patchTeam({ id: team.id, display_name: "" })).rejects.toMatchObject({ status_code: 400 })
     const updated = await owner.client.updateTeam({ ...patched, display_name: "Full Update" })
     expect(updated.display_name).toBe("Full Update")
@@ -74,7 +64,7 @@ describe("team membership", () => {
   it("lists open teams and the caller's own; system admins see all, with total counts", async () => {
     const { member, team: closed } = await setup()
     const { team: open } = await setup(true)
-    const stranger = await newUser(server.url, "strg")
+    const stranger = await newUser(env.server.url, "strg")
     const visible = (await stranger.client.getTeams(0, 200)) as Team[]
     expect(visible.map((t) => t.id)).toContain(open.id)
     expect(visible.map((t) => t.id)).not.toContain(closed.id)
@@ -86,7 +76,7 @@ describe("team membership", () => {
 
   it("lists members with paging, by ids, and gives team stats", async () => {
     const { owner, member, team } = await setup()
-    const third = await newUser(server.url, "tm3")
+    const third = await newUser(env.server.url, "tm3")
     await member.client.addUsersToTeam(team.id, [third.user.id])
     const firstPage = await owner.client.getTeamMembers(team.id, 0, 2)
     const secondPage = await owner.client.getTeamMembers(team.id, 1, 2)
@@ -96,7 +86,7 @@ describe("team membership", () => {
     expect((await owner.client.getTeamMembersByIds(team.id, [third.user.id])).map((m) => m.user_id)).toEqual([third.user.id])
     expect(await member.client.getTeamStats(team.id)).toEqual({ team_id: team.id, total_member_count: 3, active_member_count: 3 })
 
-    const graceful = await owner.client.addUsersToTeamGracefully(team.id, [(await newUser(server.url, "tm4")).user.id, "abcdefghijklmnopqrstuvwxyz"])
+    const graceful = await owner.client.addUsersToTeamGracefully(team.id, [(await newUser(env.server.url, "tm4")).user.id, "abcdefghijklmnopqrstuvwxyz"])
     expect(graceful.filter((r) => r.member !== undefined)).toHaveLength(1)
     expect(graceful.find((r) => r.user_id === "abcdefghijklmnopqrstuvwxyz")!.error).toMatchObject({ id: "app.user.missing_account.const" })
   })
@@ -105,17 +95,17 @@ describe("team membership", () => {
     const { owner, member, team } = await setup()
     const extra: Channel = await owner.client.createChannel({ team_id: team.id, name: "extra", display_name: "Extra", type: "P" } as Channel)
     await owner.client.addToChannel(member.user.id, extra.id)
-    const other = await newUser(server.url, "tmx")
+    const other = await newUser(env.server.url, "tmx")
     await owner.client.addToTeam(team.id, other.user.id)
     await expect(member.client.removeFromTeam(team.id, other.user.id)).rejects.toMatchObject({ status_code: 403 })
 
-    log.clear()
+    env.log.clear()
     await member.client.removeFromTeam(team.id, member.user.id)
-    expect(log.named("leave_team").map((e) => e.broadcast)).toEqual(expect.arrayContaining([
+    expect(env.log.named("leave_team").map((e) => e.broadcast)).toEqual(expect.arrayContaining([
       expect.objectContaining({ team_id: team.id, omit_users: { [member.user.id]: true } }),
       expect.objectContaining({ user_id: member.user.id })
     ]))
-    expect(log.named("user_removed").filter((e) => e.broadcast.channel_id !== "").length).toBe(3)
+    expect(env.log.named("user_removed").filter((e) => e.broadcast.channel_id !== "").length).toBe(3)
     expect((await member.client.getMyTeams()).map((t) => t.id)).not.toContain(team.id)
     await expect(member.client.getChannel(extra.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(member.client.getMyChannels(team.id)).rejects.toMatchObject({ status_code: 403 })
@@ -136,13 +126,13 @@ describe("team membership", () => {
     await expect(member.client.updateTeamMemberRoles(team.id, member.user.id, roles("team_user team_admin"))).rejects.toMatchObject({ status_code: 403 })
     await owner.client.updateTeamMemberRoles(team.id, member.user.id, roles("team_user team_admin"))
     expect(await member.client.getTeamMember(team.id, member.user.id)).toMatchObject({ roles: "team_user team_admin", scheme_admin: true })
-    expect(log.named("memberrole_updated").some((e) => e.broadcast.user_id === member.user.id)).toBe(true)
+    expect(env.log.named("memberrole_updated").some((e) => e.broadcast.user_id === member.user.id)).toBe(true)
     await expect(owner.client.updateTeamMemberRoles(team.id, member.user.id, roles("system_admin"))).rejects.toMatchObject({ status_code: 400 })
   })
 
   it("joins through the team's invite id", async () => {
     const { owner, team } = await setup()
-    const invited = await newUser(server.url, "inv")
+    const invited = await newUser(env.server.url, "inv")
     const { invite_id } = await owner.client.getTeam(team.id)
     const member = await invited.client.joinTeam(invite_id)
     expect(member).toMatchObject({ team_id: team.id, user_id: invited.user.id })
@@ -156,19 +146,19 @@ describe("team membership", () => {
     await owner.client.createPost({ channel_id: townSquare.id, message: `ping @${member.username}` } as Post)
     const unreads = await member.client.getMyTeamUnreads()
     expect(unreads.find((u) => u.team_id === team.id)).toEqual({ team_id: team.id, msg_count: 1, mention_count: 1, msg_count_root: 1, mention_count_root: 1 })
-    const one = await raw(server.url, `/api/v4/users/me/teams/${team.id}/unread`, { token: member.client.getToken() })
+    const one = await raw(env.server.url, `/api/v4/users/me/teams/${team.id}/unread`, { token: member.client.getToken() })
     expect(one.body).toEqual({ team_id: team.id, msg_count: 1, mention_count: 1, msg_count_root: 1, mention_count_root: 1 })
     expect((await member.client.getTeamMember(team.id, "me")).mention_count).toBe(1)
-    const other = await raw(server.url, `/api/v4/users/${owner.user.id}/teams/unread`, { token: member.client.getToken() })
+    const other = await raw(env.server.url, `/api/v4/users/${owner.user.id}/teams/unread`, { token: member.client.getToken() })
     expect(other.status).toBe(403)
   })
 
   it("archives a team for team admins (delete_team) and restores it", async () => {
     const { owner, member, team } = await setup()
     await expect(member.client.deleteTeam(team.id)).rejects.toMatchObject({ status_code: 403 })
-    log.clear()
+    env.log.clear()
     await owner.client.deleteTeam(team.id)
-    expect(JSON.parse(log.named("delete_team")[0].data.team as string)).toMatchObject({ id: team.id })
+    expect(JSON.parse(env.log.named("delete_team")[0].data.team as string)).toMatchObject({ id: team.id })
     expect((await owner.client.getTeam(team.id)).delete_at).toBeGreaterThan(0)
     expect((await member.client.getMyTeams()).map((t) => t.id)).not.toContain(team.id)
     const restored = await owner.client.unarchiveTeam(team.id)

@@ -1,28 +1,15 @@
 import type { Channel, ChannelMembership } from "@mattermost/types/channels"
 import type { Team, TeamMembership } from "@mattermost/types/teams"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
-import { newUser } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type EventLog, recordEvents } from "./EventLog.ts"
+import { newUser, unique } from "../support/Clients.ts"
+import { serverForFile } from "../support/FileServer.ts"
 
-let server: TestServer
-let log: EventLog
-
-beforeAll(async () => {
-  server = await startServer()
-  log = await recordEvents(server)
-})
-afterAll(async () => {
-  await log?.stop()
-  await server?.close()
-})
-
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
+const env = serverForFile()
 
 describe("teams", () => {
   it("creates a team with town-square and off-topic; the creator is team admin and member of both", async () => {
-    const { client, user } = await newUser(server.url, "owner")
+    const { client, user } = await newUser(env.server.url, "owner")
     const name = unique("team")
     const team: Team = await client.createTeam({ name, display_name: "Team One", type: "O" } as Team)
     expect(team).toMatchObject({ name, display_name: "Team One", type: "O", delete_at: 0, allow_open_invite: false })
@@ -44,11 +31,11 @@ describe("teams", () => {
     expect(memberships[0]).toMatchObject({ user_id: user.id, roles: "channel_user", msg_count: 0, mention_count: 0 })
     expect(memberships[0].notify_props).toMatchObject({ desktop: "default", mark_unread: "all", push: "default" })
 
-    expect(log.named("added_to_team").some((e) => e.data.team_id === team.id && e.broadcast.user_id === user.id)).toBe(true)
+    expect(env.log.named("added_to_team").some((e) => e.data.team_id === team.id && e.broadcast.user_id === user.id)).toBe(true)
   })
 
   it("refuses a taken name and bad names with 400, writing nothing", async () => {
-    const { client } = await newUser(server.url, "names")
+    const { client } = await newUser(env.server.url, "names")
     const name = unique("dup")
     await client.createTeam({ name, display_name: "Dup", type: "O" } as Team)
     await expect(client.createTeam({ name, display_name: "Dup 2", type: "O" } as Team)).rejects.toMatchObject({
@@ -63,32 +50,32 @@ describe("teams", () => {
   })
 
   it("lets a user join an open team (joining its default channels) but not an invite-only one", async () => {
-    const owner = await newUser(server.url, "opener")
+    const owner = await newUser(env.server.url, "opener")
     const open: Team = await owner.client.createTeam({ name: unique("open"), display_name: "Open", type: "O", allow_open_invite: true } as Team)
     const closed: Team = await owner.client.createTeam({ name: unique("closed"), display_name: "Closed", type: "I" } as Team)
-    const joiner = await newUser(server.url, "joiner")
+    const joiner = await newUser(env.server.url, "joiner")
 
     const member = await joiner.client.addToTeam(open.id, joiner.user.id)
     expect(member).toMatchObject({ team_id: open.id, user_id: joiner.user.id, roles: "team_user", scheme_admin: false })
     const channels = await joiner.client.getMyChannels(open.id)
     expect(channels.map((c) => c.name).sort()).toEqual(["off-topic", "town-square"])
-    expect(log.named("user_added").filter((e) => e.data.user_id === joiner.user.id).length).toBe(2)
+    expect(env.log.named("user_added").filter((e) => e.data.user_id === joiner.user.id).length).toBe(2)
 
     await expect(joiner.client.addToTeam(closed.id, joiner.user.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(joiner.client.getTeam(closed.id)).rejects.toMatchObject({ status_code: 403 })
 
     // A member may add others (team_user carries add_user_to_team).
-    const third = await newUser(server.url, "third")
+    const third = await newUser(env.server.url, "third")
     await owner.client.addToTeam(closed.id, third.user.id)
     expect((await third.client.getMyTeams()).map((t) => t.id)).toContain(closed.id)
   })
 
   it("answers 404 for unknown teams and 400 for malformed ids", async () => {
-    const { client, password, username } = await newUser(server.url, "lost")
+    const { client, password, username } = await newUser(env.server.url, "lost")
     void password
     void username
     await expect(client.getTeam("abcdefghijklmnopqrstuvwxyz")).rejects.toMatchObject({ status_code: 404 })
-    const res = await raw(server.url, "/api/v4/teams/not-an-id", { token: client.getToken() })
+    const res = await raw(env.server.url, "/api/v4/teams/not-an-id", { token: client.getToken() })
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({ id: "api.context.invalid_param.app_error", status_code: 400 })
   })

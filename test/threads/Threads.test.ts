@@ -1,33 +1,21 @@
 import type { UserThread } from "@mattermost/types/threads"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type EventLog, recordEvents } from "../teams/EventLog.ts"
+import { serverForFile } from "../support/FileServer.ts"
 import { channelIn, say, teamWith } from "../posts/Fixture.ts"
 import { expectPost, expectPostList, expectShape, UserThreadListSpec, UserThreadSpec } from "../posts/Shapes.ts"
 
-let server: TestServer
-let log: EventLog
+const env = serverForFile({ sysadmin: true })
 
-beforeAll(async () => {
-  server = await startServer()
-  await newUser(server.url, "sysadmin")
-  log = await recordEvents(server)
-})
-afterAll(async () => {
-  await log?.stop()
-  await server?.close()
-})
-
-const threadEvents = (name: string, userId: string) => log.named(name).filter((e) => e.broadcast.user_id === userId)
+const threadEvents = (name: string, userId: string) => env.log.named(name).filter((e) => e.broadcast.user_id === userId)
 
 describe("collapsed reply threads", () => {
   it("keeps reply counts, participants and followers; collapsed channel pages show roots with thread data", async () => {
-    const { owner: alice, members: [bob, carol], team } = await teamWith(server, 2)
+    const { owner: alice, members: [bob, carol], team } = await teamWith(env.server, 2)
     const channel = await channelIn(alice, team, "O", [bob, carol])
     const root = await say(alice, channel.id, "root question")
     const other = await say(carol, channel.id, "unrelated root")
-    log.clear()
+    env.log.clear()
     const r1 = await say(bob, channel.id, "first answer", root.id)
     expect(r1.root_id).toBe(root.id)
     expect(r1.reply_count).toBe(1)
@@ -64,7 +52,7 @@ describe("collapsed reply threads", () => {
   })
 
   it("serves the thread with paging in both directions, root always included", async () => {
-    const { owner: alice, members: [bob], team } = await teamWith(server, 1)
+    const { owner: alice, members: [bob], team } = await teamWith(env.server, 1)
     const channel = await channelIn(alice, team, "O", [bob])
     const root = await say(alice, channel.id, "root")
     const replies: Array<string> = []
@@ -76,7 +64,7 @@ describe("collapsed reply threads", () => {
     expect(all.has_next).toBe(false)
 
     const page = async (query: string) => {
-      const res = await fetch(`${server.url}/api/v4/posts/${root.id}/thread?${query}`, { headers: { Authorization: `Bearer ${bob.client.getToken()}` } })
+      const res = await fetch(`${env.server.url}/api/v4/posts/${root.id}/thread?${query}`, { headers: { Authorization: `Bearer ${bob.client.getToken()}` } })
       expect(res.status, query).toBe(200)
       return res.json() as Promise<{ order: Array<string>; posts: Record<string, { create_at: number }>; has_next: boolean }>
     }
@@ -93,12 +81,12 @@ describe("collapsed reply threads", () => {
     expect(up.order).toEqual([replies[4], replies[3], root.id])
     expect(up.has_next).toBe(true)
 
-    const bad = await fetch(`${server.url}/api/v4/posts/${root.id}/thread?perPage=-3`, { headers: { Authorization: `Bearer ${bob.client.getToken()}` } })
+    const bad = await fetch(`${env.server.url}/api/v4/posts/${root.id}/thread?perPage=-3`, { headers: { Authorization: `Bearer ${bob.client.getToken()}` } })
     expect(bad.status).toBe(400)
   })
 
   it("lists a user's threads with totals, reads, sets unread, follows and unfollows, marks all read", async () => {
-    const { owner: alice, members: [bob], team } = await teamWith(server, 1)
+    const { owner: alice, members: [bob], team } = await teamWith(env.server, 1)
     const channel = await channelIn(alice, team, "O", [bob])
     const t1 = await say(alice, channel.id, "thread one")
     const t2 = await say(alice, channel.id, "thread two")
@@ -119,7 +107,7 @@ describe("collapsed reply threads", () => {
     const paged = await alice.client.getUserThreads(alice.user.id, team.id, { before: t2.id, perPage: 25 })
     expect(paged.threads.map((t) => t.id)).toEqual([t1.id])
 
-    log.clear()
+    env.log.clear()
     const read = await alice.client.updateThreadReadForUser(alice.user.id, team.id, t1.id, t1r2.create_at)
     expect(read).toMatchObject({ id: t1.id, unread_replies: 0, unread_mentions: 0, last_viewed_at: t1r2.create_at })
     const readEvent = threadEvents("thread_read_changed", alice.user.id)[0]
@@ -130,7 +118,7 @@ describe("collapsed reply threads", () => {
     expect(unread).toMatchObject({ unread_replies: 1, unread_mentions: 1 })
     expect((await alice.client.getUserThread(alice.user.id, team.id, t1.id)).unread_mentions).toBe(1)
 
-    log.clear()
+    env.log.clear()
     await alice.client.updateThreadFollowForUser(alice.user.id, team.id, t2.id, false)
     expect(threadEvents("thread_follow_changed", alice.user.id)[0].data).toMatchObject({ thread_id: t2.id, state: false, reply_count: 1 })
     expect((await alice.client.getUserThreads(alice.user.id, team.id, {})).threads.map((t) => t.id)).toEqual([t1.id])
@@ -146,7 +134,7 @@ describe("collapsed reply threads", () => {
   })
 
   it("keeps threads private to their user and their channel's readers", async () => {
-    const { owner: alice, members: [bob, eve], team } = await teamWith(server, 2)
+    const { owner: alice, members: [bob, eve], team } = await teamWith(env.server, 2)
     const priv = await channelIn(alice, team, "P", [bob])
     const root = await say(alice, priv.id, "secret")
     await say(bob, priv.id, "reply", root.id)
@@ -154,9 +142,9 @@ describe("collapsed reply threads", () => {
     await expect(eve.client.getUserThread(eve.user.id, team.id, root.id)).rejects.toMatchObject({ status_code: 403 })
     await expect(eve.client.updateThreadFollowForUser(eve.user.id, team.id, root.id, true)).rejects.toMatchObject({ status_code: 403 })
     await expect(bob.client.getUserThread(bob.user.id, team.id, "q".repeat(26))).rejects.toMatchObject({ status_code: 404 })
-    const outsider = await newUser(server.url, "outs")
+    const outsider = await newUser(env.server.url, "outs")
     await expect(outsider.client.getUserThreads(outsider.user.id, team.id, {})).rejects.toMatchObject({ status_code: 403 })
-    const res = await fetch(`${server.url}/api/v4/users/${bob.user.id}/teams/${team.id}/threads/${root.id}/read/notatime`, {
+    const res = await fetch(`${env.server.url}/api/v4/users/${bob.user.id}/teams/${team.id}/threads/${root.id}/read/notatime`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${bob.client.getToken()}` }
     })
