@@ -6,7 +6,7 @@ import { type PostJson, type PostRow, toWire, type WireOptions } from "./PostWir
 /**
  * Reading posts. Every list is two statements whatever its size: one picks the ids (an index walk), one hydrates
  * them with thread counters, the viewer's thread membership and all metadata (reactions, their custom emojis, file
- * infos) aggregated per post in SQL, so a page never costs a query per post or per metadata kind.
+ * infos, acknowledgements) aggregated per post in SQL, so a page never costs a query per post or per metadata kind.
  */
 export interface HydrateOptions extends WireOptions {
   /** Also hydrate the root post of every reply in the list (web and mobile render "commented on"). */
@@ -101,6 +101,10 @@ export const make = Effect.gen(function*() {
                         'mini_preview', translate(encode(f.mini_preview, 'base64'), chr(10), ''), 'archived', false))
                       ORDER BY f.create_at, f.id)
                FROM file_infos f WHERE f.post_id = p.id AND f.delete_at = 0), '[]') AS files,
+             COALESCE((
+               SELECT json_agg(json_build_object('user_id', a.user_id, 'post_id', a.post_id, 'acknowledged_at', a.acknowledged_at)
+                      ORDER BY a.acknowledged_at, a.user_id)
+               FROM post_acknowledgements a WHERE a.post_id = p.id), '[]') AS acknowledgements,
              ${extended ? participantUsers : sql`NULL`} AS participant_users
       FROM posts p
       LEFT JOIN threads t ON t.post_id = CASE WHEN p.root_id = '' THEN p.id ELSE p.root_id END

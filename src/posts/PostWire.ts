@@ -3,7 +3,7 @@ import { toWire as userToWire, type Viewer } from "../users/UserWire.ts"
 
 /**
  * A post as the hydrating query returns it: the posts row, its thread's counters, the viewer's thread membership and
- * the metadata (reactions, custom emojis of those reactions, file infos) aggregated as JSON. Bigints arrive as strings.
+ * the metadata (reactions, custom emojis of those reactions, file infos, acknowledgements) aggregated as JSON. Bigints arrive as strings.
  */
 export interface PostRow {
   readonly id: string
@@ -30,6 +30,7 @@ export interface PostRow {
   readonly reactions: ReadonlyArray<ReactionJson>
   readonly emojis: ReadonlyArray<Record<string, unknown>>
   readonly files: ReadonlyArray<Record<string, unknown>>
+  readonly acknowledgements: ReadonlyArray<AcknowledgementJson>
   /** Participant user rows in participation order; only when extended thread data was asked for. */
   readonly participant_users: ReadonlyArray<UserRow> | null
 }
@@ -43,6 +44,13 @@ export interface ReactionJson {
   readonly delete_at: number
   readonly remote_id: string
   readonly channel_id: string
+}
+
+/** PostAcknowledgement of @mattermost/types. */
+export interface AcknowledgementJson {
+  readonly user_id: string
+  readonly post_id: string
+  readonly acknowledged_at: number
 }
 
 /** How a list was asked for: collapsed threads add the thread fields Mattermost adds to root posts. */
@@ -78,7 +86,8 @@ export const toWire = (row: PostRow, options: WireOptions) => {
       emojis: row.emojis ?? [],
       files: row.files ?? [],
       images: {},
-      reactions: row.reactions ?? []
+      reactions: row.reactions ?? [],
+      acknowledgements: row.acknowledgements ?? []
     }
   }
   if (fileIds.length > 0) post.file_ids = fileIds

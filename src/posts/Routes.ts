@@ -1,7 +1,8 @@
 import { HttpRouter } from "@effect/platform"
+import * as Acks from "./AckRoutes.ts"
 import * as Lists from "./ListRoutes.ts"
 import * as Posts from "./PostRoutes.ts"
 import * as SetUnread from "./SetUnreadRoutes.ts"
 
-/** Every posts route: single posts, lists, and marking unread. */
-export const routes = HttpRouter.concatAll(Posts.routes, Lists.routes, SetUnread.routes)
+/** Every posts route: single posts, lists, marking unread, and acknowledgements. */
+export const routes = HttpRouter.concatAll(Posts.routes, Lists.routes, SetUnread.routes, Acks.routes)

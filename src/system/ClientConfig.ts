@@ -213,7 +213,7 @@ export const clientConfig = (full: boolean) =>
       PersistentNotificationIntervalMinutes: "5",
       PersistentNotificationMaxRecipients: "5",
       PluginsEnabled: "false",
-      PostAcknowledgements: "false",
+      PostAcknowledgements: "true",
       PostEditTimeLimit: "-1",
       PostPriority: "false",
       RequireEmailVerification: "false",
