@@ -24,8 +24,16 @@ export interface SessionsService {
   readonly listForUser: (userId: string) => Effect.Effect<ReadonlyArray<Session>, DbError>
   readonly revoke: (sessionId: string) => Effect.Effect<void, DbError>
   readonly revokeForUser: (userId: string, options?: { readonly exceptSessionId?: string; readonly deviceId?: string }) => Effect.Effect<ReadonlyArray<string>, DbError>
-  /** Replaces device id and merges props (device registration). */
-  readonly updateDevice: (sessionId: string, deviceId: string, props: Record<string, string>) => Effect.Effect<Option.Option<Session>, DbError>
+  /**
+   * Replaces device id and merges props (device registration); with `expiresAt`, also moves the session's expiry
+   * (a session that gains a mobile device lives as long as a mobile session).
+   */
+  readonly updateDevice: (
+    sessionId: string,
+    deviceId: string,
+    props: Record<string, string>,
+    options?: { readonly expiresAt?: number }
+  ) => Effect.Effect<Option.Option<Session>, DbError>
   readonly touch: (session: Session) => Effect.Effect<void, DbError>
 }
 
@@ -138,10 +146,11 @@ export const make = Effect.gen(function*() {
         yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
         return rows.map((r) => r.id)
       }),
-    updateDevice: (id, deviceId, props) =>
+    updateDevice: (id, deviceId, props, options = {}) =>
       Effect.gen(function*() {
         const rows = yield* db.execute(sql<SessionRow>`
-          UPDATE sessions SET device_id = ${deviceId}, props = props || ${JSON.stringify(props)}::jsonb
+          UPDATE sessions SET device_id = ${deviceId}, props = props || ${JSON.stringify(props)}::jsonb,
+            expires_at = ${options.expiresAt === undefined ? sql`expires_at` : sql`${options.expiresAt}`}
           WHERE id = ${id} RETURNING *`)
         yield* forget(id)
         return Option.map(Option.fromNullable(rows[0]), fromRow)

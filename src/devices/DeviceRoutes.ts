@@ -1,6 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { requireCaller } from "../auth/Authenticate.ts"
+import { SessionLength } from "../auth/Session.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
@@ -25,9 +26,10 @@ const SessionDeviceBody = Schema.Struct({
 })
 
 /**
- * PUT /api/v4/users/sessions/device: attaches a Mattermost device id to the caller's session, ends the user's other
- * sessions on that device (the device changed accounts or the app was reinstalled), merges the session props the
- * app sends, and records the registration. `{}` changes nothing.
+ * PUT /api/v4/users/sessions/device: attaches a Mattermost device id to the caller's session and, as Mattermost
+ * does, gives the session the mobile session length from now; ends the user's other sessions on that device (the
+ * device changed accounts or the app was reinstalled), merges the session props the app sends, and records the
+ * registration. `{}` changes nothing.
  */
 const attachSessionDevice = Effect.gen(function*() {
   const caller = yield* requireCaller
@@ -61,7 +63,7 @@ const attachSessionDevice = Effect.gen(function*() {
   const session = caller.session
   if (Option.isSome(device) && input.device_id !== undefined) {
     yield* sessions.revokeForUser(caller.userId, { exceptSessionId: session.id, deviceId: input.device_id })
-    yield* sessions.updateDevice(session.id, input.device_id, props)
+    yield* sessions.updateDevice(session.id, input.device_id, props, { expiresAt: now + SessionLength.mobile })
     yield* devices.recordSessionDevice({
       userId: caller.userId,
       sessionId: session.id,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Db } from "../../layers/Db.ts"
+import { SessionLength } from "../../src/auth/Session.ts"
 import { Sessions } from "../../src/auth/Sessions.ts"
 import { sweepOnce } from "../../src/devices/DeviceSweep.ts"
 import { newUser } from "../support/Clients.ts"
@@ -47,6 +48,19 @@ describe("PUT /api/v4/users/sessions/device", () => {
     const rows = await query<{ token: string; platform: string; session_id: string }>(
       "SELECT token, platform, session_id FROM device_registrations WHERE user_id = $1", [user.id])
     expect(rows).toEqual([{ token: "fcm-token-1", platform: "android", session_id: session.id }])
+  })
+
+  it("extends the session to the mobile session length when a device id is attached", async () => {
+    const { client, user } = await newUser(server.url, "dev")
+    const [before] = await client.getSessions(user.id)
+    expect(before.expires_at - before.create_at).toBe(SessionLength.web)
+    const asked = Date.now()
+    await call("PUT", "/api/v4/users/sessions/device", tokenOf(client), { device_id: "android_rn-v2:fcm-extend" })
+    const [after] = await client.getSessions("me")
+    expect(after.id).toBe(before.id)
+    expect(after.expires_at).toBeGreaterThanOrEqual(asked + SessionLength.mobile)
+    expect(after.expires_at).toBeLessThanOrEqual(Date.now() + SessionLength.mobile)
+    expect((await client.getMe()).id).toBe(user.id)
   })
 
   it("revokes the user's other sessions on the same device, keeping the caller's", async () => {
