@@ -2,23 +2,11 @@ import type { Channel } from "@mattermost/types/channels"
 import type { ChannelCategory } from "@mattermost/types/channel_categories"
 import type { Team } from "@mattermost/types/teams"
 import { describe, expect, it } from "vitest"
-import { expectShape, type Spec } from "../compat/Shapes.ts"
+import { ChannelCategorySpec, expectShape } from "../compat/Shapes.ts"
 import { newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 
 const env = serverForFile()
-
-const CategorySpec: Spec<ChannelCategory> = {
-  id: "string",
-  user_id: "string",
-  team_id: "string",
-  type: "string",
-  display_name: "string",
-  sorting: "string",
-  channel_ids: "array",
-  muted: "boolean",
-  collapsed: "boolean"
-}
 
 const setup = async () => {
   const me = await newUser(env.server.url, "side")
@@ -41,7 +29,7 @@ describe("sidebar categories", () => {
   it("creates the default categories on first read, with every channel placed once", async () => {
     const { me, team, dm } = await setup()
     const { categories, order } = await me.client.getChannelCategories(me.user.id, team.id)
-    categories.forEach((c, i) => expectShape(c, CategorySpec, `categories[${i}]`))
+    categories.forEach((c, i) => expectShape(c, ChannelCategorySpec, `categories[${i}]`))
     expect(categories.map((c) => [c.id, c.type, c.display_name])).toEqual([
       [`favorites_${me.user.id}_${team.id}`, "favorites", "Favorites"],
       [`channels_${me.user.id}_${team.id}`, "channels", "Channels"],
@@ -80,7 +68,7 @@ describe("sidebar categories", () => {
     env.log.clear()
 
     const custom = await me.client.createChannelCategory(me.user.id, team.id, { display_name: "Work", channel_ids: [townSquare, dm.id] })
-    expectShape(custom, CategorySpec, "custom")
+    expectShape(custom, ChannelCategorySpec, "custom")
     expect(custom).toMatchObject({ type: "custom", display_name: "Work", channel_ids: [townSquare, dm.id], user_id: me.user.id, team_id: team.id })
     expect(env.log.named("sidebar_category_created")[0]).toMatchObject({ data: { category_id: custom.id }, broadcast: { user_id: me.user.id, team_id: team.id } })
     const updatedIds = JSON.parse(env.log.named("sidebar_category_updated")[0].data.updatedCategories as string).map((c: ChannelCategory) => c.id).sort()

@@ -3,28 +3,11 @@ import type { Post } from "@mattermost/types/posts"
 import type { Team } from "@mattermost/types/teams"
 import { describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
-import { expectShape, type Spec } from "../compat/Shapes.ts"
+import { ChannelMembershipSpec, expectShape, ServerChannelSpec } from "../compat/Shapes.ts"
 import { newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 
 const env = serverForFile()
-
-const ServerChannelSpec: Spec<ServerChannel> = {
-  id: "string", create_at: "number", update_at: "number", delete_at: "number", team_id: "string", type: "string",
-  display_name: "string", name: "string", header: "string", purpose: "string", last_post_at: "number",
-  last_root_post_at: "number", creator_id: "string", scheme_id: "string", teammate_id: "optional", status: "optional",
-  group_constrained: "boolean", shared: "optional", props: "optional", policy_id: "optional", banner_info: "optional",
-  policy_enforced: "optional", policy_actions: "optional", policy_is_active: "optional", default_category_name: "optional",
-  managed_category_name: "optional", autotranslation: "optional", discoverable: "optional",
-  total_msg_count: "number", total_msg_count_root: "number"
-}
-
-const MembershipSpec: Spec<ChannelMembership> = {
-  channel_id: "string", user_id: "string", roles: "string", last_viewed_at: "number", msg_count: "number",
-  msg_count_root: "number", mention_count: "number", mention_count_root: "number", urgent_mention_count: "number",
-  notify_props: "object", last_update_at: "number", scheme_user: "boolean", scheme_admin: "boolean",
-  post_root_id: "optional", autotranslation_disabled: "optional"
-}
 
 const setup = async () => {
   const owner = await newUser(env.server.url, "lco")
@@ -43,7 +26,7 @@ describe("channel lifecycle", () => {
     const channels = await member.client.getMyChannels(team.id)
     channels.forEach((c, i) => expectShape(c, ServerChannelSpec, `channels[${i}]`))
     const members = await member.client.getMyChannelMembers(team.id)
-    members.forEach((m, i) => expectShape(m, MembershipSpec, `members[${i}]`))
+    members.forEach((m, i) => expectShape(m, ChannelMembershipSpec, `members[${i}]`))
   })
 
   it("patches a channel (channel_updated with the channel as a JSON string), archives and restores it", async () => {

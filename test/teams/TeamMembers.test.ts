@@ -3,7 +3,7 @@ import type { Post } from "@mattermost/types/posts"
 import type { Team, TeamMembership, TeamsWithCount } from "@mattermost/types/teams"
 import { beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
-import { expectShape, type Spec } from "../compat/Shapes.ts"
+import { expectShape, type Spec, TeamSpec } from "../compat/Shapes.ts"
 import { newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 
@@ -14,13 +14,6 @@ beforeAll(async () => {
   // The first account of a server is its system admin.
   admin = await newUser(env.server.url, "admin")
 })
-
-const TeamSpec: Spec<Team> = {
-  id: "string", create_at: "number", update_at: "number", delete_at: "number", display_name: "string", name: "string",
-  description: "string", email: "string", type: "string", company_name: "string", allowed_domains: "string",
-  invite_id: "string", allow_open_invite: "boolean", scheme_id: "string", group_constrained: "boolean", policy_id: "optional",
-  last_team_icon_update: "optional", policy_enforced: "optional", policy_actions: "optional", policy_is_active: "optional"
-}
 
 const TeamMembershipSpec: Spec<TeamMembership> = {
   team_id: "string", user_id: "string", roles: "string", delete_at: "number", scheme_admin: "boolean", scheme_guest: "boolean",
