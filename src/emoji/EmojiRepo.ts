@@ -2,7 +2,10 @@ import { Effect, Option } from "effect"
 import { Db } from "../../layers/Db.ts"
 import type { EmojiRow } from "./EmojiWire.ts"
 
-/** SQL over the emoji table; live emoji only (delete_at = 0), each query served by an index of 0001 or 0040. */
+/**
+ * SQL over the emoji table; live emoji only (delete_at = 0), each query served by an index of 0001 or 0040 (and the
+ * reactions of a deleted emoji by reactions_emoji_name_idx of 0081).
+ */
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -47,10 +50,37 @@ export const search = (term: string, prefixOnly: boolean, limit: number) =>
       ORDER BY name LIMIT ${limit}`)
   })
 
+/** A reaction removed with its emoji (bigint columns arrive as strings). */
+export interface RemovedReactionRow {
+  readonly user_id: string
+  readonly post_id: string
+  readonly emoji_name: string
+  readonly channel_id: string
+  readonly create_at: string | number
+  readonly update_at: string | number
+}
+
+/**
+ * Soft-deletes the emoji and, in the same transaction, removes every reaction that uses its name (as Mattermost
+ * does), keeping has_reactions and update_at of the touched posts right. None when the emoji was already gone.
+ */
 export const softDelete = (id: string, now: number) =>
-  Effect.flatMap(Db, (db) =>
-    Effect.map(
-      db.execute(db.sql<{ id: string }>`
-        UPDATE emoji SET delete_at = ${now}, update_at = ${now} WHERE id = ${id} AND delete_at = 0 RETURNING id`),
-      (rows) => rows.length > 0
-    ))
+  Effect.flatMap(Db, (db) => {
+    const sql = db.sql
+    return db.transaction(Effect.gen(function*() {
+      const [emoji] = yield* sql<{ name: string }>`
+        UPDATE emoji SET delete_at = ${now}, update_at = ${now} WHERE id = ${id} AND delete_at = 0 RETURNING name`
+      if (emoji === undefined) return Option.none<ReadonlyArray<RemovedReactionRow>>()
+      const removed = yield* sql<RemovedReactionRow>`
+        DELETE FROM reactions WHERE emoji_name = ${emoji.name} AND delete_at = 0
+        RETURNING user_id, post_id, emoji_name, channel_id, create_at, update_at`
+      const postIds = [...new Set(removed.map((r) => r.post_id))]
+      if (postIds.length > 0) {
+        yield* sql`
+          UPDATE posts p SET update_at = ${now},
+            has_reactions = EXISTS (SELECT 1 FROM reactions r WHERE r.post_id = p.id AND r.delete_at = 0)
+          WHERE p.id = ANY(${postIds})`
+      }
+      return Option.some<ReadonlyArray<RemovedReactionRow>>(removed)
+    }))
+  })

@@ -192,6 +192,7 @@ const searchEmoji = Effect.gen(function*() {
   return json(rows.map(toWire))
 })
 
+/** Deleting an emoji also removes the reactions that use it; each removal is published after the commit. */
 const deleteEmoji = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { emoji_id } = yield* Decode.params(EmojiParams)
@@ -201,9 +202,24 @@ const deleteEmoji = Effect.gen(function*() {
     return yield* forbidden("api.emoji.delete.permissions.app_error", "Inappropriate permissions to delete emoji.")
   }
   const now = yield* Clock.currentTimeMillis
-  if (!(yield* EmojiRepo.softDelete(emoji_id, now))) return yield* emojiNotFound()
+  const removed = yield* EmojiRepo.softDelete(emoji_id, now)
+  if (Option.isNone(removed)) return yield* emojiNotFound()
   const store = yield* FileStore
   yield* Effect.ignore(store.delete(imageKey(emoji_id)))
+  const bus = yield* EventBus
+  yield* Effect.forEach(removed.value, (r) =>
+    bus.publish("reaction_removed", {
+      reaction: JSON.stringify({
+        user_id: r.user_id,
+        post_id: r.post_id,
+        emoji_name: r.emoji_name,
+        create_at: Number(r.create_at),
+        update_at: Number(r.update_at),
+        delete_at: now,
+        remote_id: "",
+        channel_id: r.channel_id
+      })
+    }, { channel_id: r.channel_id }), { discard: true })
   return ok()
 })
 

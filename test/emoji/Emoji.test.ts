@@ -119,6 +119,44 @@ describe("custom emoji through Client4", () => {
     expect(await admin.client.deleteCustomEmoji(again.id)).toEqual({ status: "OK" })
     await expect(alice.client.deleteCustomEmoji(again.id)).rejects.toMatchObject({ status_code: 404 })
   })
+
+  it("removes the reactions that use a deleted emoji, publishing reaction_removed for each", async () => {
+    const emoji = await alice.client.createCustomEmoji({ creator_id: alice.user.id, name: "doomed" } as never, blob(image))
+    const teamId = (await alice.client.createTeam({ name: `doom${Date.now()}`, display_name: "Doom", type: "O" } as never)).id
+    await alice.client.addToTeam(teamId, bob.user.id)
+    const channelId = (await alice.client.createChannel({ team_id: teamId, name: "doom-room", display_name: "Doom", type: "O" } as never)).id
+    await alice.client.addToChannel(bob.user.id, channelId)
+    const first = (await alice.client.createPost({ channel_id: channelId, message: "one" } as never)).id
+    const second = (await alice.client.createPost({ channel_id: channelId, message: "two" } as never)).id
+    await alice.client.addReaction(alice.user.id, first, "doomed")
+    await bob.client.addReaction(bob.user.id, first, "doomed")
+    await bob.client.addReaction(bob.user.id, second, "doomed")
+    await bob.client.addReaction(bob.user.id, second, "+1")
+
+    const events = server.runtime.runPromise(
+      Effect.flatMap(EventBus, (bus) =>
+        Stream.runCollect(bus.localEvents.pipe(Stream.filter((e) => e.event === "reaction_removed"), Stream.take(3))))
+    )
+    expect(await alice.client.deleteCustomEmoji(emoji.id)).toEqual({ status: "OK" })
+    const removed = [...await events].map((e) => ({ channel: e.broadcast.channel_id, reaction: JSON.parse(e.data.reaction as string) }))
+    expect(removed.map((r) => `${r.reaction.post_id}/${r.reaction.user_id}/${r.reaction.emoji_name}`).sort()).toEqual([
+      `${first}/${alice.user.id}/doomed`,
+      `${first}/${bob.user.id}/doomed`,
+      `${second}/${bob.user.id}/doomed`
+    ].sort())
+    for (const r of removed) {
+      expect(r.channel).toBe(channelId)
+      expect(r.reaction.delete_at).toBeGreaterThan(0)
+    }
+
+    expect(await alice.client.getReactionsForPost(first)).toEqual([])
+    expect((await alice.client.getReactionsForPost(second)).map((r) => r.emoji_name)).toEqual(["+1"])
+    const [gone, kept] = [await alice.client.getPost(first), await alice.client.getPost(second)]
+    expect(gone).toMatchObject({ has_reactions: false })
+    expect(gone.metadata.reactions).toEqual([])
+    expect(kept).toMatchObject({ has_reactions: true })
+    expect(kept.metadata.emojis).toEqual([])
+  })
 })
 
 describe("custom emoji refusals", () => {
