@@ -1,9 +1,5 @@
-import { Effect, Fiber, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Envelope, EventBus } from "../../src/events/EventBus.ts"
-import { type FakeApns, startFakeApns } from "../push/fakes/FakeApns.ts"
-import { type FakeFcm, startFakeFcm } from "../push/fakes/FakeFcm.ts"
-import { call, eventually, makeTeam, type Member, settle } from "../push/support.ts"
+import { type BusEvents, call, collectBusEvents, eventually, makeTeam, type Member, type PushFakes, settle, startPushFakes } from "../push/support.ts"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -17,42 +13,25 @@ const CAROL_TOKEN = "ca11ab1e"
 const CAROL_VOIP = "5e55e5"
 
 let server: TestServer
-let fcm: FakeFcm
-let apns: FakeApns
+let fakes: PushFakes
 let alice: Member
 let bob: Member
 let carol: Member
 let dave: Member
 let townSquareId: string
-let events: Array<Envelope>
-let collector: Fiber.RuntimeFiber<void, unknown>
+let bus: BusEvents
 
-const fcmTo = (token: string, from = 0) => fcm.messages.slice(from).filter((m) => m.message.token === token)
-const apnsTo = (token: string, from = 0) => apns.requests.slice(from).filter((r) => r.token === token)
-const mark = () => ({ fcm: fcm.messages.length, apns: apns.requests.length, events: events.length })
-const eventsSince = (from: number, name: string) => events.slice(from).filter((e) => e.event === `custom_com.mattermost.calls_${name}`)
+const mark = () => ({ fcm: fakes.fcm.messages.length, apns: fakes.apns.requests.length, events: bus.events.length })
+const eventsSince = (from: number, name: string) => bus.events.slice(from).filter((e) => e.event === `custom_com.mattermost.calls_${name}`)
 
 beforeAll(async () => {
-  ;[fcm, apns] = await Promise.all([startFakeFcm({ staticToken: "static-token" }), startFakeApns()])
+  fakes = await startPushFakes()
   server = await startServer()
-  events = []
-  collector = server.runtime.runFork(
-    Effect.flatMap(EventBus, (bus) => Stream.runForEach(bus.events, (e) => Effect.sync(() => events.push(e))))
-  )
+  bus = collectBusEvents(server)
   const setup = await makeTeam(server.url, ["alice", "bob", "carol", "dave"])
   ;({ alice, bob, carol, dave } = setup.members as Record<string, Member>)
   townSquareId = setup.townSquare.id
-  await call(server.url, "PUT", "/api/v1/admin/push", setup.admin.token, {
-    push_android_project_id: "chat-project",
-    push_android_access_token: "static-token",
-    push_fcm_base_url: fcm.url,
-    push_ios_key_id: apns.keyId,
-    push_ios_team_id: apns.teamId,
-    push_ios_bundle_id: apns.bundleId,
-    push_ios_private_key: apns.privateKeyPem,
-    push_apns_base_url: apns.url,
-    push_apns_ca_cert: apns.ca
-  })
+  await call(server.url, "PUT", "/api/v1/admin/push", setup.admin.token, fakes.settings)
   await call(server.url, "PUT", "/api/v4/users/sessions/device", alice.token, { device_id: "android_rn-v2:alice-tok" })
   await call(server.url, "PUT", "/api/v4/users/sessions/device", bob.token, { device_id: "android_rn-v2:bob-tok" })
   await call(server.url, "PUT", "/api/v4/users/sessions/device", carol.token, {
@@ -63,9 +42,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  if (collector !== undefined) await server.runtime.runPromise(Fiber.interrupt(collector))
+  await bus?.stop()
   await server?.close()
-  await Promise.all([fcm?.close(), apns?.close()])
+  await fakes?.close()
 })
 
 describe("discovery", () => {
@@ -92,7 +71,7 @@ describe("ringing", () => {
     const started = await call(server.url, "POST", `${BASE}/calls/${dmId}/start`, alice.token)
     expect(started.status).toBe(201)
     expect(started.body).toMatchObject({ channel_id: dmId, owner_id: alice.id, host_id: alice.id, sessions: [], dismissed_notification: {} })
-    const [ring] = await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? fcmTo("bob-tok", before.fcm) : undefined)
+    const [ring] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined)
     expect(ring.message.notification).toEqual({ title: `incoming call from ${alice.username}`, body: "Tap to answer." })
     expect(ring.message.android).toMatchObject({ priority: "HIGH", notification: { channel_id: "calls", sound: "default" } })
     expect(ring.message.data).toMatchObject({
@@ -106,7 +85,7 @@ describe("ringing", () => {
     expect(announced.data).toMatchObject({ id: started.body.id, channelID: dmId, owner_id: alice.id, start_at: started.body.start_at })
     expect(announced.broadcast.channel_id).toBe(dmId)
     await settle()
-    expect(fcmTo("alice-tok")).toHaveLength(0)
+    expect(fakes.fcmTo("alice-tok")).toHaveLength(0)
 
     const state = await call(server.url, "GET", `${BASE}/${dmId}?mobilev2=true`, bob.token)
     expect(state.body).toMatchObject({ channel_id: dmId, enabled: true, call: { id: started.body.id, owner_id: alice.id } })
@@ -120,13 +99,13 @@ describe("ringing", () => {
     gmId = (await alice.client.createGroupChannel([alice.id, bob.id, carol.id])).id
     const started = await call(server.url, "POST", `${BASE}/calls/${gmId}/start`, alice.token)
     gmCallId = started.body.id
-    await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? true : undefined)
-    const [voip] = await eventually(() => apnsTo(CAROL_VOIP, before.apns).length > 0 ? apnsTo(CAROL_VOIP, before.apns) : undefined)
-    expect(voip.headers).toMatchObject({ "apns-topic": `${apns.bundleId}.voip`, "apns-push-type": "voip", "apns-priority": "10", "apns-expiration": "0" })
+    await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? true : undefined)
+    const [voip] = await eventually(() => fakes.apnsTo(CAROL_VOIP, before.apns).length > 0 ? fakes.apnsTo(CAROL_VOIP, before.apns) : undefined)
+    expect(voip.headers).toMatchObject({ "apns-topic": `${fakes.apns.bundleId}.voip`, "apns-push-type": "voip", "apns-priority": "10", "apns-expiration": "0" })
     expect(voip.payload).toMatchObject({ call_id: gmCallId, channel_id: gmId, caller_name: alice.username, sub_type: "calls" })
     expect(voip.payload.aps).toMatchObject({ alert: { title: `incoming call from ${alice.username}` }, sound: "default" })
     await settle()
-    expect(apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(0)
+    expect(fakes.apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(0)
   })
 
   it("does not ring again who dismissed the call, and tells their other devices", async () => {
@@ -139,11 +118,11 @@ describe("ringing", () => {
     expect(state.body.call.dismissed_notification).toEqual({ [carol.id]: true })
 
     expect((await call(server.url, "POST", `${BASE}/calls/${gmId}/ring`, bob.token)).status).toBe(200)
-    const [again] = await eventually(() => fcmTo("alice-tok", before.fcm).length > 0 ? fcmTo("alice-tok", before.fcm) : undefined)
+    const [again] = await eventually(() => fakes.fcmTo("alice-tok", before.fcm).length > 0 ? fakes.fcmTo("alice-tok", before.fcm) : undefined)
     expect(again.message.notification?.title).toBe(`incoming call from ${bob.username}`)
     await settle()
-    expect(apnsTo(CAROL_VOIP, before.apns)).toHaveLength(0)
-    expect(fcmTo("bob-tok", before.fcm)).toHaveLength(0)
+    expect(fakes.apnsTo(CAROL_VOIP, before.apns)).toHaveLength(0)
+    expect(fakes.fcmTo("bob-tok", before.fcm)).toHaveLength(0)
   })
 
   it("does not ring members on do-not-disturb", async () => {
@@ -152,7 +131,7 @@ describe("ringing", () => {
     const dm = await bob.client.createDirectChannel([bob.id, dave.id])
     expect((await call(server.url, "POST", `${BASE}/calls/${dm.id}/start`, bob.token)).status).toBe(201)
     await settle()
-    expect(fcmTo("dave-tok", before.fcm)).toHaveLength(0)
+    expect(fakes.fcmTo("dave-tok", before.fcm)).toHaveLength(0)
     await call(server.url, "PUT", `/api/v4/users/${dave.id}/status`, dave.token, { user_id: dave.id, status: "offline" })
   })
 

@@ -2,9 +2,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Db } from "../../layers/Db.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { type FakeApns, startFakeApns } from "./fakes/FakeApns.ts"
-import { type FakeFcm, startFakeFcm } from "./fakes/FakeFcm.ts"
-import { call, eventually, makeTeam, type Member, settle, verifySignature } from "./support.ts"
+import { call, eventually, makeTeam, type Member, type PushFakes, settle, startPushFakes, verifySignature } from "./support.ts"
 
 /**
  * Message and clear pushes end to end: posts made through POST /api/v4/posts reach exactly the right devices through
@@ -12,8 +10,7 @@ import { call, eventually, makeTeam, type Member, settle, verifySignature } from
  */
 
 let server: TestServer
-let fcm: FakeFcm
-let apns: FakeApns
+let fakes: PushFakes
 let alice: Member
 let bob: Member
 let carol: Member
@@ -25,9 +22,7 @@ let publicKey: string
 
 const CAROL_TOKEN = "c0ffee01"
 
-const fcmTo = (token: string, from = 0) => fcm.messages.slice(from).filter((m) => m.message.token === token)
-const apnsTo = (token: string, from = 0) => apns.requests.slice(from).filter((r) => r.token === token)
-const mark = () => ({ fcm: fcm.messages.length, apns: apns.requests.length })
+const mark = () => ({ fcm: fakes.fcm.messages.length, apns: fakes.apns.requests.length })
 
 const query = <A extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
   server.runtime.runPromise(Effect.flatMap(Db, (db) => db.execute(db.sql.unsafe<A>(text, params as Array<unknown>))))
@@ -36,7 +31,7 @@ const post = (who: Member, channel_id: string, message: string, root_id = "") =>
   who.client.createPost({ channel_id, message, root_id } as never)
 
 beforeAll(async () => {
-  ;[fcm, apns] = await Promise.all([startFakeFcm({ staticToken: "static-token" }), startFakeApns()])
+  fakes = await startPushFakes()
   server = await startServer()
   const setup = await makeTeam(server.url, ["alice", "bob", "carol", "dave", "erin"])
   ;({ alice, bob, carol, dave, erin } = setup.members as Record<string, Member>)
@@ -44,17 +39,7 @@ beforeAll(async () => {
   const config = (await call(server.url, "GET", "/api/v4/config/client?format=old", setup.admin.token)).body as Record<string, string>
   serverId = config.DiagnosticId
   publicKey = config.AsymmetricSigningPublicKey
-  const configured = await call(server.url, "PUT", "/api/v1/admin/push", setup.admin.token, {
-    push_android_project_id: "chat-project",
-    push_android_access_token: "static-token",
-    push_fcm_base_url: fcm.url,
-    push_ios_key_id: apns.keyId,
-    push_ios_team_id: apns.teamId,
-    push_ios_bundle_id: apns.bundleId,
-    push_ios_private_key: apns.privateKeyPem,
-    push_apns_base_url: apns.url,
-    push_apns_ca_cert: apns.ca
-  })
+  const configured = await call(server.url, "PUT", "/api/v1/admin/push", setup.admin.token, fakes.settings)
   expect(configured.body.enabled_transports).toEqual(["fcm", "apns"])
   for (const [who, token] of [[alice, "alice-tok"], [bob, "bob-tok"], [erin, "erin-tok"]] as const) {
     await call(server.url, "PUT", "/api/v4/users/sessions/device", who.token, { device_id: `android_rn-v2:${token}`, mobile_version: "2.43.0" })
@@ -65,7 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close()
-  await Promise.all([fcm?.close(), apns?.close()])
+  await fakes?.close()
 })
 
 describe("message pushes", () => {
@@ -77,7 +62,7 @@ describe("message pushes", () => {
     dmWithBob = dm.id
     const message = `hi bob ${"x".repeat(120)}`
     const created = await post(alice, dm.id, message)
-    const [push] = await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? fcmTo("bob-tok", before.fcm) : undefined)
+    const [push] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined)
     expect(push.projectId).toBe("chat-project")
     expect(push.message.notification).toEqual({ title: alice.username, body: [...message].slice(0, 100).join("") })
     expect(push.message.android).toMatchObject({ priority: "NORMAL", notification: { channel_id: "messages", sound: "default" } })
@@ -93,26 +78,26 @@ describe("message pushes", () => {
     const claims = await verifySignature(publicKey, push.message.data.signature)
     expect(claims).toMatchObject({ ack_id: push.message.data.ack_id, device_id: "bob-tok" })
     await settle()
-    expect(fcmTo("bob-tok", before.fcm)).toHaveLength(1)
-    expect(fcmTo("alice-tok")).toHaveLength(0)
+    expect(fakes.fcmTo("bob-tok", before.fcm)).toHaveLength(1)
+    expect(fakes.fcmTo("alice-tok")).toHaveLength(0)
   })
 
   it("clears the channel's notifications when the user reads it elsewhere, with the new badge, once", async () => {
     const before = mark()
     await call(server.url, "POST", `/api/v4/channels/members/${bob.id}/view`, bob.token, { channel_id: dmWithBob, prev_channel_id: "" })
-    const [clear] = await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? fcmTo("bob-tok", before.fcm) : undefined)
+    const [clear] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined)
     expect(clear.message.data).toMatchObject({ type: "clear", channel_id: dmWithBob, badge: "0" })
     expect(clear.message.notification).toBeUndefined()
     await call(server.url, "POST", `/api/v4/channels/members/${bob.id}/view`, bob.token, { channel_id: dmWithBob, prev_channel_id: "" })
     await settle()
-    expect(fcmTo("bob-tok", before.fcm)).toHaveLength(1)
+    expect(fakes.fcmTo("bob-tok", before.fcm)).toHaveLength(1)
   })
 
   it("pushes an @username mention in a channel to that member only, titled with sender and channel, over APNs", async () => {
     const before = mark()
     await post(alice, townSquareId, `hey @${carol.username}, lunch?`)
-    const [push] = await eventually(() => apnsTo(CAROL_TOKEN, before.apns).length > 0 ? apnsTo(CAROL_TOKEN, before.apns) : undefined)
-    expect(push.headers).toMatchObject({ "apns-topic": apns.bundleId, "apns-push-type": "alert", "apns-priority": "5" })
+    const [push] = await eventually(() => fakes.apnsTo(CAROL_TOKEN, before.apns).length > 0 ? fakes.apnsTo(CAROL_TOKEN, before.apns) : undefined)
+    expect(push.headers).toMatchObject({ "apns-topic": fakes.apns.bundleId, "apns-push-type": "alert", "apns-priority": "5" })
     expect(push.payload.aps).toMatchObject({
       alert: { title: `${alice.username} in Town Square`, body: `hey @${carol.username}, lunch?` },
       sound: "default"
@@ -120,20 +105,20 @@ describe("message pushes", () => {
     expect(push.payload).toMatchObject({ channel_id: townSquareId, sender_name: alice.username, type: "message" })
     expect((await verifySignature(publicKey, push.payload.signature as string)).device_id).toBe(CAROL_TOKEN)
     await settle()
-    expect(fcm.messages.length).toBe(before.fcm)
-    expect(apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(1)
+    expect(fakes.fcm.messages.length).toBe(before.fcm)
+    expect(fakes.apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(1)
   })
 
   it("pushes a group message to every other member", async () => {
     const before = mark()
     const gm = await alice.client.createGroupChannel([alice.id, bob.id, carol.id])
     await post(alice, gm.id, "group hello")
-    const [toBob] = await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? fcmTo("bob-tok", before.fcm) : undefined)
-    const [toCarol] = await eventually(() => apnsTo(CAROL_TOKEN, before.apns).length > 0 ? apnsTo(CAROL_TOKEN, before.apns) : undefined)
+    const [toBob] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined)
+    const [toCarol] = await eventually(() => fakes.apnsTo(CAROL_TOKEN, before.apns).length > 0 ? fakes.apnsTo(CAROL_TOKEN, before.apns) : undefined)
     expect(toBob.message.notification?.title.startsWith(`${alice.username} in `)).toBe(true)
     expect(toCarol.payload).toMatchObject({ channel_id: gm.id, type: "message" })
     await settle()
-    expect(fcmTo("dave-tok", before.fcm).length + fcmTo("erin-tok", before.fcm).length + fcmTo("alice-tok").length).toBe(0)
+    expect(fakes.fcmTo("dave-tok", before.fcm).length + fakes.fcmTo("erin-tok", before.fcm).length + fakes.fcmTo("alice-tok").length).toBe(0)
   })
 
   it("pushes @channel to every member but the author, except who muted the channel or is on do-not-disturb", async () => {
@@ -141,12 +126,12 @@ describe("message pushes", () => {
     expect((await call(server.url, "PUT", `/api/v4/users/${erin.id}/status`, erin.token, { user_id: erin.id, status: "dnd" })).status).toBe(200)
     const before = mark()
     await post(alice, townSquareId, "@channel standup in 5")
-    await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? true : undefined)
-    await eventually(() => apnsTo(CAROL_TOKEN, before.apns).length > 0 ? true : undefined)
+    await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? true : undefined)
+    await eventually(() => fakes.apnsTo(CAROL_TOKEN, before.apns).length > 0 ? true : undefined)
     await settle()
-    expect(fcmTo("dave-tok", before.fcm)).toHaveLength(0)
-    expect(fcmTo("erin-tok", before.fcm)).toHaveLength(0)
-    expect(fcmTo("alice-tok")).toHaveLength(0)
+    expect(fakes.fcmTo("dave-tok", before.fcm)).toHaveLength(0)
+    expect(fakes.fcmTo("erin-tok", before.fcm)).toHaveLength(0)
+    expect(fakes.fcmTo("alice-tok")).toHaveLength(0)
     await call(server.url, "PUT", `/api/v4/users/${erin.id}/status`, erin.token, { user_id: erin.id, status: "offline" })
   })
 
@@ -154,10 +139,10 @@ describe("message pushes", () => {
     const root = await post(bob, townSquareId, "who is up for a review?")
     const before = mark()
     const reply = await post(alice, townSquareId, "me", root.id)
-    const [push] = await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? fcmTo("bob-tok", before.fcm) : undefined)
+    const [push] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined)
     expect(push.message.data).toMatchObject({ root_id: root.id, post_id: reply.id })
     await settle()
-    expect(apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(0)
+    expect(fakes.apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(0)
   })
 
   it("follows the user's and the channel's push settings", async () => {
@@ -167,10 +152,10 @@ describe("message pushes", () => {
     const before = mark()
     await post(alice, dm.id, "are you there?")
     await post(alice, townSquareId, "nothing special")
-    const [push] = await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? fcmTo("bob-tok", before.fcm) : undefined)
+    const [push] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined)
     expect(push.message.notification?.body).toBe("nothing special")
     await settle()
-    expect(apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(0)
+    expect(fakes.apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(0)
     await carol.client.patchMe({ notify_props: { push: "mention" } } as never)
     await bob.client.updateChannelNotifyProps({ user_id: bob.id, channel_id: townSquareId, push: "default" } as never)
   })
@@ -178,21 +163,21 @@ describe("message pushes", () => {
 
 describe("delivery", () => {
   it("retries a provider error after its backoff and delivers", async () => {
-    fcm.behave("bob-tok", { kind: "status", status: 503, retryAfter: "0", times: 1 })
+    fakes.fcm.behave("bob-tok", { kind: "status", status: 503, retryAfter: "0", times: 1 })
     const before = mark()
     const dm = await alice.client.createDirectChannel([alice.id, bob.id])
     await post(alice, dm.id, "second try")
-    const [push] = await eventually(() => fcmTo("bob-tok", before.fcm).length > 0 ? fcmTo("bob-tok", before.fcm) : undefined, 8000)
+    const [push] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined, 8000)
     expect(push.message.notification?.body).toBe("second try")
-    const rejected = fcm.rejections.find((r) => r.token === "bob-tok" && r.body === "second try")!
+    const rejected = fakes.fcm.rejections.find((r) => r.token === "bob-tok" && r.body === "second try")!
     expect(rejected.status).toBe(503)
     // The first retry waits at least a second (exponential from one second, or longer if Retry-After says so).
     expect(push.at - rejected.at).toBeGreaterThanOrEqual(900)
   })
 
   it("removes tokens the providers reject, and sends them nothing more", async () => {
-    fcm.behave("dave-tok", { kind: "unregistered" })
-    apns.behave(CAROL_TOKEN, { kind: "unregistered" })
+    fakes.fcm.behave("dave-tok", { kind: "unregistered" })
+    fakes.apns.behave(CAROL_TOKEN, { kind: "unregistered" })
     const toDave = await alice.client.createDirectChannel([alice.id, dave.id])
     const toCarol = await alice.client.createDirectChannel([alice.id, carol.id])
     await post(alice, toDave.id, "ping dave")
@@ -204,7 +189,7 @@ describe("delivery", () => {
     const before = mark()
     await post(alice, toDave.id, "still there?")
     await settle()
-    expect(fcmTo("dave-tok", before.fcm)).toHaveLength(0)
+    expect(fakes.fcmTo("dave-tok", before.fcm)).toHaveLength(0)
   })
 
   it("counts sent and failed pushes in the metrics", async () => {

@@ -1,10 +1,9 @@
-import { Effect, Fiber, Stream } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Sessions } from "../../src/auth/Sessions.ts"
-import { type Envelope, EventBus } from "../../src/events/EventBus.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { type FakeProxy, startFakeProxy } from "./fakes/FakeProxy.ts"
-import { call, eventually, makeTeam, type Member, settle, verifySignature } from "./support.ts"
+import { type BusEvents, call, collectBusEvents, eventually, makeTeam, type Member, settle, verifySignature } from "./support.ts"
 
 /**
  * The Mattermost push-proxy route, as the store-built apps are reached: the push model, the signature the apps
@@ -20,8 +19,7 @@ let carol: Member
 let dave: Member
 let serverId: string
 let publicKey: string
-let events: Array<Envelope>
-let collector: Fiber.RuntimeFiber<void, unknown>
+let bus: BusEvents
 
 const CAROL_VOIP = "f00dcafe"
 
@@ -30,10 +28,7 @@ const pushesTo = (token: string, from = 0) => proxy.pushes.slice(from).filter((p
 beforeAll(async () => {
   proxy = await startFakeProxy()
   server = await startServer()
-  events = []
-  collector = server.runtime.runFork(
-    Effect.flatMap(EventBus, (bus) => Stream.runForEach(bus.events, (e) => Effect.sync(() => events.push(e))))
-  )
+  bus = collectBusEvents(server)
   const setup = await makeTeam(server.url, ["alice", "bob", "carol", "dave"])
   ;({ alice, bob, carol, dave } = setup.members as Record<string, Member>)
   const config = (await call(server.url, "GET", "/api/v4/config/client?format=old", alice.token)).body as Record<string, string>
@@ -51,7 +46,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  if (collector !== undefined) await server.runtime.runPromise(Fiber.interrupt(collector))
+  await bus?.stop()
   await server?.close()
   await proxy?.close()
 })
@@ -124,13 +119,13 @@ describe("push proxy", () => {
   it("never delays posting or its event while the provider hangs", async () => {
     proxy.hangEverything(true)
     const dm = await alice.client.createDirectChannel([alice.id, dave.id])
-    const eventsBefore = events.length
+    const eventsBefore = bus.events.length
     const started = Date.now()
     const created = await alice.client.createPost({ channel_id: dm.id, message: "the proxy is stuck" } as never)
     const elapsed = Date.now() - started
     expect(created.id).toMatch(/^[a-z0-9]{26}$/)
     expect(elapsed).toBeLessThan(1000)
-    await eventually(() => events.slice(eventsBefore).some((e) => e.event === "posted") ? true : undefined, 1000)
+    await eventually(() => bus.events.slice(eventsBefore).some((e) => e.event === "posted") ? true : undefined, 1000)
     // The push did reach the provider, which is not answering.
     await eventually(() => proxy.hanging.length > 0 ? true : undefined)
     const again = Date.now()

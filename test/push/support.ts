@@ -1,6 +1,11 @@
 import type { Client4 } from "@mattermost/client"
+import { Effect, Fiber, Stream } from "effect"
 import { importSPKI, jwtVerify } from "jose"
+import { type Envelope, EventBus } from "../../src/events/EventBus.ts"
 import { newUser } from "../support/Clients.ts"
+import type { TestServer } from "../support/TestServer.ts"
+import { startFakeApns } from "./fakes/FakeApns.ts"
+import { startFakeFcm } from "./fakes/FakeFcm.ts"
 
 /** Shared helpers of the push tests: HTTP calls with a token, waiting for a push, a team with members. */
 
@@ -55,3 +60,40 @@ export const verifySignature = async (publicKeyBase64: string, signature: string
   const { payload } = await jwtVerify(signature, await importSPKI(pem, "ES256"), { algorithms: ["ES256"] })
   return payload as { ack_id: string; device_id: string }
 }
+
+/**
+ * Loopback FCM and APNs, what each device token received (from index `from` on), and the admin push settings
+ * (PUT /api/v1/admin/push) that route a server's pushes to them.
+ */
+export const startPushFakes = async () => {
+  const [fcm, apns] = await Promise.all([startFakeFcm({ staticToken: "static-token" }), startFakeApns()])
+  return {
+    fcm,
+    apns,
+    fcmTo: (token: string, from = 0) => fcm.messages.slice(from).filter((m) => m.message.token === token),
+    apnsTo: (token: string, from = 0) => apns.requests.slice(from).filter((r) => r.token === token),
+    settings: {
+      push_android_project_id: "chat-project",
+      push_android_access_token: "static-token",
+      push_fcm_base_url: fcm.url,
+      push_ios_key_id: apns.keyId,
+      push_ios_team_id: apns.teamId,
+      push_ios_bundle_id: apns.bundleId,
+      push_ios_private_key: apns.privateKeyPem,
+      push_apns_base_url: apns.url,
+      push_apns_ca_cert: apns.ca
+    },
+    close: () => Promise.all([fcm.close(), apns.close()])
+  }
+}
+export type PushFakes = Awaited<ReturnType<typeof startPushFakes>>
+
+/** Every envelope on the server's event bus (the cluster-wide stream) from now until `stop`. */
+export const collectBusEvents = (server: TestServer) => {
+  const events: Array<Envelope> = []
+  const fiber = server.runtime.runFork(
+    Effect.flatMap(EventBus, (bus) => Stream.runForEach(bus.events, (e) => Effect.sync(() => events.push(e))))
+  )
+  return { events, stop: () => server.runtime.runPromise(Fiber.interrupt(fiber)) }
+}
+export type BusEvents = ReturnType<typeof collectBusEvents>
