@@ -1,41 +1,32 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Team } from "@mattermost/types/teams"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
+import { queriesDuring } from "../support/QueryCount.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
 /**
- * The server runs in this process, so every statement it sends goes through pg.Client#query here. The list endpoints
- * of teams, channels and categories must cost the same number of queries whatever the number of teams, channels or
- * members (no query per row).
+ * The list endpoints of teams, channels and categories must cost the same number of queries whatever the number of
+ * teams, channels or members (no query per row).
  */
 let server: TestServer
-const seen: Array<string> = []
-let counting = false
-const original = pg.Client.prototype.query
 
 beforeAll(async () => {
   server = await startServer()
   await newUser(server.url, "sysadmin")
-  pg.Client.prototype.query = function(this: pg.Client, ...args: Array<unknown>) {
-    if (counting) seen.push(String(args[0]))
-    return (original as (...a: Array<unknown>) => unknown).apply(this, args)
-  } as typeof pg.Client.prototype.query
 })
 afterAll(async () => {
-  pg.Client.prototype.query = original
   await server?.close()
 })
 
 const countedGet = async (token: string, path: string) => {
-  seen.splice(0)
-  counting = true
-  const res = await fetch(`${server.url}/api/v4${path}`, { headers: { Authorization: `Bearer ${token}` } })
-  await res.arrayBuffer()
-  counting = false
+  const { value: res, queries } = await queriesDuring(async () => {
+    const res = await fetch(`${server.url}/api/v4${path}`, { headers: { Authorization: `Bearer ${token}` } })
+    await res.arrayBuffer()
+    return res
+  })
   expect(res.status, path).toBe(200)
-  return seen.length
+  return queries.length
 }
 
 /** A user in a team with `channels` extra channels, `members` extra team members and a DM per extra member. */
