@@ -1,18 +1,15 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { ChannelCategory } from "@mattermost/types/channel_categories"
-import type { Team } from "@mattermost/types/teams"
 import { describe, expect, it } from "vitest"
 import { ChannelCategorySpec, expectShape } from "../compat/Shapes.ts"
-import { newUser, unique } from "../support/Clients.ts"
+import { newUser } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
+import { teamOfTwo } from "../support/Teams.ts"
 
 const env = serverForFile()
 
 const setup = async () => {
-  const me = await newUser(env.server.url, "side")
-  const friend = await newUser(env.server.url, "frnd")
-  const team: Team = await me.client.createTeam({ name: unique("s"), display_name: "S", type: "O" } as Team)
-  await me.client.addToTeam(team.id, friend.user.id)
+  const { owner: me, member: friend, team } = await teamOfTwo(env.server.url, ["side", "frnd"])
   const dm: Channel = await me.client.createDirectChannel([me.user.id, friend.user.id])
   return { me, friend, team, dm }
 }

@@ -1,19 +1,16 @@
 import type { Channel, ChannelMembership, ChannelStats, ServerChannel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
-import type { Team } from "@mattermost/types/teams"
 import { describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
 import { ChannelMembershipSpec, expectShape, ServerChannelSpec } from "../compat/Shapes.ts"
 import { newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
+import { teamOfTwo } from "../support/Teams.ts"
 
 const env = serverForFile()
 
 const setup = async () => {
-  const owner = await newUser(env.server.url, "lco")
-  const member = await newUser(env.server.url, "lcm")
-  const team: Team = await owner.client.createTeam({ name: unique("lc"), display_name: "LC", type: "O" } as Team)
-  await owner.client.addToTeam(team.id, member.user.id)
+  const { owner, member, team } = await teamOfTwo(env.server.url, ["lco", "lcm"])
   const channel: Channel = await owner.client.createChannel({ team_id: team.id, name: unique("room"), display_name: "Room", type: "O" } as Channel)
   await member.client.addToChannel(member.user.id, channel.id)
   return { owner, member, team, channel }

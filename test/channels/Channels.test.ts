@@ -1,23 +1,14 @@
 import type { Channel } from "@mattermost/types/channels"
-import type { Team } from "@mattermost/types/teams"
 import { describe, expect, it } from "vitest"
-import { newUser, unique } from "../support/Clients.ts"
+import { newUser } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
+import { teamOfTwo } from "../support/Teams.ts"
 
 const env = serverForFile()
 
-/** An owner with a team and a second member of it. */
-const teamOfTwo = async () => {
-  const owner = await newUser(env.server.url, "own")
-  const other = await newUser(env.server.url, "oth")
-  const team: Team = await owner.client.createTeam({ name: unique("t"), display_name: "T", type: "O" } as Team)
-  await owner.client.addToTeam(team.id, other.user.id)
-  return { owner, other, team }
-}
-
 describe("channels", () => {
   it("creates public and private channels; the creator is channel admin; others join public ones", async () => {
-    const { owner, other, team } = await teamOfTwo()
+    const { owner, member: other, team } = await teamOfTwo(env.server.url, ["own", "oth"])
     const pub: Channel = await owner.client.createChannel({ team_id: team.id, name: "general-talk", display_name: "General Talk", type: "O" } as Channel)
     expect(pub).toMatchObject({ team_id: team.id, name: "general-talk", display_name: "General Talk", type: "O", creator_id: owner.user.id, delete_at: 0 })
     expect(env.log.named("channel_created").some((e) => e.data.channel_id === pub.id && e.broadcast.user_id === owner.user.id)).toBe(true)
@@ -49,7 +40,7 @@ describe("channels", () => {
   })
 
   it("keeps outsiders of the team out of its channels", async () => {
-    const { owner, team } = await teamOfTwo()
+    const { owner, team } = await teamOfTwo(env.server.url, ["own", "oth"])
     const outsider = await newUser(env.server.url, "out")
     const pub: Channel = await owner.client.createChannel({ team_id: team.id, name: "open-room", display_name: "Open", type: "O" } as Channel)
     await expect(outsider.client.getChannel(pub.id)).rejects.toMatchObject({ status_code: 403 })
@@ -60,7 +51,7 @@ describe("channels", () => {
   })
 
   it("creates a DM (type D, ordered name, idempotent) listed in both users' team channels", async () => {
-    const { owner, other, team } = await teamOfTwo()
+    const { owner, member: other, team } = await teamOfTwo(env.server.url, ["own", "oth"])
     const dm: Channel = await owner.client.createDirectChannel([owner.user.id, other.user.id])
     const expected = [owner.user.id, other.user.id].sort().join("__")
     expect(dm).toMatchObject({ type: "D", team_id: "", name: expected })

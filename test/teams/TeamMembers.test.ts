@@ -6,6 +6,7 @@ import { raw } from "../compat/Raw.ts"
 import { expectShape, type Spec, TeamSpec } from "../compat/Shapes.ts"
 import { newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
+import { teamOfTwo } from "../support/Teams.ts"
 
 const env = serverForFile()
 let admin: Awaited<ReturnType<typeof newUser>>
@@ -21,13 +22,8 @@ const TeamMembershipSpec: Spec<TeamMembership> = {
   thread_count: "optional", thread_mention_count: "optional", thread_urgent_mention_count: "optional"
 }
 
-const setup = async (open = false) => {
-  const owner = await newUser(env.server.url, "tmo")
-  const member = await newUser(env.server.url, "tmm")
-  const team: Team = await owner.client.createTeam({ name: unique("tm"), display_name: "TM", type: open ? "O" : "I", allow_open_invite: open } as Team)
-  await owner.client.addToTeam(team.id, member.user.id)
-  return { owner, member, team }
-}
+const setup = (open = false) =>
+  teamOfTwo(env.server.url, ["tmo", "tmm"], { type: open ? "O" : "I", allow_open_invite: open })
 
 describe("team membership", () => {
   it("returns Team and TeamMembership shapes, with the email shown only to team admins", async () => {
