@@ -12,25 +12,34 @@ export interface CliResult {
   readonly output: string
 }
 
-/** Runs the CLI with exactly the given variables (plus PATH and HOME), as an operator's shell would. */
+/**
+ * Starts `src/main.ts` with `args` from the repository root with exactly the given variables (plus PATH and HOME), as
+ * an operator's shell would, and collects what it writes.
+ */
+export const spawnMain = (args: ReadonlyArray<string>, vars: Record<string, string>) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...vars },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  const written = { stdout: "", stderr: "" }
+  child.stdout.on("data", (d) => (written.stdout += d))
+  child.stderr.on("data", (d) => (written.stderr += d))
+  return { child, written }
+}
+
+/** Runs the CLI to its exit, with nothing on stdin. */
 export const runCli = (args: ReadonlyArray<string>, vars: Record<string, string> = {}, timeoutMs = 110_000) =>
   new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...vars },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
+    const { child, written } = spawnMain(args, vars)
+    child.stdin.end()
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
-      reject(new Error(`CLI ${args.join(" ")} did not exit within ${timeoutMs} ms:\n${stdout}\n${stderr}`))
+      reject(new Error(`CLI ${args.join(" ")} did not exit within ${timeoutMs} ms:\n${written.stdout}\n${written.stderr}`))
     }, timeoutMs)
     child.on("error", reject)
     child.on("close", (code) => {
       clearTimeout(timer)
-      resolve({ code, stdout, stderr, output: stdout + stderr })
+      resolve({ code, stdout: written.stdout, stderr: written.stderr, output: written.stdout + written.stderr })
     })
   })

@@ -1,9 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createServer } from "node:net"
 import { join } from "node:path"
-import { root } from "../cli/Cli.ts"
+import { spawnMain } from "../cli/Cli.ts"
 
 /** The service as an operator runs it: its own process, its own environment, JSON log lines on stdout. */
 export interface ServiceProcess {
@@ -32,25 +32,17 @@ export const freePort = () =>
   })
 
 export const startProcess = (vars: Record<string, string>): ServiceProcess => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...vars },
-    stdio: ["pipe", "pipe", "pipe"]
-  })
-  let stdout = ""
-  let stderr = ""
-  child.stdout.on("data", (d) => (stdout += d))
-  child.stderr.on("data", (d) => (stderr += d))
+  const { child, written } = spawnMain([], vars)
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
   const logs = () =>
-    stdout.split("\n").flatMap((line) => {
+    written.stdout.split("\n").flatMap((line) => {
       try {
         return [JSON.parse(line) as LogLine]
       } catch {
         return []
       }
     })
-  return { child, url: `http://127.0.0.1:${vars.SERVICE_PORT}`, logs, output: () => stdout + stderr, exited }
+  return { child, url: `http://127.0.0.1:${vars.SERVICE_PORT}`, logs, output: () => written.stdout + written.stderr, exited }
 }
 
 /** Polls until the URL answers 200, or fails with the process output after the deadline. */
