@@ -4,7 +4,7 @@ import { Cache } from "../../layers/Cache.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { makeTokens } from "./Tokens.ts"
-import { type Session, SessionJson } from "./Session.ts"
+import { type Session, SessionJson, SessionLength } from "./Session.ts"
 
 export interface NewSession {
   readonly userId: string
@@ -114,7 +114,12 @@ export const make = Effect.gen(function*() {
           INSERT INTO sessions (id, user_id, create_at, expires_at, last_activity_at, device_id, roles, is_oauth, props)
           VALUES (${session.id}, ${session.user_id}, ${now}, ${session.expires_at}, ${now}, ${session.device_id},
                   ${session.roles}, ${session.is_oauth}, ${JSON.stringify(session.props)}::jsonb)`)
-        const token = yield* tokens.sign({ sessionId: session.id, userId: session.user_id }, session.expires_at)
+        // The row's expires_at decides; the token only caps it at the longest session there is, because a session can
+        // be extended after issue (a phone registering its device turns a web-length session into a mobile one).
+        const token = yield* tokens.sign(
+          { sessionId: session.id, userId: session.user_id },
+          Math.max(session.expires_at, now + SessionLength.mobile)
+        )
         yield* remember(session)
         return { session, token }
       }),
