@@ -1,4 +1,4 @@
-import { Clock, Context, Data, Duration, Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Redis } from "ioredis"
 import { makeCircuitBreaker, Policies, type CircuitOpenError } from "./Resilience.ts"
 
@@ -48,88 +48,97 @@ interface MemoryEntry {
   readonly expiresAt: number
 }
 
-export const makeMemory: Effect.Effect<CacheService> = Effect.gen(function*() {
-  const store = yield* Ref.make(new Map<string, MemoryEntry>())
+/**
+ * One mutable map: every operation runs synchronously inside one Effect step, so each is atomic on the single
+ * JavaScript thread (an immutable map copied per write would cost O(keys) per operation). Expired entries are dropped
+ * when read and swept every few hundred writes so that the map does not grow without bound.
+ */
+export const makeMemory: Effect.Effect<CacheService> = Effect.sync(() => {
+  const store = new Map<string, MemoryEntry>()
+  const SWEEP_EVERY = 512
+  let writes = 0
   const now = Clock.currentTimeMillis
-  const alive = (entry: MemoryEntry | undefined, at: number) => entry !== undefined && entry.expiresAt > at ? entry : undefined
-  const read = (key: string) => Effect.zipWith(Ref.get(store), now, (m, at) => alive(m.get(key), at))
-  const write = (key: string, entry: MemoryEntry | undefined) =>
-    Ref.update(store, (m) => {
-      const next = new Map(m)
-      if (entry === undefined) next.delete(key)
-      else next.set(key, entry)
-      return next
-    })
   const expiry = (at: number, ttl?: Duration.DurationInput) =>
     ttl === undefined ? Number.POSITIVE_INFINITY : at + Duration.toMillis(ttl)
-  const liveMembers = (entry: MemoryEntry | undefined, at: number) => {
-    const members = entry?.value instanceof Map ? entry.value : new Map<string, number>()
-    return new Map([...members].filter(([, until]) => until > at))
+  const live = (key: string, at: number) => {
+    const entry = store.get(key)
+    if (entry === undefined) return undefined
+    if (entry.expiresAt > at) return entry
+    store.delete(key)
+    return undefined
   }
+  const put = (key: string, entry: MemoryEntry, at: number) => {
+    store.set(key, entry)
+    if (++writes % SWEEP_EVERY === 0) {
+      for (const [k, e] of store) if (e.expiresAt <= at) store.delete(k)
+    }
+  }
+  const stringOf = (entry: MemoryEntry | undefined) => typeof entry?.value === "string" ? entry.value : undefined
+  /** The set's members still alive at `at`, pruned in place. */
+  const members = (key: string, at: number) => {
+    const value = live(key, at)?.value
+    if (!(value instanceof Map)) return undefined
+    for (const [member, until] of value) if (until <= at) value.delete(member)
+    return value
+  }
+  const at = <A>(f: (at: number) => A) => Effect.map(now, f)
 
-  return {
-    get: (key) => Effect.map(read(key), (e) => typeof e?.value === "string" ? Option.some(e.value) : Option.none()),
-    set: (key, value, ttl) => Effect.flatMap(now, (at) => write(key, { value, expiresAt: expiry(at, ttl) })),
+  const service: CacheService = {
+    get: (key) => at((t) => Option.fromNullable(stringOf(live(key, t)))),
+    set: (key, value, ttl) => at((t) => put(key, { value, expiresAt: expiry(t, ttl) }, t)),
     setIfAbsent: (key, value, ttl) =>
-      Effect.flatMap(now, (at) =>
-        Ref.modify(store, (m) => {
-          if (alive(m.get(key), at) !== undefined) return [false, m] as const
-          const next = new Map(m)
-          next.set(key, { value, expiresAt: expiry(at, ttl) })
-          return [true, next] as const
-        })),
-    del: (key) => write(key, undefined),
+      at((t) => {
+        if (live(key, t) !== undefined) return false
+        put(key, { value, expiresAt: expiry(t, ttl) }, t)
+        return true
+      }),
+    del: (key) => Effect.sync(() => void store.delete(key)),
     take: (key) =>
-      Effect.flatMap(now, (at) =>
-        Ref.modify(store, (m) => {
-          const e = alive(m.get(key), at)
-          if (e === undefined || typeof e.value !== "string") return [Option.none<string>(), m] as const
-          const next = new Map(m)
-          next.delete(key)
-          return [Option.some(e.value), next] as const
-        })),
+      at((t) => {
+        const value = stringOf(live(key, t))
+        if (value === undefined) return Option.none()
+        store.delete(key)
+        return Option.some(value)
+      }),
     incr: (key, ttl) =>
-      Effect.flatMap(now, (at) =>
-        Ref.modify(store, (m) => {
-          const e = alive(m.get(key), at)
-          const count = (e !== undefined && typeof e.value === "string" ? Number(e.value) : 0) + 1
-          const expiresAt = e?.expiresAt ?? expiry(at, ttl)
-          const next = new Map(m)
-          next.set(key, { value: String(count), expiresAt })
-          return [{ count, ttlMs: expiresAt - at }, next] as const
-        })),
+      at((t) => {
+        const entry = live(key, t)
+        const count = Number(stringOf(entry) ?? 0) + 1
+        const expiresAt = entry?.expiresAt ?? expiry(t, ttl)
+        put(key, { value: String(count), expiresAt }, t)
+        return { count, ttlMs: expiresAt - t }
+      }),
     listPush: (key, value, maxLength, ttl) =>
-      Effect.flatMap(now, (at) =>
-        Ref.update(store, (m) => {
-          const e = alive(m.get(key), at)
-          const list = Array.isArray(e?.value) ? [...e.value, value] : [value]
-          const next = new Map(m)
-          next.set(key, { value: list.slice(-maxLength), expiresAt: expiry(at, ttl) })
-          return next
-        })),
-    listRange: (key) => Effect.map(read(key), (e) => Array.isArray(e?.value) ? e.value : []),
+      at((t) => {
+        const current = live(key, t)?.value
+        const list = Array.isArray(current) ? current : []
+        list.push(value)
+        if (list.length > maxLength) list.splice(0, list.length - maxLength)
+        put(key, { value: list, expiresAt: expiry(t, ttl) }, t)
+      }),
+    listRange: (key) =>
+      at((t) => {
+        const value = live(key, t)?.value
+        return Array.isArray(value) ? [...value] : []
+      }),
     expiringSetAdd: (key, member, ttl) =>
-      Effect.flatMap(now, (at) =>
-        Ref.update(store, (m) => {
-          const members = liveMembers(alive(m.get(key), at), at)
-          members.set(member, expiry(at, ttl))
-          const next = new Map(m)
-          next.set(key, { value: members, expiresAt: Math.max(...members.values()) })
-          return next
-        })),
+      at((t) => {
+        const set = members(key, t) ?? new Map<string, number>()
+        set.set(member, expiry(t, ttl))
+        put(key, { value: set, expiresAt: Math.max(...set.values()) }, t)
+      }),
     expiringSetRemove: (key, member) =>
-      Effect.flatMap(now, (at) =>
-        Ref.update(store, (m) => {
-          const members = liveMembers(alive(m.get(key), at), at)
-          members.delete(member)
-          const next = new Map(m)
-          if (members.size === 0) next.delete(key)
-          else next.set(key, { value: members, expiresAt: Math.max(...members.values()) })
-          return next
-        })),
-    expiringSetCount: (key) => Effect.zipWith(read(key), now, (e, at) => liveMembers(e, at).size),
+      at((t) => {
+        const set = members(key, t)
+        if (set === undefined) return
+        set.delete(member)
+        if (set.size === 0) store.delete(key)
+        else store.set(key, { value: set, expiresAt: Math.max(...set.values()) })
+      }),
+    expiringSetCount: (key) => at((t) => members(key, t)?.size ?? 0),
     ping: Effect.void
   }
+  return service
 })
 
 const INCR_SCRIPT = `
