@@ -1,21 +1,14 @@
 import { Option } from "effect"
-import type { PushKind } from "../../layers/PushSender.ts"
+import type { PushNotification } from "../../layers/PushSender.ts"
 
 /**
  * What a push says, before it is addressed to a device: the queue adds the token, the ack id, the server id and the
  * signature. Titles, bodies, priorities and Android channels follow the spec's Push notifications table.
  */
-export interface PushTemplate {
-  readonly kind: PushKind
-  readonly title: string
-  readonly body: string
-  readonly priority: "normal" | "high"
-  readonly androidChannel: Option.Option<string>
-  readonly sound: Option.Option<string>
-  readonly badge: Option.Option<number>
-  readonly threadId: Option.Option<string>
-  readonly data: Readonly<Record<string, string>>
-}
+export type PushTemplate = Pick<
+  PushNotification,
+  "kind" | "title" | "body" | "priority" | "androidChannel" | "sound" | "badge" | "threadId" | "data"
+>
 
 export const PREVIEW_LENGTH = 100
 
