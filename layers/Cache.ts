@@ -43,8 +43,16 @@ export interface CacheService {
 
 export class Cache extends Context.Tag("service/Cache")<Cache, CacheService>() {}
 
+/**
+ * An expiring set with one member, the usual case (a user with one socket): a Map's smallest table alone takes
+ * about 150 bytes. A second member turns it into a Map.
+ */
+class SoleMember {
+  constructor(readonly member: string, readonly until: number) {}
+}
+
 interface MemoryEntry {
-  readonly value: string | Array<string> | Map<string, number>
+  readonly value: string | Array<string> | Map<string, number> | SoleMember
   readonly expiresAt: number
 }
 
@@ -74,9 +82,10 @@ export const makeMemory: Effect.Effect<CacheService> = Effect.sync(() => {
     }
   }
   const stringOf = (entry: MemoryEntry | undefined) => typeof entry?.value === "string" ? entry.value : undefined
-  /** The set's members still alive at `at`, pruned in place. */
+  /** The set's members still alive at `at`, pruned in place (a live entry's sole member is alive: it sets the expiry). */
   const members = (key: string, at: number) => {
     const value = live(key, at)?.value
+    if (value instanceof SoleMember) return value
     if (!(value instanceof Map)) return undefined
     for (const [member, until] of value) if (until <= at) value.delete(member)
     return value
@@ -123,19 +132,32 @@ export const makeMemory: Effect.Effect<CacheService> = Effect.sync(() => {
       }),
     expiringSetAdd: (key, member, ttl) =>
       at((t) => {
-        const set = members(key, t) ?? new Map<string, number>()
-        set.set(member, expiry(t, ttl))
-        put(key, { value: set, expiresAt: Math.max(...set.values()) }, t)
+        const until = expiry(t, ttl)
+        const set = members(key, t)
+        if (set === undefined || (set instanceof SoleMember && set.member === member)) {
+          return put(key, { value: new SoleMember(member, until), expiresAt: until }, t)
+        }
+        const map = set instanceof SoleMember ? new Map([[set.member, set.until]]) : set
+        map.set(member, until)
+        put(key, { value: map, expiresAt: Math.max(...map.values()) }, t)
       }),
     expiringSetRemove: (key, member) =>
       at((t) => {
         const set = members(key, t)
         if (set === undefined) return
+        if (set instanceof SoleMember) {
+          if (set.member === member) store.delete(key)
+          return
+        }
         set.delete(member)
         if (set.size === 0) store.delete(key)
         else store.set(key, { value: set, expiresAt: Math.max(...set.values()) })
       }),
-    expiringSetCount: (key) => at((t) => members(key, t)?.size ?? 0),
+    expiringSetCount: (key) =>
+      at((t) => {
+        const set = members(key, t)
+        return set instanceof SoleMember ? 1 : set?.size ?? 0
+      }),
     ping: Effect.void
   }
   return service

@@ -42,7 +42,6 @@ export class Connection {
   constructor(
     readonly id: string,
     readonly userId: string,
-    readonly sessionId: string,
     readonly protocol: ProtocolName
   ) {}
 

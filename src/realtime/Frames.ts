@@ -26,9 +26,10 @@ export class EncodedEvent {
 
 /**
  * A whole frame with seq 0, minus its last two characters (`0}`): one flat string. Built by concatenation it would be a
- * rope of a dozen pieces, and the replay buffer keeps every prefix a connection was sent.
+ * rope of a dozen pieces, and a plain `slice` is a view that keeps the whole text alive besides; the replay buffer
+ * keeps every prefix a connection was sent. The copy through UTF-8 is exact: JSON.stringify escapes lone surrogates.
  */
-const withoutSeq = (frame: object) => JSON.stringify(frame).slice(0, -2)
+const withoutSeq = (frame: object) => Buffer.from(JSON.stringify(frame).slice(0, -2), "utf8").toString("utf8")
 
 const v4Prefix = (e: EncodedEvent["envelope"]) => {
   const b = e.broadcast

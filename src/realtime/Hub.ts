@@ -33,7 +33,6 @@ const UNKNOWN_CHANNEL_RECHECK_MS = 30_000
 export interface AdmitInput {
   readonly ws: WebSocket
   readonly userId: string
-  readonly sessionId: string
   readonly protocol: ProtocolName
   readonly resume: Option.Option<{ readonly connectionId: string; readonly sequence: number }>
 }
@@ -41,7 +40,6 @@ export interface AdmitInput {
 export interface Admitted {
   readonly connection: Connection
   readonly socketId: string
-  readonly resumed: boolean
 }
 
 export interface HubService {
@@ -49,7 +47,7 @@ export interface HubService {
   /** Registers an authenticated socket: resumes its connection or starts a fresh one with hello; None when refused. */
   readonly admit: (input: AdmitInput) => Effect.Effect<Option.Option<Admitted>, DbError>
   /** The socket went away: its connection stays resumable for a while; presence and status follow. */
-  readonly socketClosed: (admitted: Admitted, ws: WebSocket) => Effect.Effect<void>
+  readonly socketClosed: (connection: Connection, socketId: string, ws: WebSocket) => Effect.Effect<void>
   /** Whether the user is in the channel (memory first, then one lookup that also repairs the memory). */
   readonly isChannelMember: (userId: string, channelId: string) => Effect.Effect<boolean>
   readonly channelsOf: (userId: string) => ReadonlyArray<string>
@@ -91,7 +89,8 @@ export const make = Effect.gen(function*() {
   const serverHostname = hostname()
   const subscriptions = new Subscriptions()
   const connections = new Map<string, Connection>()
-  const sockets = new Set<WebSocket>()
+  /** Each open socket and the connection it carries; also how the one shared pong listener finds the connection. */
+  const sockets = new Map<WebSocket, Connection>()
   const uncheckedChannels = new Map<string, number>()
   const awaitingHandoff = new Map<string, Deferred.Deferred<void>>()
 
@@ -107,14 +106,17 @@ export const make = Effect.gen(function*() {
     if (connections.get(connection.id) === connection) connections.delete(connection.id)
     subscriptions.detach(connection)
   }
+  // One listener for every socket rather than a closure per socket (about 100 bytes each).
+  const onPong = function(this: WebSocket) {
+    const connection = sockets.get(this)
+    if (connection !== undefined) connection.alive = true
+  }
   const attachSocket = (connection: Connection, ws: WebSocket, socketId: string) => {
     connection.ws = ws
     connection.socketId = socketId
     connection.alive = true
-    sockets.add(ws)
-    ws.on("pong", () => {
-      connection.alive = true
-    })
+    sockets.set(ws, connection)
+    ws.on("pong", onPong)
   }
 
   const loadMemberships = (userId: string) =>
@@ -159,7 +161,7 @@ export const make = Effect.gen(function*() {
   /** Asks the node holding the connection to let go of it and hand over its replay buffer. */
   const takeOver = (input: AdmitInput, connectionId: string) =>
     Effect.gen(function*() {
-      const connection = new Connection(connectionId, input.userId, input.sessionId, input.protocol)
+      const connection = new Connection(connectionId, input.userId, input.protocol)
       connection.pending = []
       yield* withUser(input.userId, () => register(connection))
       const requestId = newId()
@@ -240,7 +242,8 @@ export const make = Effect.gen(function*() {
           }),
         onNone: () =>
           withUser(input.userId, () => {
-            const fresh = new Connection(newId(), input.userId, input.sessionId, input.protocol)
+            // A fresh connection takes its first socket's id: unique too, and one id string less per socket.
+            const fresh = new Connection(socketId, input.userId, input.protocol)
             register(fresh)
             attachSocket(fresh, input.ws, socketId)
             fresh.greet(helloPrefix(fresh, now))
@@ -250,12 +253,11 @@ export const make = Effect.gen(function*() {
       yield* updateGauge
       yield* rememberOwner(connection, 24 * 60 * 60 * 1000)
       yield* statuses.active(input.userId).pipe(Effect.ignore)
-      return Option.some<Admitted>({ connection, socketId, resumed: Option.isSome(target) })
+      return Option.some<Admitted>({ connection, socketId })
     })
 
-  const socketClosed = (admitted: Admitted, ws: WebSocket) =>
+  const socketClosed = (connection: Connection, socketId: string, ws: WebSocket) =>
     Effect.gen(function*() {
-      const { connection, socketId } = admitted
       sockets.delete(ws)
       if (connection.ws === ws) {
         connection.ws = undefined

@@ -6,7 +6,8 @@ import type { Statuses } from "../status/Statuses.ts"
 import { logSecurityEvent, SecurityEvent } from "../security/SecurityEvents.ts"
 import { handleAction, NoReply } from "./Actions.ts"
 import { type ClientRequest, errorReply, okReply, type ProtocolName, RequestErrors, type RequestError } from "./Frames.ts"
-import { type Admitted, Hub } from "./Hub.ts"
+import type { Connection } from "./Connection.ts"
+import { Hub } from "./Hub.ts"
 
 /**
  * One socket's life as plain state and callbacks: authentication (on upgrade, or by `authentication_challenge`
@@ -27,7 +28,6 @@ const DEPARTURE_WAIT = "5 seconds"
 
 export interface SocketAuth {
   readonly userId: string
-  readonly sessionId: string
 }
 
 /** What a session's effects may use: the node's runtime, captured by the socket server, provides it. */
@@ -70,7 +70,23 @@ export const refusal = (reason: string, clientIp: string, path: string) =>
 const PATH = { v4: "/api/v4/websocket", native: "/api/v1/ws" } as const
 
 export class SocketSession {
-  private admitted: Admitted | undefined = undefined
+  /** Shared listeners find their session here: a closure per socket and event would cost about 100 bytes each. */
+  private static readonly bySocket = new WeakMap<WebSocket, SocketSession>()
+  private static onMessage(this: WebSocket, data: Buffer, isBinary: boolean) {
+    SocketSession.bySocket.get(this)?.received(isBinary ? new Uint8Array(data) : data.toString("utf8"))
+  }
+  private static onClose(this: WebSocket) {
+    SocketSession.bySocket.get(this)?.socketClosed()
+  }
+
+  /** Set once admitted; with the id of this socket, which presence counts (a resumed connection changes sockets). */
+  private connection: Connection | undefined = undefined
+  private socketId = ""
+  private readonly protocol: ProtocolName
+  private readonly resume: SessionOptions["resume"]
+  /** Only refusals use it, and they all come before admission: released then. */
+  private clientIp: string
+  private readonly onClosed: SessionOptions["onClosed"]
   /** We asked the socket to close (refused, timed out, over a limit): frames still arriving are ignored. */
   private closing = false
   private closed = false
@@ -82,17 +98,24 @@ export class SocketSession {
   private deadline: Fiber.RuntimeFiber<void> | undefined = undefined
   private deadlinePassed = false
 
+  /** The options are kept as fields: one object less per socket. */
   constructor(
     private readonly ws: WebSocket,
     private readonly run: Run,
-    private readonly options: SessionOptions
-  ) {}
+    options: SessionOptions
+  ) {
+    this.protocol = options.protocol
+    this.resume = options.resume
+    this.clientIp = options.clientIp
+    this.onClosed = options.onClosed
+  }
 
   /** Starts serving the socket: admits it at once when the upgrade carried a valid token, else waits for a challenge. */
   start(auth: SocketAuth | undefined) {
     const ws = this.ws
-    ws.on("message", (data: Buffer, isBinary: boolean) => this.received(isBinary ? new Uint8Array(data) : data.toString("utf8")))
-    ws.on("close", () => this.socketClosed())
+    SocketSession.bySocket.set(ws, this)
+    ws.on("message", SocketSession.onMessage)
+    ws.on("close", SocketSession.onClose)
     ws.on("error", ignore)
     if (auth !== undefined) return this.step(this.admit(auth))
     this.deadline = this.run(Effect.sleep(AUTH_DEADLINE_MS))
@@ -121,7 +144,7 @@ export class SocketSession {
     this.closed = true
     this.waiting = undefined
     this.deadline?.unsafeInterruptAsFork(FiberId.none)
-    this.options.onClosed(this)
+    this.onClosed(this)
     // A running step (an admission, a request) records the departure when it is done.
     if (!this.busy) this.run(this.depart())
   }
@@ -142,7 +165,7 @@ export class SocketSession {
       this.waiting = undefined
       return
     }
-    if (this.deadlinePassed && this.admitted === undefined) {
+    if (this.deadlinePassed && this.connection === undefined) {
       this.waiting = undefined
       return this.step(Effect.zipRight(
         this.refuse(`no authentication within ${AUTH_DEADLINE_MS / 1000} seconds`),
@@ -155,7 +178,7 @@ export class SocketSession {
   }
 
   private refuse(reason: string) {
-    return refusal(reason, this.options.clientIp, PATH[this.options.protocol])
+    return refusal(reason, this.clientIp, PATH[this.protocol])
   }
 
   private send(text: string) {
@@ -169,22 +192,24 @@ export class SocketSession {
 
   private depart(): Effect.Effect<void, never, SessionServices> {
     return Effect.suspend(() => {
-      const admitted = this.admitted
-      if (admitted === undefined || this.departed) return Effect.void
+      const connection = this.connection
+      if (connection === undefined || this.departed) return Effect.void
       this.departed = true
-      return Effect.flatMap(Hub, (hub) => hub.socketClosed(admitted, this.ws)).pipe(Effect.timeout(DEPARTURE_WAIT), Effect.ignore)
+      return Effect.flatMap(Hub, (hub) => hub.socketClosed(connection, this.socketId, this.ws)).pipe(Effect.timeout(DEPARTURE_WAIT), Effect.ignore)
     })
   }
 
   private admit(auth: SocketAuth): Effect.Effect<boolean, never, SessionServices> {
-    const { protocol, resume } = this.options
-    return Effect.flatMap(Hub, (hub) => hub.admit({ ws: this.ws, userId: auth.userId, sessionId: auth.sessionId, protocol, resume })).pipe(
+    const { protocol, resume } = this
+    return Effect.flatMap(Hub, (hub) => hub.admit({ ws: this.ws, userId: auth.userId, protocol, resume })).pipe(
       Effect.flatMap((result) => {
         if (Option.isNone(result)) {
           this.closing = true
           return Effect.succeed(false)
         }
-        this.admitted = result.value
+        this.connection = result.value.connection
+        this.socketId = result.value.socketId
+        this.clientIp = ""
         this.deadline?.unsafeInterruptAsFork(FiberId.none)
         return Effect.succeed(true)
       }),
@@ -196,7 +221,7 @@ export class SocketSession {
 
   private authenticate(request: ClientRequest): Effect.Effect<void, never, SessionServices> {
     return Effect.gen(this, function*() {
-      const protocol = this.options.protocol
+      const protocol = this.protocol
       if (request.action !== "authentication_challenge") return this.send(errorReply(protocol, request.seq, RequestErrors.notAuthenticated))
       const token = (request.data as { token?: unknown } | null)?.token
       const sessions = yield* Sessions
@@ -207,18 +232,18 @@ export class SocketSession {
         yield* this.refuse("invalid token in authentication_challenge")
         return this.close(CLOSE_AUTH_FAILED)
       }
-      if (yield* this.admit({ userId: session.value.user_id, sessionId: session.value.id })) this.send(okReply(protocol, request.seq))
+      if (yield* this.admit({ userId: session.value.user_id })) this.send(okReply(protocol, request.seq))
     })
   }
 
   private handle(frame: string | Uint8Array): Effect.Effect<void, never, SessionServices> {
-    const protocol = this.options.protocol
+    const protocol = this.protocol
     return Effect.gen(this, function*() {
       const parsed = typeof frame === "string" ? parse(frame) : { error: RequestErrors.badJson, seq: UNKNOWN_SEQ }
       if ("error" in parsed) return this.send(errorReply(protocol, parsed.seq, parsed.error))
       const { request } = parsed
-      if (this.admitted === undefined) return yield* this.authenticate(request)
-      const result = yield* handleAction(this.admitted.connection, request).pipe(Effect.either)
+      if (this.connection === undefined) return yield* this.authenticate(request)
+      const result = yield* handleAction(this.connection, request).pipe(Effect.either)
       if (result._tag === "Left") {
         if (!isRequestError(result.left)) yield* Effect.logError("websocket request failed", result.left)
         return this.send(errorReply(protocol, request.seq, isRequestError(result.left) ? result.left : RequestErrors.internal))

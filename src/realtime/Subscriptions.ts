@@ -6,31 +6,97 @@ import type { Connection } from "./Connection.ts"
  * channel event touches only that channel's local members. State is per user (all of a user's connections share
  * one membership), loaded once when their first connection arrives and then kept current by membership events.
  */
+const NONE: ReadonlyArray<string> = []
+
+/**
+ * The array plus one item, allocated at its exact length: `push` and spreading leave room for 16 more elements
+ * (about 130 bytes), and the arrays here are held per idle user.
+ */
+const withItem = <A>(items: ReadonlyArray<A>, item: A): Array<A> => {
+  const next = new Array<A>(items.length + 1)
+  for (let i = 0; i < items.length; i++) next[i] = items[i]
+  next[items.length] = item
+  return next
+}
+
+/** The array without one item, at its exact length. */
+const withoutItem = <A>(items: ReadonlyArray<A>, item: A): Array<A> => {
+  const next = new Array<A>(items.length - 1)
+  let j = 0
+  for (const other of items) if (other !== item) next[j++] = other
+  return next
+}
+
+/**
+ * A user's channel or team ids: an exactly sized array while small (most users are in a few dozen), a Set past that.
+ * A Set's smallest table takes well over a hundred bytes, an array of one id about fifty, and each idle socket's
+ * user holds two of these.
+ */
+export class IdSet implements Iterable<string> {
+  static readonly SMALL_MAX = 32
+  private ids: ReadonlyArray<string> | Set<string> = NONE
+
+  has(id: string) {
+    return Array.isArray(this.ids) ? this.ids.includes(id) : (this.ids as Set<string>).has(id)
+  }
+
+  add(id: string) {
+    const ids = this.ids
+    if (!Array.isArray(ids)) return void (ids as Set<string>).add(id)
+    if (ids.includes(id)) return
+    this.ids = ids.length < IdSet.SMALL_MAX ? withItem(ids, id) : new Set(ids).add(id)
+  }
+
+  delete(id: string) {
+    const ids = this.ids
+    if (!Array.isArray(ids)) return void (ids as Set<string>).delete(id)
+    if (ids.includes(id)) this.ids = ids.length === 1 ? NONE : withoutItem(ids, id)
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.ids[Symbol.iterator]()
+  }
+}
 export class UserSubscriptions {
-  /** An array, not a Set: a user has one or two connections, and a Set's smallest table is several times larger. */
-  readonly connections: Array<Connection> = []
-  readonly channels = new Set<string>()
-  readonly teams = new Set<string>()
+  /**
+   * An array, not a Set: a user has one or two connections, and a Set's smallest table is several times larger.
+   * Replaced, never changed in place, so that a delivery iterating it is not disturbed.
+   */
+  connections: ReadonlyArray<Connection> = []
+  readonly channels = new IdSet()
+  readonly teams = new IdSet()
   constructor(readonly userId: string) {}
 }
 
-const addTo = <K, V>(index: Map<K, Set<V>>, key: K, value: V) => {
-  let set = index.get(key)
-  if (set === undefined) index.set(key, set = new Set())
-  set.add(value)
+/**
+ * The local members of one channel or team. It also holds the id itself, so that every user's set refers to this
+ * one string instead of the copy each database row brought (about 50 bytes per id per user).
+ */
+class Members extends Set<UserSubscriptions> {
+  constructor(readonly id: string) {
+    super()
+  }
 }
 
-const removeFrom = <K, V>(index: Map<K, Set<V>>, key: K, value: V) => {
-  const set = index.get(key)
-  if (set === undefined) return
-  set.delete(value)
-  if (set.size === 0) index.delete(key)
+/** Adds the user to the index under `key` and returns the interned id. */
+const addTo = (index: Map<string, Members>, key: string, user: UserSubscriptions) => {
+  let members = index.get(key)
+  if (members === undefined) index.set(key, members = new Members(key))
+  members.add(user)
+  return members.id
+}
+
+const removeFrom = (index: Map<string, Members>, key: string, user: UserSubscriptions) => {
+  const members = index.get(key)
+  if (members === undefined) return
+  members.delete(user)
+  if (members.size === 0) index.delete(key)
 }
 
 export class Subscriptions {
   readonly users = new Map<string, UserSubscriptions>()
-  private readonly byChannel = new Map<string, Set<UserSubscriptions>>()
-  private readonly byTeam = new Map<string, Set<UserSubscriptions>>()
+  private readonly byChannel = new Map<string, Members>()
+  private readonly byTeam = new Map<string, Members>()
 
   user(userId: string) {
     return this.users.get(userId)
@@ -48,16 +114,15 @@ export class Subscriptions {
   }
 
   attach(connection: Connection) {
-    const connections = this.users.get(connection.userId)?.connections
-    if (connections !== undefined && !connections.includes(connection)) connections.push(connection)
+    const user = this.users.get(connection.userId)
+    if (user !== undefined && !user.connections.includes(connection)) user.connections = withItem(user.connections, connection)
   }
 
   /** Forgets the connection, and the user with their memberships once they have none left here. */
   detach(connection: Connection) {
     const user = this.users.get(connection.userId)
     if (user === undefined) return
-    const index = user.connections.indexOf(connection)
-    if (index >= 0) user.connections.splice(index, 1)
+    if (user.connections.includes(connection)) user.connections = withoutItem(user.connections, connection)
     if (user.connections.length > 0) return
     for (const c of user.channels) removeFrom(this.byChannel, c, user)
     for (const t of user.teams) removeFrom(this.byTeam, t, user)
@@ -67,8 +132,7 @@ export class Subscriptions {
   addChannel(userId: string, channelId: string) {
     const user = this.users.get(userId)
     if (user === undefined || channelId === "") return
-    user.channels.add(channelId)
-    addTo(this.byChannel, channelId, user)
+    user.channels.add(addTo(this.byChannel, channelId, user))
   }
 
   removeChannel(userId: string, channelId: string) {
@@ -81,8 +145,7 @@ export class Subscriptions {
   addTeam(userId: string, teamId: string) {
     const user = this.users.get(userId)
     if (user === undefined || teamId === "") return
-    user.teams.add(teamId)
-    addTo(this.byTeam, teamId, user)
+    user.teams.add(addTo(this.byTeam, teamId, user))
   }
 
   removeTeam(userId: string, teamId: string) {
