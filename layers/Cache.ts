@@ -45,10 +45,10 @@ export class Cache extends Context.Tag("service/Cache")<Cache, CacheService>() {
 
 /**
  * An expiring set with one member, the usual case (a user with one socket): a Map's smallest table alone takes
- * about 150 bytes. A second member turns it into a Map.
+ * about 150 bytes. The member lives as long as its entry; a second member turns it into a Map.
  */
 class SoleMember {
-  constructor(readonly member: string, readonly until: number) {}
+  constructor(readonly member: string) {}
 }
 
 interface MemoryEntry {
@@ -135,9 +135,10 @@ export const makeMemory: Effect.Effect<CacheService> = Effect.sync(() => {
         const until = expiry(t, ttl)
         const set = members(key, t)
         if (set === undefined || (set instanceof SoleMember && set.member === member)) {
-          return put(key, { value: new SoleMember(member, until), expiresAt: until }, t)
+          return put(key, { value: new SoleMember(member), expiresAt: until }, t)
         }
-        const map = set instanceof SoleMember ? new Map([[set.member, set.until]]) : set
+        // A sole member's entry is live here, and its expiry is the member's.
+        const map = set instanceof SoleMember ? new Map([[set.member, store.get(key)!.expiresAt]]) : set
         map.set(member, until)
         put(key, { value: map, expiresAt: Math.max(...map.values()) }, t)
       }),

@@ -69,6 +69,17 @@ export const refusal = (reason: string, clientIp: string, path: string) =>
 
 const PATH = { v4: "/api/v4/websocket", native: "/api/v1/ws" } as const
 
+const Flag = {
+  /** We asked the socket to close (refused, timed out, over a limit): frames still arriving are ignored. */
+  Closing: 1,
+  Closed: 2,
+  /** The departure was recorded (by the close, or by the node shutting down first). */
+  Departed: 4,
+  /** An effect of this session is running. */
+  Busy: 8,
+  DeadlinePassed: 16
+} as const
+
 export class SocketSession {
   /** Shared listeners find their session here: a closure per socket and event would cost about 100 bytes each. */
   private static readonly bySocket = new WeakMap<WebSocket, SocketSession>()
@@ -87,16 +98,11 @@ export class SocketSession {
   /** Only refusals use it, and they all come before admission: released then. */
   private clientIp: string
   private readonly onClosed: SessionOptions["onClosed"]
-  /** We asked the socket to close (refused, timed out, over a limit): frames still arriving are ignored. */
-  private closing = false
-  private closed = false
-  /** The departure was recorded (by the close, or by the node shutting down first). */
-  private departed = false
-  /** An effect of this session is running; frames wait their turn in `waiting`, in order. */
-  private busy = false
+  /** The session's Flag bits, one number rather than five boolean fields. */
+  private flags = 0
+  /** Frames wait their turn here, in order, while an effect of this session runs (Flag.Busy). */
   private waiting: Array<string | Uint8Array> | undefined = undefined
   private deadline: Fiber.RuntimeFiber<void> | undefined = undefined
-  private deadlinePassed = false
 
   /** The options are kept as fields: one object less per socket. */
   constructor(
@@ -122,10 +128,14 @@ export class SocketSession {
     this.deadline.addObserver((exit) => {
       this.deadline = undefined
       if (exit._tag === "Success") {
-        this.deadlinePassed = true
+        this.flags |= Flag.DeadlinePassed
         this.next()
       }
     })
+  }
+
+  private has(flag: number) {
+    return (this.flags & flag) !== 0
   }
 
   /** Closes the socket for the node's shutdown and records its departure now, while the node's services still run. */
@@ -135,37 +145,37 @@ export class SocketSession {
   }
 
   private received(frame: string | Uint8Array) {
-    if (this.closing) return
+    if (this.has(Flag.Closing)) return
     ;(this.waiting ??= []).push(frame)
     this.next()
   }
 
   private socketClosed() {
-    this.closed = true
+    this.flags |= Flag.Closed
     this.waiting = undefined
     this.deadline?.unsafeInterruptAsFork(FiberId.none)
     this.onClosed(this)
     // A running step (an admission, a request) records the departure when it is done.
-    if (!this.busy) this.run(this.depart())
+    if (!this.has(Flag.Busy)) this.run(this.depart())
   }
 
   /** Runs one effect of the session; the next waiting frame is handled when it is done. */
   private step(effect: Effect.Effect<void, never, SessionServices>) {
-    this.busy = true
+    this.flags |= Flag.Busy
     this.run(effect).addObserver(() => {
-      this.busy = false
-      if (this.closed) this.run(this.depart())
+      this.flags &= ~Flag.Busy
+      if (this.has(Flag.Closed)) this.run(this.depart())
       else this.next()
     })
   }
 
   private next() {
-    if (this.busy || this.closed) return
-    if (this.closing) {
+    if (this.has(Flag.Busy) || this.has(Flag.Closed)) return
+    if (this.has(Flag.Closing)) {
       this.waiting = undefined
       return
     }
-    if (this.deadlinePassed && this.connection === undefined) {
+    if (this.has(Flag.DeadlinePassed) && this.connection === undefined) {
       this.waiting = undefined
       return this.step(Effect.zipRight(
         this.refuse(`no authentication within ${AUTH_DEADLINE_MS / 1000} seconds`),
@@ -186,15 +196,15 @@ export class SocketSession {
   }
 
   private close(how: { readonly code: number; readonly reason: string }) {
-    this.closing = true
+    this.flags |= Flag.Closing
     this.ws.close(how.code, how.reason)
   }
 
   private depart(): Effect.Effect<void, never, SessionServices> {
     return Effect.suspend(() => {
       const connection = this.connection
-      if (connection === undefined || this.departed) return Effect.void
-      this.departed = true
+      if (connection === undefined || this.has(Flag.Departed)) return Effect.void
+      this.flags |= Flag.Departed
       return Effect.flatMap(Hub, (hub) => hub.socketClosed(connection, this.socketId, this.ws)).pipe(Effect.timeout(DEPARTURE_WAIT), Effect.ignore)
     })
   }
@@ -204,7 +214,7 @@ export class SocketSession {
     return Effect.flatMap(Hub, (hub) => hub.admit({ ws: this.ws, userId: auth.userId, protocol, resume })).pipe(
       Effect.flatMap((result) => {
         if (Option.isNone(result)) {
-          this.closing = true
+          this.flags |= Flag.Closing
           return Effect.succeed(false)
         }
         this.connection = result.value.connection
