@@ -11,7 +11,7 @@ import { Presence, HEARTBEAT_MS } from "../status/Presence.ts"
 import { Statuses } from "../status/Statuses.ts"
 import { versionIdHeader } from "../system/Version.ts"
 import { Connection, REPLAY_MAX_AGE_MS, type ReplayEntry } from "./Connection.ts"
-import { EncodedEvent, type ProtocolName } from "./Frames.ts"
+import { EncodedEvent, flat, type ProtocolName } from "./Frames.ts"
 import { applyMembership } from "./Membership.ts"
 import { Subscriptions } from "./Subscriptions.ts"
 import { findTakeoverOverlap, Handoff, type ControlMessage, ControlMessageJson, CONTROL_TOPIC, HANDOFF_WAIT } from "./Takeover.ts"
@@ -69,7 +69,8 @@ const ConnectionRecordJson = Schema.parseJson(Schema.Struct({
   node_id: Schema.String,
   protocol: Schema.Literal("v4", "native")
 }))
-const recordKey = (connectionId: string) => `ws:conn:${connectionId}`
+/** Flat: the memory cache keeps key and record as long as the connection. */
+const recordKey = (connectionId: string) => flat(`ws:conn:${connectionId}`)
 const handoffKey = (requestId: string) => `ws:handoff:${requestId}`
 const encodeRecord = Schema.encodeSync(ConnectionRecordJson)
 const decodeRecord = Schema.decodeUnknownOption(ConnectionRecordJson)
@@ -154,7 +155,7 @@ export const make = Effect.gen(function*() {
   const rememberOwner = (connection: Connection, ttlMs: number) =>
     cache.set(
       recordKey(connection.id),
-      encodeRecord({ user_id: connection.userId, node_id: nodeId, protocol: connection.protocol }),
+      flat(encodeRecord({ user_id: connection.userId, node_id: nodeId, protocol: connection.protocol })),
       ttlMs
     ).pipe(Effect.ignore)
 

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { Cache, type CacheFailure } from "../../layers/Cache.ts"
+import { flat } from "../realtime/Frames.ts"
 
 /**
  * Who has a socket open anywhere in the cluster: one expiring set per user in Cache whose members are connection
@@ -9,7 +10,8 @@ import { Cache, type CacheFailure } from "../../layers/Cache.ts"
 export const HEARTBEAT_MS = 30_000
 export const TTL_MS = 3 * HEARTBEAT_MS
 
-const key = (userId: string) => `presence:${userId}`
+/** Flat: the memory cache keeps the key as long as the user has a socket. */
+const key = (userId: string) => flat(`presence:${userId}`)
 
 export interface PresenceService {
   /** Adds the connection and returns the user's connection count across the cluster, this one included. */
