@@ -33,7 +33,11 @@ export class Connection {
   pending: Array<EncodedEvent> | undefined = undefined
   /** Cleared by each heartbeat ping, set by the pong: a socket that stays silent for a whole beat is dropped. */
   alive = true
-  disconnectedAt = 0
+  /**
+   * Unset while connected: once any connection has held a time here, a number field would give every connection a
+   * 16-byte box for it.
+   */
+  disconnectedAt: number | undefined = undefined
   /** The sequence number the client would have expected when its socket went away. */
   seqAtDisconnect = 0
   lastTypingAt: Map<string, number> | undefined = undefined

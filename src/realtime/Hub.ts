@@ -336,7 +336,7 @@ export const make = Effect.gen(function*() {
     for (const connection of connections.values()) {
       const ws = connection.ws
       if (ws === undefined) {
-        if (connection.pending === undefined && (connection.disconnectedAt < now - REPLAY_MAX_AGE_MS || !connection.resumable)) {
+        if (connection.pending === undefined && ((connection.disconnectedAt ?? 0) < now - REPLAY_MAX_AGE_MS || !connection.resumable)) {
           unregister(connection)
         }
         continue
@@ -371,7 +371,7 @@ export const make = Effect.gen(function*() {
     socketClosed,
     isChannelMember: (userId, channelId) =>
       Effect.gen(function*() {
-        if (subscriptions.user(userId)?.channels.has(channelId) === true) return true
+        if (subscriptions.hasChannel(userId, channelId)) return true
         const rows = yield* db.read(sql<{ n: number }>`
           SELECT 1 AS n FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${userId}`).pipe(Effect.orElseSucceed(() => []))
         if (rows.length > 0) subscriptions.addChannel(userId, channelId)

@@ -32,39 +32,34 @@ const withoutItem = <A>(items: ReadonlyArray<A>, item: A): Array<A> => {
  * A Set's smallest table takes well over a hundred bytes, an array of one id about fifty, and each idle socket's
  * user holds two of these.
  */
-export class IdSet implements Iterable<string> {
-  static readonly SMALL_MAX = 32
-  private ids: ReadonlyArray<string> | Set<string> = NONE
+export type Ids = ReadonlyArray<string> | Set<string>
+const SMALL_MAX = 32
 
-  has(id: string) {
-    return Array.isArray(this.ids) ? this.ids.includes(id) : (this.ids as Set<string>).has(id)
-  }
+const hasId = (ids: Ids, id: string) => Array.isArray(ids) ? ids.includes(id) : (ids as Set<string>).has(id)
 
-  add(id: string) {
-    const ids = this.ids
-    if (!Array.isArray(ids)) return void (ids as Set<string>).add(id)
-    if (ids.includes(id)) return
-    this.ids = ids.length < IdSet.SMALL_MAX ? withItem(ids, id) : new Set(ids).add(id)
-  }
-
-  delete(id: string) {
-    const ids = this.ids
-    if (!Array.isArray(ids)) return void (ids as Set<string>).delete(id)
-    if (ids.includes(id)) this.ids = ids.length === 1 ? NONE : withoutItem(ids, id)
-  }
-
-  [Symbol.iterator](): Iterator<string> {
-    return this.ids[Symbol.iterator]()
-  }
+const withId = (ids: Ids, id: string): Ids => {
+  if (!Array.isArray(ids)) return (ids as Set<string>).add(id)
+  if (ids.includes(id)) return ids
+  return ids.length < SMALL_MAX ? withItem(ids, id) : new Set(ids).add(id)
 }
+
+const withoutId = (ids: Ids, id: string): Ids => {
+  if (!Array.isArray(ids)) {
+    ;(ids as Set<string>).delete(id)
+    return ids
+  }
+  if (!ids.includes(id)) return ids
+  return ids.length === 1 ? NONE : withoutItem(ids, id)
+}
+
 export class UserSubscriptions {
   /**
    * An array, not a Set: a user has one or two connections, and a Set's smallest table is several times larger.
    * Replaced, never changed in place, so that a delivery iterating it is not disturbed.
    */
   connections: ReadonlyArray<Connection> = []
-  readonly channels = new IdSet()
-  readonly teams = new IdSet()
+  channels: Ids = NONE
+  teams: Ids = NONE
   constructor(readonly userId: string) {}
 }
 
@@ -132,27 +127,32 @@ export class Subscriptions {
   addChannel(userId: string, channelId: string) {
     const user = this.users.get(userId)
     if (user === undefined || channelId === "") return
-    user.channels.add(addTo(this.byChannel, channelId, user))
+    user.channels = withId(user.channels, addTo(this.byChannel, channelId, user))
   }
 
   removeChannel(userId: string, channelId: string) {
     const user = this.users.get(userId)
     if (user === undefined) return
-    user.channels.delete(channelId)
+    user.channels = withoutId(user.channels, channelId)
     removeFrom(this.byChannel, channelId, user)
   }
 
   addTeam(userId: string, teamId: string) {
     const user = this.users.get(userId)
     if (user === undefined || teamId === "") return
-    user.teams.add(addTo(this.byTeam, teamId, user))
+    user.teams = withId(user.teams, addTo(this.byTeam, teamId, user))
   }
 
   removeTeam(userId: string, teamId: string) {
     const user = this.users.get(userId)
     if (user === undefined) return
-    user.teams.delete(teamId)
+    user.teams = withoutId(user.teams, teamId)
     removeFrom(this.byTeam, teamId, user)
+  }
+
+  hasChannel(userId: string, channelId: string) {
+    const user = this.users.get(userId)
+    return user !== undefined && hasId(user.channels, channelId)
   }
 
   knowsChannel(channelId: string) {
