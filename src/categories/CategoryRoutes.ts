@@ -2,20 +2,17 @@ import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
-import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
-import { selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
+import { ownDataInTeam, UserIdParam } from "../teams/UserParam.ts"
 import * as CategoryStore from "./CategoryStore.ts"
 import type { Category } from "./CategoryWire.ts"
 import * as Sidebar from "./Sidebar.ts"
 
 /** Sidebar categories (mattermost-compat.md section 6): per user and team, created on first read. */
 
-const TeamParams = Schema.Struct({ user_id: UserIdParam, team_id: Decode.Id })
 const CategoryParams = Schema.Struct({ user_id: UserIdParam, team_id: Decode.Id, category_id: Schema.String })
 
 const Sorting = Schema.Literal("", "alpha", "recent", "manual")
@@ -27,16 +24,6 @@ const CategoryBody = Schema.Struct({
   muted: Schema.optional(Schema.Boolean),
   collapsed: Schema.optional(Schema.Boolean),
   channel_ids: Schema.optional(Schema.Array(Decode.Id).pipe(Schema.maxItems(5000)))
-})
-
-/** The user whose sidebar this is (self, or anyone for system admins), who must belong to the team. */
-const sidebarOwner = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const params = yield* Decode.params(TeamParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
-  const access = yield* Access
-  yield* access.team(caller, params.team_id)
-  return { userId, teamId: params.team_id }
 })
 
 /** Runs a write on the sidebar in one transaction and returns the categories before and after it. */
@@ -76,19 +63,19 @@ const publishUpdated = (userId: string, teamId: string, categories: ReadonlyArra
   })
 
 const getCategories = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const categories = yield* read(userId, teamId)
   return json({ categories, order: categories.map((c) => c.id) })
 })
 
 const getOrder = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const categories = yield* read(userId, teamId)
   return json(categories.map((c) => c.id))
 })
 
 const putOrder = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const order = yield* Decode.body(Schema.Array(Schema.String).pipe(Schema.maxItems(1000)))
   const db = yield* Db
   yield* write(userId, teamId, () => CategoryStore.reorder(db.sql, userId, teamId, order))
@@ -103,7 +90,7 @@ const findCategory = (categories: ReadonlyArray<Category>, id: string) =>
   )
 
 const getCategory = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const params = yield* Decode.params(CategoryParams)
   const categories = yield* read(userId, teamId)
   return json(yield* findCategory(categories, params.category_id))
@@ -111,7 +98,7 @@ const getCategory = Effect.gen(function*() {
 
 /** A custom category, placed first in the sidebar; channels listed move into it. */
 const createCategory = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const body = yield* Decode.body(CategoryBody)
   const displayName = (body.display_name ?? "").trim()
   if (displayName === "" || [...displayName].length > 64) {
@@ -144,7 +131,7 @@ const updateMany = (userId: string, teamId: string, updates: ReadonlyArray<Categ
   })
 
 const updateCategory = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const params = yield* Decode.params(CategoryParams)
   const body = yield* Decode.body(CategoryBody)
   if (body.id !== undefined && body.id !== params.category_id) {
@@ -155,7 +142,7 @@ const updateCategory = Effect.gen(function*() {
 })
 
 const updateCategories = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const body = yield* Decode.body(Schema.Array(Schema.Struct({ ...CategoryBody.fields, id: Schema.String })).pipe(Schema.maxItems(100)))
   const after = yield* updateMany(userId, teamId, body)
   const ids = new Set(body.map((c) => c.id))
@@ -164,7 +151,7 @@ const updateCategories = Effect.gen(function*() {
 
 /** Deletes a custom category; its channels return to the default categories. */
 const deleteCategory = Effect.gen(function*() {
-  const { userId, teamId } = yield* sidebarOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const params = yield* Decode.params(CategoryParams)
   const db = yield* Db
   const sql = db.sql

@@ -1,11 +1,10 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
-import { Access } from "../access/Access.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
-import { selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
+import { ownDataInTeam, selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
 import { type ChannelMemberRow, type ChannelRow, toChannel, toChannelMember } from "./ChannelWire.ts"
 
 /**
@@ -13,7 +12,6 @@ import { type ChannelMemberRow, type ChannelRow, toChannel, toChannelMember } fr
  * and GMs (team_id ""), as Mattermost's do: the mobile app builds its DM sidebar from them.
  */
 
-const TeamParams = Schema.Struct({ user_id: UserIdParam, team_id: Decode.Id })
 const UserParams = Schema.Struct({ user_id: UserIdParam })
 
 const DeletedQuery = Schema.Struct({
@@ -37,18 +35,8 @@ const AllPages = Schema.Struct({
   per_page: Decode.QueryInt(60, { min: 1, max: 1000 })
 })
 
-/** The user whose channels of a team are read: the caller (or anyone, for system admins), in a team the caller is in. */
-const teamChannelsOwner = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const params = yield* Decode.params(TeamParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
-  const access = yield* Access
-  yield* access.team(caller, params.team_id)
-  return { userId, teamId: params.team_id }
-})
-
 const myTeamChannels = Effect.gen(function*() {
-  const { userId, teamId } = yield* teamChannelsOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const q = yield* Decode.query(DeletedQuery)
   const db = yield* Db
   const sql = db.sql
@@ -61,7 +49,7 @@ const myTeamChannels = Effect.gen(function*() {
 })
 
 const myTeamChannelMembers = Effect.gen(function*() {
-  const { userId, teamId } = yield* teamChannelsOwner
+  const { userId, teamId } = yield* ownDataInTeam
   const db = yield* Db
   const rows = yield* db.read(db.sql<ChannelMemberRow>`
     SELECT cm.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id

@@ -172,12 +172,18 @@ const applyPatch = (partial: boolean) =>
     return json(toTeam(rows[0], true))
   })
 
-const regenerateInvite = Effect.gen(function*() {
+/** The `{team_id}` of the path, once the caller is known to administer that team (team or system admin). */
+const administeredTeamId = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
   const access = yield* Access
   const team = yield* access.teamMember(caller, team_id)
   if (!team.isAdmin) return yield* permissionDenied("this team")
+  return team_id
+})
+
+const regenerateInvite = Effect.gen(function*() {
+  const team_id = yield* administeredTeamId
   const db = yield* Db
   const now = yield* Clock.currentTimeMillis
   const rows = yield* db.transaction(db.sql<TeamRow>`
@@ -189,12 +195,8 @@ const regenerateInvite = Effect.gen(function*() {
 
 /** Archives the team (soft delete); `permanent=true` is not offered. */
 const archiveTeam = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const team_id = yield* administeredTeamId
   const { permanent } = yield* Decode.query(Schema.Struct({ permanent: Schema.optionalWith(Decode.QueryBool, { default: () => false }) }))
-  const access = yield* Access
-  const team = yield* access.teamMember(caller, team_id)
-  if (!team.isAdmin) return yield* permissionDenied("this team")
   if (permanent) return yield* forbidden("api.team.permanent_delete_team.disabled.app_error", "Permanent team deletion is disabled on this server.")
   const db = yield* Db
   const now = yield* Clock.currentTimeMillis
@@ -208,11 +210,7 @@ const archiveTeam = Effect.gen(function*() {
 })
 
 const restoreTeam = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
-  const access = yield* Access
-  const team = yield* access.teamMember(caller, team_id)
-  if (!team.isAdmin) return yield* permissionDenied("this team")
+  const team_id = yield* administeredTeamId
   const db = yield* Db
   const now = yield* Clock.currentTimeMillis
   const rows = yield* db.transaction(db.sql<TeamRow>`

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
-import type { Caller } from "../auth/Authenticate.ts"
+import { Access } from "../access/Access.ts"
+import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { invalidParam, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 
@@ -28,3 +29,15 @@ export const Paging = {
   page: Decode.QueryInt(0, { min: 0 }),
   per_page: Decode.QueryInt(60, { min: 0, max: 200 })
 }
+
+/** `/users/{user_id}/teams/{team_id}/...` of the caller's own data (or anyone's, for system admins) in a team of theirs. */
+export const OwnTeamParams = Schema.Struct({ user_id: UserIdParam, team_id: Decode.Id })
+
+export const ownDataInTeam = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const params = yield* Decode.params(OwnTeamParams)
+  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const access = yield* Access
+  yield* access.team(caller, params.team_id)
+  return { userId, teamId: params.team_id }
+})
