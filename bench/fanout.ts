@@ -3,7 +3,7 @@
  * bare `ws` broadcast server doing the same INSERT, measured in the same run; and memory per idle authenticated
  * socket for both. Targets: delivery p99 within 2x of bare ws, memory per socket within 2x.
  *
- *   node --import tsx bench/fanout.ts [sockets=1000] [rounds=20] [warmup=50]
+ *   node --import tsx bench/fanout.ts [sockets=1000] [rounds=20] [warmup=200]
  *
  * PostgreSQL: BENCH_PG_URL (an admin URL; a scratch database is created and dropped), default
  * postgres://postgres@127.0.0.1:5432/postgres. Cache and bus are in memory (one node). The clients run in a worker
@@ -13,7 +13,8 @@ import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import inspector from "node:inspector"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setFlagsFromString, writeHeapSnapshot } from "node:v8"
@@ -32,7 +33,12 @@ const require = createRequire(import.meta.url)
 const SOCKETS = Number(process.argv[2] ?? 1000)
 const ROUNDS = Number(process.argv[3] ?? 20)
 /** Users outside the channel whose sockets warm each server up before it is measured. */
-const WARMUP = Number(process.argv[4] ?? 50)
+const WARMUP = Number(process.argv[4] ?? 200)
+/**
+ * How often the warm-up sockets connect and close before the readings: the optimizing compiler only takes a
+ * function on after many calls, and code it compiles while the measured sockets connect would be counted per socket.
+ */
+const WARMUP_PASSES = 3
 const now = () => performance.timeOrigin + performance.now()
 
 /**
@@ -55,7 +61,7 @@ const onFrame = (raw) => {
   const list = arrivals.get(round) ?? []
   list.push(at)
   arrivals.set(round, list)
-  if (list.length === workerData.tokens.length) parentPort.postMessage({ type: "round", round, arrivals: list })
+  if (list.length === workerData.tokens.length) parentPort.postMessage({ type: "round", round, arrivals: list, bytes: raw.length })
 }
 let goOn
 const halfway = new Promise((resolve) => (goOn = resolve))
@@ -107,6 +113,24 @@ const heap = async () => {
   return last
 }
 
+/** A CPU profile of the timed rounds only (BENCH_CPUPROF=/path/prefix), for finding where delivery time goes. */
+const startProfile = async () => {
+  const session = new inspector.Session()
+  session.connect()
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params, (error, result) => error ? reject(error) : resolve(result)))
+  await post("Profiler.enable")
+  await post("Profiler.setSamplingInterval", { interval: 100 })
+  await post("Profiler.start")
+  return {
+    stop: async (file: string) => {
+      const { profile } = await post("Profiler.stop")
+      writeFileSync(file, JSON.stringify(profile))
+      session.disconnect()
+    }
+  }
+}
+
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 
 interface Result {
@@ -118,9 +142,13 @@ interface Result {
   readonly max: number
   /** The POST alone (send to response), p50: what the write costs before any fan-out. */
   readonly postP50: number
+  /** Send to the first socket's arrival, p50: the write path before fan-out. */
+  readonly firstP50: number
+  /** Size of the `posted` frame each socket received. */
+  readonly frameBytes: number
 }
 
-type WorkerMessage = { type: string; round?: number; arrivals?: Array<number>; opened?: number }
+type WorkerMessage = { type: string; round?: number; arrivals?: Array<number>; opened?: number; bytes?: number }
 
 /**
  * A worker thread with one client socket per token, connected once `ready` resolves; it stops after the first
@@ -172,9 +200,11 @@ const measure = async (
   tokens: { readonly measured: ReadonlyArray<string>; readonly warmup: ReadonlyArray<string> },
   post: (round: number) => Promise<void>
 ): Promise<Result> => {
-  const warmup = clients(url, tokens.warmup)
-  await warmup.ready(`${name} warm-up`)
-  await warmup.close()
+  for (let pass = 0; pass < WARMUP_PASSES; pass++) {
+    const warmup = clients(url, tokens.warmup)
+    await warmup.ready(`${name} warm-up`)
+    await warmup.close()
+  }
   const before = await heap()
   if (process.env.BENCH_SNAPSHOT !== undefined) writeHeapSnapshot(`${process.env.BENCH_SNAPSHOT}-${name.replace(/\W+/g, "_")}-before.heapsnapshot`)
   const count = tokens.measured.length
@@ -189,17 +219,26 @@ const measure = async (
   if (process.env.BENCH_SNAPSHOT !== undefined) writeHeapSnapshot(`${process.env.BENCH_SNAPSHOT}-${name.replace(/\W+/g, "_")}.heapsnapshot`)
   const latencies: Array<number> = []
   const posts: Array<number> = []
+  const firsts: Array<number> = []
+  let frameBytes = 0
+  const profiler = process.env.BENCH_CPUPROF === undefined ? undefined : await startProfile()
   for (let round = 0; round < ROUNDS; round++) {
     const sent = now()
     await post(round)
     posts.push(now() - sent)
     const done = await measured.next("round", round)
     for (const at of done.arrivals ?? []) latencies.push(at - sent)
+    firsts.push(Math.min(...(done.arrivals ?? [])) - sent)
+    frameBytes = done.bytes ?? 0
   }
+  if (profiler !== undefined) await profiler.stop(`${process.env.BENCH_CPUPROF}-${name.replace(/\W+/g, "_")}.cpuprofile`)
   await measured.close()
   latencies.sort((a, b) => a - b)
   posts.sort((a, b) => a - b)
+  firsts.sort((a, b) => a - b)
   return {
+    firstP50: percentile(firsts, 50),
+    frameBytes,
     postP50: percentile(posts, 50),
     name,
     bytesPerSocket: Math.round((after - before) / count),
@@ -283,10 +322,13 @@ const benchService = async (databaseUrl: string) => {
   }
 }
 
-/** The baseline: token check against a map, the same INSERT, then one JSON text sent to every socket. */
+/**
+ * The baseline: token check against a set, the same INSERT, then one JSON text, the same `posted` event as the
+ * service's, sent to every socket.
+ */
 const benchBare = async (
   databaseUrl: string,
-  data: { users: Array<{ id: string }>; channelId: string; tokens: { measured: ReadonlyArray<string>; warmup: ReadonlyArray<string> } }
+  data: { users: Array<{ id: string }>; teamId: string; channelId: string; tokens: { measured: ReadonlyArray<string>; warmup: ReadonlyArray<string> } }
 ) => {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   const known = new Set([...data.tokens.measured, ...data.tokens.warmup])
@@ -303,7 +345,23 @@ const benchBare = async (
        VALUES ($1, $2, $2, $3, $4, '', $5, '', '{}'::jsonb, '', '[]'::jsonb, '')`,
       [id, at, data.users[0].id, data.channelId, message]
     )
-    const text = JSON.stringify({ event: "posted", data: { post: JSON.stringify({ id, message, channel_id: data.channelId }) } })
+    // The same event the service sends (Mattermost's `posted`, full post, channel and sender fields), so that both
+    // servers put the same bytes on every socket and the comparison is of the servers, not of the payloads.
+    const post = {
+      id, create_at: at, update_at: at, edit_at: 0, delete_at: 0, is_pinned: false, user_id: data.users[0].id,
+      channel_id: data.channelId, root_id: "", original_id: "", message, type: "", props: {}, hashtags: "",
+      pending_post_id: "", reply_count: 0, last_reply_at: 0, participants: null,
+      metadata: { embeds: [], emojis: [], files: [], images: {}, reactions: [], acknowledgements: [] }
+    }
+    const text = JSON.stringify({
+      event: "posted",
+      data: {
+        channel_display_name: "Bench", channel_name: "bench", channel_type: "O", post: JSON.stringify(post),
+        sender_name: "@bench0", set_online: true, team_id: data.teamId
+      },
+      broadcast: { omit_users: null, user_id: "", channel_id: data.channelId, team_id: "", connection_id: "", omit_connection_id: "" },
+      seq: 1
+    })
     for (const ws of sockets) ws.send(text)
     res.writeHead(201).end()
   })
@@ -349,6 +407,8 @@ const main = async () => {
       "p99 ms": r.p99.toFixed(1),
       "max ms": r.max.toFixed(1),
       "POST p50 ms": r.postP50.toFixed(1),
+      "first p50 ms": r.firstP50.toFixed(1),
+      "frame bytes": r.frameBytes,
       "heap bytes/socket": r.bytesPerSocket,
       "marginal bytes/socket": r.marginalBytesPerSocket
     })))
