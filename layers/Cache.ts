@@ -21,6 +21,11 @@ export interface CounterResult {
 }
 
 export interface CacheService {
+  /**
+   * Whether other nodes see this cache (Redis) or only this process does (memory): state kept only so that another
+   * node can read it is not worth writing to a cache no other node reads.
+   */
+  readonly shared: boolean
   readonly get: (key: string) => Effect.Effect<Option.Option<string>, CacheFailure>
   readonly set: (key: string, value: string, ttl?: Duration.DurationInput) => Effect.Effect<void, CacheFailure>
   /** Sets only when the key is absent; true when it was set. */
@@ -93,6 +98,7 @@ export const makeMemory: Effect.Effect<CacheService> = Effect.sync(() => {
   const at = <A>(f: (at: number) => A) => Effect.map(now, f)
 
   const service: CacheService = {
+    shared: false,
     get: (key) => at((t) => Option.fromNullable(stringOf(live(key, t)))),
     set: (key, value, ttl) => at((t) => put(key, { value, expiresAt: expiry(t, ttl) }, t)),
     setIfAbsent: (key, value, ttl) =>
@@ -197,6 +203,7 @@ export const makeRedis = (url: Redacted.Redacted) =>
     }
     const ms = (ttl: Duration.DurationInput) => Math.max(1, Math.round(Duration.toMillis(ttl)))
     const service: CacheService = {
+      shared: true,
       get: (key) => Effect.map(call("get", () => client.get(key)), Option.fromNullable),
       set: (key, value, ttl) =>
         Effect.asVoid(call("set", () => ttl === undefined ? client.set(key, value) : client.set(key, value, "PX", ms(ttl)))),

@@ -5,6 +5,7 @@ import { Context, Data, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Reactivity } from "@effect/experimental"
 import pg from "pg"
 import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
+import { PreparingClient } from "./PreparingClient.ts"
 import { dbPoolSaturation } from "./Metrics.ts"
 import { CircuitOpenError, makeCircuitBreaker, Policies } from "./Resilience.ts"
 
@@ -42,9 +43,11 @@ export interface PoolOptions {
   readonly url: Redacted.Redacted
   readonly maxConnections: number
   readonly minConnections: number
+  /** Parameterised statements run as named prepared statements (PreparingClient); on unless false. */
+  readonly preparedStatements?: boolean
 }
 
-const STATEMENT_TIMEOUT = "10 seconds"
+const STATEMENT_TIMEOUT_MS = 10_000
 
 const isSqlError = (e: unknown): e is SqlError => (e as { _tag?: string } | undefined)?._tag === "SqlError"
 
@@ -63,7 +66,13 @@ const makeService = (options: PoolOptions) =>
           max: options.maxConnections,
           min: options.minConnections,
           idleTimeoutMillis: 30_000,
-          connectionTimeoutMillis: 10_000
+          connectionTimeoutMillis: 10_000,
+          // Timeouts in the driver rather than an Effect timeout around every statement (a fiber and a timer each):
+          // the server cancels a statement past STATEMENT_TIMEOUT_MS, and the client gives up on an answer that does
+          // not come (a server that stopped responding) a little later.
+          statement_timeout: STATEMENT_TIMEOUT_MS,
+          query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
+          ...(options.preparedStatements === false ? {} : { Client: PreparingClient })
         })
       ),
       (p) => Effect.promise(() => p.end())
@@ -78,9 +87,7 @@ const makeService = (options: PoolOptions) =>
       isFailure: isConnectionFailure
     })
     const guard = <A, R>(statement: Effect.Effect<A, SqlError, R>) =>
-      breaker.protect(
-        statement.pipe(Effect.timeoutFail({ duration: STATEMENT_TIMEOUT, onTimeout: () => new DbError({ cause: "statement timeout" }) }))
-      ).pipe(Effect.mapError((cause) => cause instanceof DbError ? cause : new DbError({ cause })))
+      breaker.protect(statement).pipe(Effect.mapError((cause) => new DbError({ cause })))
 
     const saturation = Effect.sync(() =>
       options.maxConnections === 0 ? 0 : Math.min(1, (pool.totalCount - pool.idleCount) / options.maxConnections)
@@ -89,8 +96,14 @@ const makeService = (options: PoolOptions) =>
     const service: DbService = {
       sql,
       execute: guard,
+      // The retry is set up only once an attempt has failed on the connection: nearly every read succeeds first time.
       read: (statement) =>
-        Effect.retry(guard(statement), { schedule: Policies.idempotentStore, while: (e) => isConnectionFailure(e.cause) }),
+        guard(statement).pipe(
+          Effect.catchIf(
+            (e) => isConnectionFailure(e.cause),
+            () => Effect.retry(guard(statement), { schedule: Policies.idempotentStore, while: (e) => isConnectionFailure(e.cause) })
+          )
+        ),
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         breaker.protect(sql.withTransaction(effect)).pipe(
           Effect.mapError((e) => isSqlError(e) || e instanceof CircuitOpenError ? new DbError({ cause: e }) : e as Exclude<E, SqlError>)
@@ -116,6 +129,7 @@ export const layer = (options: {
   readonly dataDir: string
   readonly maxConnections: number
   readonly minConnections: number
+  readonly preparedStatements?: boolean
 }): Layer.Layer<Db | SqlClient.SqlClient, DbError | EmbeddedPostgres.EmbeddedPostgresError> =>
   Option.match(options.databaseUrl, {
     onSome: (url) => layerPool({ ...options, url }),

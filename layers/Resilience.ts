@@ -1,4 +1,4 @@
-import { Cause, Clock, Data, Duration, Effect, Exit, Metric, Option, Ref, Schedule, SynchronizedRef } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Exit, Metric, Option, Schedule } from "effect"
 import { circuitBreakerStateChanges } from "./Metrics.ts"
 
 /**
@@ -40,6 +40,7 @@ export interface BreakerOptions {
 
 /** Every breaker created in this process, for /stats. */
 const registry = new Map<string, CircuitBreaker>()
+const CLOSED: BreakerState = { _tag: "Closed", failures: 0 }
 
 export const breakerStates: Effect.Effect<Record<string, string>> = Effect.gen(function*() {
   const out: Record<string, string> = {}
@@ -57,43 +58,49 @@ export const makeCircuitBreaker = (options: BreakerOptions): Effect.Effect<Circu
     const maxFailures = options.maxFailures ?? 5
     const resetAfterMs = Duration.toMillis(options.resetAfter ?? "10 seconds")
     const isFailure = options.isFailure ?? (() => true)
-    const ref = yield* SynchronizedRef.make<BreakerState>({ _tag: "Closed", failures: 0 })
-    const trialInFlight = yield* Ref.make(false)
+    // Plain mutable state: every read and change happens inside one synchronous step of a fiber, so each is atomic
+    // on the single JavaScript thread, and the closed breaker's path (nearly every call) allocates nothing.
+    let current: BreakerState = CLOSED
+    let trialInFlight = false
 
-    const transition = (next: BreakerState) =>
-      SynchronizedRef.updateEffect(ref, (current) =>
-        current._tag === next._tag
-          ? Effect.succeed(next)
-          : Effect.as(recordTransition(options.name, next._tag), next))
+    const transition = (next: BreakerState): Effect.Effect<void> => {
+      const changed = current._tag !== next._tag
+      current = next
+      return changed ? recordTransition(options.name, next._tag) : Effect.void
+    }
 
-    const acquire = Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const state = yield* SynchronizedRef.get(ref)
-      if (state._tag === "Open") {
-        if (now < state.until) return yield* new CircuitOpenError({ breaker: options.name, retryAfterMs: state.until - now })
-        yield* transition({ _tag: "HalfOpen" })
-      }
-      if ((yield* SynchronizedRef.get(ref))._tag === "HalfOpen") {
-        const alreadyTrying = yield* Ref.getAndSet(trialInFlight, true)
-        if (alreadyTrying) return yield* new CircuitOpenError({ breaker: options.name, retryAfterMs: resetAfterMs })
-      }
+    const acquire = Effect.suspend(() => {
+      if (current._tag === "Closed") return Effect.void
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const state = current
+        if (state._tag === "Open" && now < state.until) {
+          return Effect.fail(new CircuitOpenError({ breaker: options.name, retryAfterMs: state.until - now }))
+        }
+        // Open past its wait, or half-open: one trial call at a time goes through.
+        if (trialInFlight) return Effect.fail(new CircuitOpenError({ breaker: options.name, retryAfterMs: resetAfterMs }))
+        trialInFlight = true
+        return transition({ _tag: "HalfOpen" })
+      })
     })
 
-    const onSuccess = Effect.zipRight(Ref.set(trialInFlight, false), transition({ _tag: "Closed", failures: 0 }))
-    const onFailure = Effect.gen(function*() {
-      yield* Ref.set(trialInFlight, false)
-      const now = yield* Clock.currentTimeMillis
-      const state = yield* SynchronizedRef.get(ref)
-      if (state._tag === "HalfOpen") return yield* transition({ _tag: "Open", until: now + resetAfterMs })
+    const onSuccess = Effect.suspend(() => {
+      trialInFlight = false
+      return current === CLOSED ? Effect.void : transition(CLOSED)
+    })
+    const onFailure = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      trialInFlight = false
+      const state = current
+      if (state._tag === "HalfOpen") return transition({ _tag: "Open", until: now + resetAfterMs })
       if (state._tag === "Closed") {
         const failures = state.failures + 1
-        yield* transition(failures >= maxFailures ? { _tag: "Open", until: now + resetAfterMs } : { _tag: "Closed", failures })
+        return transition(failures >= maxFailures ? { _tag: "Open", until: now + resetAfterMs } : { _tag: "Closed", failures })
       }
+      return Effect.void
     })
 
     const breaker: CircuitBreaker = {
       name: options.name,
-      state: SynchronizedRef.get(ref),
+      state: Effect.sync(() => current),
       // Uninterruptible between the permit and the outcome handler, so that an interrupted trial always frees its
       // permit (catch handlers do not run on interruption; onExit does).
       protect: (call) =>
@@ -103,7 +110,7 @@ export const makeCircuitBreaker = (options: BreakerOptions): Effect.Effect<Circu
             restore(call).pipe(
               Effect.onExit((exit) => {
                 if (Exit.isSuccess(exit)) return onSuccess
-                if (Cause.isInterruptedOnly(exit.cause)) return Ref.set(trialInFlight, false)
+                if (Cause.isInterruptedOnly(exit.cause)) return Effect.sync(() => void (trialInFlight = false))
                 const failure = Cause.failureOption(exit.cause)
                 return Option.isNone(failure) || isFailure(failure.value) ? onFailure : onSuccess
               })

@@ -19,10 +19,12 @@ export interface AppConfigShape {
   readonly rateLimitEnabled: boolean
   readonly rateLimitAuthPerMinute: number
   readonly rateLimitWsPerMinute: number
+  readonly wsPingIntervalMs: number
   readonly wsAllowQueryToken: boolean
   readonly oauthTokenDelivery: string
   readonly dbPoolMax: number
   readonly dbPoolMin: number
+  readonly dbPreparedStatements: boolean
   readonly trustedProxies: ReadonlyArray<string>
   readonly logLevel: LogLevel.LogLevel
 }
@@ -113,6 +115,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   rateLimitEnabled: Config.boolean("SERVICE_SECURITY_RATE_LIMIT_ENABLED").pipe(Config.withDefault(true)),
   rateLimitAuthPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 100_000),
   rateLimitWsPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE", 30, 1, 100_000),
+  wsPingIntervalMs: boundedInt("SERVICE_WS_PING_INTERVAL_MS", 30_000, 100, 600_000),
   wsAllowQueryToken: Config.boolean("SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN").pipe(
     Config.validate({
       message: "query-string WebSocket tokens leak into logs and history; this option was removed and must be false",
@@ -126,6 +129,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   ),
   dbPoolMax: boundedInt("SERVICE_DB_POOL__MAX_CONNECTIONS", 10, 1, 1000),
   dbPoolMin: boundedInt("SERVICE_DB_POOL__MIN_CONNECTIONS", 1, 0, 1000),
+  dbPreparedStatements: Config.boolean("SERVICE_DB_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
   trustedProxies: list("SERVICE_TRUSTED_PROXIES", ["127.0.0.0/8", "::1/128"], {
     message: "every entry must be an IP address or a CIDR range",
     validation: isAddressOrCidr
@@ -160,8 +164,10 @@ const hints: Record<string, string> = {
   SERVICE_LOG_LEVEL: "one of trace, debug, info, warn, error, fatal, all, off (any case)",
   SERVICE_DB_POOL__MAX_CONNECTIONS: "an integer such as 10",
   SERVICE_DB_POOL__MIN_CONNECTIONS: "an integer no larger than the maximum, such as 1",
+  SERVICE_DB_PREPARED_STATEMENTS: "true or false (false behind a pooler in transaction mode that cannot keep them)",
   SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "an integer such as 10",
   SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "an integer such as 30",
+  SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ENVIRONMENT: "production, or anything else for development"

@@ -55,7 +55,8 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       maxConnections: config.dbPoolMax,
-      minConnections: config.dbPoolMin
+      minConnections: config.dbPoolMin,
+      preparedStatements: config.dbPreparedStatements
     }),
     overrides.cache ?? Option.match(config.cacheUrl, { onNone: () => CacheLayer.layerMemory, onSome: CacheLayer.layerRedis }),
     overrides.pubsub ?? Option.match(config.cacheUrl, { onNone: () => PubSubLayer.layerMemory, onSome: PubSubLayer.layerRedis }),
@@ -138,5 +139,7 @@ export const makeServer = (
   // The port opens only once everything is ready: Node accepts connections as soon as it listens, and a request that
   // arrives before the handler is attached is never answered.
   const listening = HttpServer.serve(edge(routes)).pipe(Layer.provideMerge(options.server ?? httpServer(config)))
-  return Layer.mergeAll(listening, background).pipe(Layer.provideMerge(ready))
+  // No tracer is exported anywhere, so spans (one per request from the platform, one per SQL statement) would be
+  // built and thrown away: turned off, they cost nothing.
+  return Layer.mergeAll(listening, background).pipe(Layer.provideMerge(ready), Layer.provide(Layer.setTracerEnabled(false)))
 }

@@ -35,7 +35,7 @@ export const summary = (c: AppConfigShape) => [
   `  CORS origins       ${c.corsAllowedOrigins.length === 0 ? "(none)" : c.corsAllowedOrigins.join(", ")}`,
   `  rate limits        ${c.rateLimitEnabled ? `auth ${c.rateLimitAuthPerMinute}/min, websocket ${c.rateLimitWsPerMinute}/min per IP` : "disabled"}`,
   `  trusted proxies    ${c.trustedProxies.join(", ") || "(none)"}`,
-  `  database pool      ${c.dbPoolMin}..${c.dbPoolMax} connections`,
+  `  database pool      ${c.dbPoolMin}..${c.dbPoolMax} connections, prepared statements ${c.dbPreparedStatements ? "on" : "off"}`,
   `  log level          ${c.logLevel.label}`
 ].join("\n")
 

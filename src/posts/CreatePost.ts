@@ -10,7 +10,7 @@ import { type Follower, ThreadRepo } from "../threads/ThreadRepo.ts"
 import { findMentions } from "./Mentions.ts"
 import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
 import { PostRepo } from "./PostRepo.ts"
-import { type PostJson } from "./PostWire.ts"
+import { type PostJson, type PostRow, toWire } from "./PostWire.ts"
 
 /** The body of POST /posts; clients send a whole Post, of which these fields are read (user_id is the caller). */
 export const CreatePostBody = Schema.Struct({
@@ -119,13 +119,13 @@ export const createPost = (caller: Caller, input: CreatePostBody, setOnline: boo
           AND (channel_id = ${channel.id} OR channel_id = '')
         RETURNING id`
       const attachedIds = input.file_ids.filter((f) => attached.some((a) => a.id === f))
-      const [inserted] = yield* sql<{ username: string | null }>`
+      const [inserted] = yield* sql<{ props: Record<string, unknown>; hashtags: string; username: string | null }>`
         INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
                            file_ids, pending_post_id)
         VALUES (${id}, ${createAt}, ${createAt}, ${caller.userId}, ${channel.id}, ${input.root_id}, ${input.message},
                 ${input.type}, ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)},
                 ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id})
-        RETURNING (SELECT username FROM users WHERE id = ${caller.userId}) AS username`
+        RETURNING props, hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username`
       if (!isRoot) {
         const followers: Array<Follower> = [{ userId: caller.userId, mentioned: false }]
         if (mentions.rootAuthorIsMember && root.user_id !== caller.userId) followers.push({ userId: root.user_id, mentioned: false })
@@ -147,16 +147,57 @@ export const createPost = (caller: Caller, input: CreatePostBody, setOnline: boo
             last_update_at = ${now}
           WHERE channel_id = ${channel.id} AND user_id = ${caller.userId}`
       }
-      return { username: inserted.username ?? "" }
+      return { username: inserted.username ?? "", createAt, props: inserted.props, hashtags: inserted.hashtags }
     }))
 
-    const posts = yield* PostRepo
-    const [post] = yield* posts.hydrate([id], { viewer: caller, collapsedThreads: false, extended: false })
+    // A new root post without files has nothing to gather yet (no thread, reactions, files or acknowledgements): it
+    // is built from what was written, one query fewer before its event goes out. Anything else is read back whole.
+    const post = isRoot && input.file_ids.length === 0
+      ? toWire(newRootRow({ id, userId: caller.userId, channelId: channel.id, input, ...written }), { viewer: caller, collapsedThreads: false, extended: false })
+      : (yield* (yield* PostRepo).hydrate([id], { viewer: caller, collapsedThreads: false, extended: false }))[0]
     yield* publishPosted(channel, post, written.username, mentions.mentioned, setOnline)
     if (!isRoot) yield* publishThreadUpdated(input.root_id, { authorId: caller.userId, mentioned: new Set(mentions.mentioned) })
     if (mentions.notInChannel.length > 0) yield* publishNotInChannel(caller.userId, post, mentions.notInChannel, now)
     return post
   })
+
+/** The row the hydrating query would return for a root post just written without files. */
+const newRootRow = (post: {
+  readonly id: string
+  readonly userId: string
+  readonly channelId: string
+  readonly input: CreatePostBody
+  readonly createAt: number
+  readonly props: Record<string, unknown>
+  readonly hashtags: string
+}): PostRow => ({
+  id: post.id,
+  create_at: post.createAt,
+  update_at: post.createAt,
+  edit_at: 0,
+  delete_at: 0,
+  is_pinned: false,
+  user_id: post.userId,
+  channel_id: post.channelId,
+  root_id: "",
+  original_id: "",
+  message: post.input.message,
+  type: post.input.type,
+  props: post.props,
+  hashtags: post.hashtags,
+  file_ids: [],
+  pending_post_id: post.input.pending_post_id,
+  has_reactions: false,
+  reply_count: 0,
+  last_reply_at: null,
+  participants: null,
+  is_following: null,
+  reactions: [],
+  emojis: [],
+  files: [],
+  acknowledgements: [],
+  participant_users: null
+})
 
 const publishPosted = (channel: ChannelRef, post: PostJson, username: string, mentioned: ReadonlyArray<string>, setOnline: boolean) =>
   Effect.flatMap(EventBus, (bus) =>

@@ -1,5 +1,5 @@
-import type { WebSocket } from "ws"
-import { type EncodedEvent, frame, type ProtocolName } from "./Frames.ts"
+import { type EncodedEvent, frame, frameBytes, type ProtocolName } from "./Frames.ts"
+import type { LiveSocket } from "./LiveSocket.ts"
 
 /**
  * One logical connection: its sequence and replay buffer outlive the socket carrying it, so that a client that
@@ -14,6 +14,9 @@ export const SOFT_BUFFER_BYTES = 256 * 1024
 export const HARD_BUFFER_BYTES = 4 * 1024 * 1024
 export const CLOSE_SLOW_CONSUMER = { code: 1008, reason: "send queue full" } as const
 
+/** Bytes are sent as a text frame: every frame of both protocols is JSON. */
+const TEXT = { binary: false } as const
+
 /** Mattermost drops these for backed-up connections (8.8). */
 const DROPPABLE = new Set(["typing", "status_change", "multiple_channels_viewed"])
 
@@ -24,15 +27,13 @@ export interface ReplayEntry {
 }
 
 export class Connection {
-  ws: WebSocket | undefined = undefined
+  ws: LiveSocket | undefined = undefined
   /** Identifies the socket currently carrying the connection (presence counts sockets, not connections). */
   socketId = ""
   nextSeq = 0
   replay: Array<ReplayEntry> = []
   /** While a takeover from another node is in flight, events wait here instead of getting numbers. */
   pending: Array<EncodedEvent> | undefined = undefined
-  /** Cleared by each heartbeat ping, set by the pong: a socket that stays silent for a whole beat is dropped. */
-  alive = true
   /**
    * Unset while connected: once any connection has held a time here, a number field would give every connection a
    * 16-byte box for it.
@@ -60,7 +61,8 @@ export class Connection {
       return
     }
     if (this.ws !== undefined && this.ws.bufferedAmount > SOFT_BUFFER_BYTES && DROPPABLE.has(event.event)) return
-    this.record(event.prefix(this.protocol), now)
+    const seq = this.record(event.prefix(this.protocol), now)
+    if (this.ws !== undefined) this.write(frameBytes(event.prefixBytes(this.protocol), seq))
   }
 
   /**
@@ -71,7 +73,7 @@ export class Connection {
     this.write(frame(prefix, this.nextSeq++))
   }
 
-  /** Each event takes the next number and is kept for replay. */
+  /** Each event takes the next number and is kept for replay; the caller sends it. */
   record(prefix: string, now: number) {
     const seq = this.nextSeq++
     const entry = { seq, at: now, prefix }
@@ -79,7 +81,7 @@ export class Connection {
     if (this.replay.length === 0) this.replay = [entry]
     else this.replay.push(entry)
     this.trim(now)
-    this.write(frame(prefix, seq))
+    return seq
   }
 
   trim(now: number) {
@@ -95,14 +97,15 @@ export class Connection {
    * Writes outside the sequence (replies) or inside it; a socket that cannot keep up is closed, never left to grow.
    * A replay is exempt: it is bounded by the replay buffer, which is already held in memory.
    */
-  write(text: string, bounded = true) {
+  write(text: string | Buffer, bounded = true) {
     const ws = this.ws
     if (ws === undefined || ws.readyState !== 1) return
     if (bounded && ws.bufferedAmount > HARD_BUFFER_BYTES) {
       ws.close(CLOSE_SLOW_CONSUMER.code, CLOSE_SLOW_CONSUMER.reason)
       return
     }
-    ws.send(text)
+    if (typeof text === "string") ws.send(text)
+    else ws.send(text, TEXT)
   }
 
   /** Whether a client that expects `sequence` next can continue without a gap. */

@@ -6,12 +6,14 @@ import { newId } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { websocketActiveConnections } from "../../layers/Metrics.ts"
 import { PubSub } from "../../layers/PubSub.ts"
+import { AppConfig } from "../Config.ts"
 import { EventBus, type Envelope } from "../events/EventBus.ts"
-import { Presence, HEARTBEAT_MS } from "../status/Presence.ts"
+import { Presence } from "../status/Presence.ts"
 import { Statuses } from "../status/Statuses.ts"
 import { versionIdHeader } from "../system/Version.ts"
 import { Connection, REPLAY_MAX_AGE_MS, type ReplayEntry } from "./Connection.ts"
 import { EncodedEvent, flat, type ProtocolName } from "./Frames.ts"
+import type { LiveSocket } from "./LiveSocket.ts"
 import { applyMembership } from "./Membership.ts"
 import { Subscriptions } from "./Subscriptions.ts"
 import { findTakeoverOverlap, Handoff, type ControlMessage, ControlMessageJson, CONTROL_TOPIC, HANDOFF_WAIT } from "./Takeover.ts"
@@ -31,7 +33,7 @@ const DEFAULT_MAX_CONNECTIONS = 10
 const UNKNOWN_CHANNEL_RECHECK_MS = 30_000
 
 export interface AdmitInput {
-  readonly ws: WebSocket
+  readonly ws: LiveSocket
   readonly userId: string
   readonly protocol: ProtocolName
   readonly resume: Option.Option<{ readonly connectionId: string; readonly sequence: number }>
@@ -47,7 +49,7 @@ export interface HubService {
   /** Registers an authenticated socket: resumes its connection or starts a fresh one with hello; None when refused. */
   readonly admit: (input: AdmitInput) => Effect.Effect<Option.Option<Admitted>, DbError>
   /** The socket went away: its connection stays resumable for a while; presence and status follow. */
-  readonly socketClosed: (connection: Connection, socketId: string, ws: WebSocket) => Effect.Effect<void>
+  readonly socketClosed: (connection: Connection, socketId: string, ws: LiveSocket) => Effect.Effect<void>
   /** Whether the user is in the channel (memory first, then one lookup that also repairs the memory). */
   readonly isChannelMember: (userId: string, channelId: string) => Effect.Effect<boolean>
   readonly channelsOf: (userId: string) => ReadonlyArray<string>
@@ -90,12 +92,12 @@ export const make = Effect.gen(function*() {
   const serverHostname = hostname()
   const subscriptions = new Subscriptions()
   const connections = new Map<string, Connection>()
-  /** Each open socket and the connection it carries; also how the one shared pong listener finds the connection. */
-  const sockets = new Map<WebSocket, Connection>()
+  /** Sockets admitted and not yet departed (LiveSocket.counted). */
+  let socketCount = 0
   const uncheckedChannels = new Map<string, number>()
   const awaitingHandoff = new Map<string, Deferred.Deferred<void>>()
 
-  const updateGauge = Effect.suspend(() => Metric.set(websocketActiveConnections, sockets.size))
+  const updateGauge = Effect.suspend(() => Metric.set(websocketActiveConnections, socketCount))
   const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.catchAllCause(effect, (cause) => Effect.logWarning("realtime background step failed", cause))
 
@@ -109,14 +111,16 @@ export const make = Effect.gen(function*() {
   }
   // One listener for every socket rather than a closure per socket (about 100 bytes each).
   const onPong = function(this: WebSocket) {
-    const connection = sockets.get(this)
-    if (connection !== undefined) connection.alive = true
+    ;(this as LiveSocket).alive = true
   }
-  const attachSocket = (connection: Connection, ws: WebSocket, socketId: string) => {
+  const attachSocket = (connection: Connection, ws: LiveSocket, socketId: string) => {
     connection.ws = ws
     connection.socketId = socketId
-    connection.alive = true
-    sockets.set(ws, connection)
+    ws.alive = true
+    if (!ws.counted) {
+      ws.counted = true
+      socketCount++
+    }
     ws.on("pong", onPong)
   }
 
@@ -152,8 +156,9 @@ export const make = Effect.gen(function*() {
       created_at: now
     }).prefix(connection.protocol)
 
+  // Only another node reads the owner record: with a cache no other node sees there is nobody to tell.
   const rememberOwner = (connection: Connection, ttlMs: number) =>
-    cache.set(
+    !cache.shared ? Effect.void : cache.set(
       recordKey(connection.id),
       flat(encodeRecord({ user_id: connection.userId, node_id: nodeId, protocol: connection.protocol })),
       ttlMs
@@ -257,9 +262,12 @@ export const make = Effect.gen(function*() {
       return Option.some<Admitted>({ connection, socketId })
     })
 
-  const socketClosed = (connection: Connection, socketId: string, ws: WebSocket) =>
+  const socketClosed = (connection: Connection, socketId: string, ws: LiveSocket) =>
     Effect.gen(function*() {
-      sockets.delete(ws)
+      if (ws.counted) {
+        ws.counted = false
+        socketCount--
+      }
       if (connection.ws === ws) {
         connection.ws = undefined
         connection.disconnectedAt = yield* Clock.currentTimeMillis
@@ -342,11 +350,11 @@ export const make = Effect.gen(function*() {
         continue
       }
       if (ws.readyState !== 1) continue
-      if (!connection.alive) {
+      if (!ws.alive) {
         ws.terminate()
         continue
       }
-      connection.alive = false
+      ws.alive = false
       ws.ping()
       live.push(connection)
     }
@@ -363,7 +371,8 @@ export const make = Effect.gen(function*() {
     Stream.runForEach((message) => quietly(onControl(message))),
     Effect.forkScoped
   )
-  yield* quietly(heartbeat).pipe(Effect.repeat(Schedule.spaced(HEARTBEAT_MS)), Effect.delay(HEARTBEAT_MS), Effect.forkScoped)
+  const heartbeatMs = (yield* AppConfig).wsPingIntervalMs
+  yield* quietly(heartbeat).pipe(Effect.repeat(Schedule.spaced(heartbeatMs)), Effect.delay(heartbeatMs), Effect.forkScoped)
 
   const service: HubService = {
     nodeId,
@@ -378,7 +387,7 @@ export const make = Effect.gen(function*() {
         return rows.length > 0
       }),
     channelsOf: (userId) => [...(subscriptions.user(userId)?.channels ?? [])],
-    socketCount: Effect.sync(() => sockets.size),
+    socketCount: Effect.sync(() => socketCount),
     userCount: Effect.sync(() => {
       let n = 0
       for (const user of subscriptions.users.values()) {

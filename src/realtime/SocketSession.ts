@@ -8,6 +8,7 @@ import { handleAction, NoReply } from "./Actions.ts"
 import { type ClientRequest, errorReply, okReply, type ProtocolName, RequestErrors, type RequestError } from "./Frames.ts"
 import type { Connection } from "./Connection.ts"
 import { Hub } from "./Hub.ts"
+import type { LiveSocket } from "./LiveSocket.ts"
 
 /**
  * One socket's life as plain state and callbacks: authentication (on upgrade, or by `authentication_challenge`
@@ -81,13 +82,12 @@ const Flag = {
 } as const
 
 export class SocketSession {
-  /** Shared listeners find their session here: a closure per socket and event would cost about 100 bytes each. */
-  private static readonly bySocket = new WeakMap<WebSocket, SocketSession>()
+  /** Listeners shared by all sockets find their session on the socket: a closure per socket would cost ~100 bytes. */
   private static onMessage(this: WebSocket, data: Buffer, isBinary: boolean) {
-    SocketSession.bySocket.get(this)?.received(isBinary ? new Uint8Array(data) : data.toString("utf8"))
+    ;(this as LiveSocket).session?.received(isBinary ? new Uint8Array(data) : data.toString("utf8"))
   }
   private static onClose(this: WebSocket) {
-    SocketSession.bySocket.get(this)?.socketClosed()
+    ;(this as LiveSocket).session?.socketClosed()
   }
 
   /** Set once admitted; with the id of this socket, which presence counts (a resumed connection changes sockets). */
@@ -106,7 +106,7 @@ export class SocketSession {
 
   /** The options are kept as fields: one object less per socket. */
   constructor(
-    private readonly ws: WebSocket,
+    private readonly ws: LiveSocket,
     private readonly run: Run,
     options: SessionOptions
   ) {
@@ -119,7 +119,7 @@ export class SocketSession {
   /** Starts serving the socket: admits it at once when the upgrade carried a valid token, else waits for a challenge. */
   start(auth: SocketAuth | undefined) {
     const ws = this.ws
-    SocketSession.bySocket.set(ws, this)
+    ws.session = this
     ws.on("message", SocketSession.onMessage)
     ws.on("close", SocketSession.onClose)
     ws.on("error", ignore)

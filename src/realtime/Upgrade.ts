@@ -5,6 +5,7 @@ import { WebSocketServer } from "ws"
 import { SESSION_COOKIE } from "../auth/Authenticate.ts"
 import type { ResolvedConfig } from "../Config.ts"
 import { badRequest } from "../http/ApiError.ts"
+import { LiveSocket } from "./LiveSocket.ts"
 
 /**
  * The WebSocket handshake, completed by a `ws` server we configure rather than platform-node's: that one echoes the
@@ -23,6 +24,7 @@ export const makeWebSocketServer = () =>
   new WebSocketServer({
     noServer: true,
     clientTracking: false,
+    WebSocket: LiveSocket,
     perMessageDeflate: false,
     maxPayload: MAX_FRAME_BYTES,
     // Never echo a token: select the first offered protocol that is not one.

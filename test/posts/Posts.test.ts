@@ -61,6 +61,24 @@ describe("creating posts", () => {
     expect(JSON.parse(posted.data.post as string)).toMatchObject({ id: post.id, pending_post_id: `${owner.user.id}:123`, metadata: { files: [] } })
   })
 
+  it("answers and publishes the same post a read returns, for root posts (built from the write) and replies (read back)", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    log.clear()
+    const props = { zeta: 1, a: { nested: [true, null] }, from_bot: "x" }
+    const sameAsRead = async (created: Post) => {
+      const read = await owner.client.getPost(created.id)
+      expect(created).toStrictEqual(read)
+      const posted = log.named("posted").find((e) => JSON.parse(e.data.post as string).id === created.id)!
+      expect(JSON.parse(posted.data.post as string)).toStrictEqual(read)
+    }
+    const root = await owner.client.createPost({ channel_id: channel.id, message: "first #tag and #other", props } as unknown as Post)
+    await sameAsRead(root)
+    await sameAsRead(await bob.client.createPost({ channel_id: channel.id, message: "a reply", root_id: root.id } as Post))
+    expect(root.props).toStrictEqual(props)
+    expect(root.hashtags).toBe("#tag #other")
+  })
+
   it("counts @username, @channel and @all mentions for members other than the author, never @here for offline users", async () => {
     const { owner, members: [bob, carol, dave], team } = await teamWith(server, 3)
     const channel = await channelIn(owner, team, "O", [bob, carol])

@@ -2,10 +2,12 @@ import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import type { Team } from "@mattermost/types/teams"
 import { Effect } from "effect"
+import { expect } from "vitest"
 import { Db } from "../../layers/Db.ts"
 import { type BroadcastInput, EventBus } from "../../src/events/EventBus.ts"
 import { newUser } from "../support/Clients.ts"
 import type { TestServer } from "../support/TestServer.ts"
+import { type MattermostSocket, sawSequenceGap } from "./Sockets.ts"
 
 /** Users, a team and a channel built over REST, and direct access to a node's event bus and settings. */
 export type Member = Awaited<ReturnType<typeof newUser>>
@@ -35,3 +37,15 @@ export const setMaxConnections = (server: TestServer, max: number) =>
 
 export const stats = async (server: TestServer) =>
   (await (await fetch(`${server.url}/api/v1/health/stats`)).json()) as { websocket_connections: number; active_users: number }
+
+/**
+ * What a client that was moved between sockets (or nodes) must have seen: exactly these posts in order, one hello,
+ * nothing missed, and sequence numbers from 0 without a gap.
+ */
+export const expectSeamless = (socket: MattermostSocket, texts: ReadonlyArray<string>) => {
+  expect(socket.named("posted").map((e) => (JSON.parse(e.data?.post as string) as Post).message)).toEqual(texts)
+  expect(socket.named("hello")).toHaveLength(1)
+  expect(socket.missed).toHaveLength(0)
+  expect(socket.events.map((e) => e.seq)).toEqual(socket.events.map((_, i) => i))
+  expect(sawSequenceGap()).toBe(false)
+}

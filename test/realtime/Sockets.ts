@@ -152,8 +152,9 @@ export class RawSocket {
   unexpected: { status: number; body: string } | undefined
   readonly ws: WebSocket
 
-  constructor(url: string, options: { headers?: Record<string, string>; protocols?: Array<string> } = {}) {
-    this.ws = new WebSocket(url, options.protocols ?? [], { headers: options.headers })
+  /** `autoPong: false` makes a client that never answers the server's pings. */
+  constructor(url: string, options: { headers?: Record<string, string>; protocols?: Array<string>; autoPong?: boolean } = {}) {
+    this.ws = new WebSocket(url, options.protocols ?? [], { headers: options.headers, autoPong: options.autoPong ?? true })
     this.ws.on("open", () => {
       this.opened = true
     })

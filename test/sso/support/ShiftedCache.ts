@@ -27,7 +27,9 @@ export const shiftedCache = (): ShiftedCache => {
       for (const [name, member] of Object.entries(cache)) {
         shifted[name] = typeof member === "function"
           ? (...args: Array<unknown>) => Effect.withClock((member as (...a: Array<unknown>) => Effect.Effect<unknown, unknown>)(...args), clock)
-          : Effect.withClock(member as Effect.Effect<unknown, unknown>, clock)
+          : Effect.isEffect(member)
+          ? Effect.withClock(member as Effect.Effect<unknown, unknown>, clock)
+          : member
       }
       return shifted as unknown as CacheService
     })

@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { client4 } from "../support/Clients.ts"
+import { createTestDatabase, hasRedis, redisUrl } from "../support/Databases.ts"
+import type { TestServer } from "../support/TestServer.ts"
+import { freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "../startup/Process.ts"
+import { expectSeamless, type Member, say, teamWithChannel } from "./Fixture.ts"
+import { MattermostSocket, wsUrl } from "./Sockets.ts"
+
+/**
+ * Two service processes, as an operator runs a cluster: separate Node processes on one PostgreSQL database and one
+ * Redis, sharing only their secrets. The official WebSocketClient connects to one and is moved to the other.
+ */
+const cluster = hasRedis() ? describe : describe.skip
+if (!hasRedis()) console.log("[realtime] Redis is not reachable: the two-process tests are skipped")
+
+const dataDirs: Array<string> = []
+const nodes: Array<ServiceProcess> = []
+const sockets: Array<MattermostSocket> = []
+/** Generous: the whole suite shares two cores, and each process starts a full service. */
+const LIVE_WITHIN_MS = 60_000
+
+const startNode = async (shared: Record<string, string>) => {
+  const dataDir = mkdtempSync("/tmp/service-node-")
+  chmodSync(dataDir, 0o755)
+  dataDirs.push(dataDir)
+  const node = startProcess({ ...shared, SERVICE_PORT: String(await freePort()), SERVICE_DATA_DIR: dataDir })
+  nodes.push(node)
+  await waitUntilLive(node, LIVE_WITHIN_MS)
+  return node
+}
+
+const posted = (text: string) => (e: { event?: string; data?: Record<string, unknown> }) =>
+  e.event === "posted" && (e.data?.post as string).includes(text)
+
+cluster("two service processes sharing PostgreSQL and Redis", () => {
+  let nodeA: ServiceProcess
+  let nodeB: ServiceProcess
+  let alice: Member
+  let bob: Member
+  let channelId: string
+
+  beforeAll(async () => {
+    const shared = {
+      SERVICE_DATABASE_URL: await createTestDatabase(),
+      SERVICE_CACHE_URL: redisUrl(),
+      SERVICE_JWT_SECRET: randomBytes(48).toString("base64"),
+      SERVICE_ENCRYPTION_KEY: randomBytes(48).toString("base64"),
+      SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "100000",
+      SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "100000",
+      SERVICE_LOG_LEVEL: "warn"
+    }
+    // One after the other: the first applies the migrations, the second finds them applied.
+    nodeA = await startNode(shared)
+    nodeB = await startNode(shared)
+    const setup = await teamWithChannel({ url: nodeA.url } as TestServer, ["alice", "bob"])
+    ;[alice, bob] = setup.users
+    channelId = setup.channel.id
+    await alice.client.addToChannel(bob.user.id, channelId)
+  }, 2 * LIVE_WITHIN_MS + 30_000)
+
+  afterAll(async () => {
+    for (const s of sockets) s.close()
+    await Promise.all(nodes.map((node, i) => stop(node, dataDirs[i]).catch(() => {})))
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+  })
+
+  const aliceOn = (node: ServiceProcess) => ({ ...alice, client: client4(node.url, alice.client.getToken()) })
+
+  it("delivers to a socket on process A a post made through process B, and resumes on B with nothing lost", async () => {
+    const bobSocket = new MattermostSocket(wsUrl(nodeA.url), bob.client.getToken(), { retryMs: 60_000 })
+    sockets.push(bobSocket)
+    await bobSocket.connect()
+    const hello = await bobSocket.hello()
+
+    await say(aliceOn(nodeB), channelId, "made on B")
+    const event = await bobSocket.waitFor(posted("made on B"), "the post from B")
+    expect(event.data).toMatchObject({ channel_type: "O", sender_name: `@${alice.user.username}` })
+
+    bobSocket.drop()
+    await say(aliceOn(nodeB), channelId, "missed via B")
+    await say(aliceOn(nodeA), channelId, "missed via A")
+    await bobSocket.moveTo(wsUrl(nodeB.url))
+    expect(bobSocket.urls.at(-1)).toContain(`connection_id=${String(hello.data?.connection_id)}`)
+    await bobSocket.waitFor(posted("missed via A"), "the replayed posts")
+    await say(aliceOn(nodeA), channelId, "live on B")
+    await bobSocket.waitFor(posted("live on B"), "a live post on B")
+
+    expectSeamless(bobSocket, ["made on B", "missed via B", "missed via A", "live on B"])
+  })
+})
