@@ -3,7 +3,10 @@
  * bare `ws` broadcast server doing the same INSERT, measured in the same run; and memory per idle authenticated
  * socket for both. Targets: delivery p99 within 2x of bare ws, memory per socket within 2x.
  *
- *   node --import tsx bench/fanout.ts [sockets=1000] [rounds=20] [warmup=200]
+ *   node --import tsx bench/fanout.ts [sockets=1000] [rounds=50] [warmup=200]
+ *
+ * BENCH_ROUNDS=1 prints each timed round's first and last arrival; BENCH_CPUPROF=/path/prefix writes a CPU profile of
+ * the timed rounds of each server; BENCH_SNAPSHOT=/path/prefix writes heap snapshots around the socket halves.
  *
  * PostgreSQL: BENCH_PG_URL (an admin URL; a scratch database is created and dropped), default
  * postgres://postgres@127.0.0.1:5432/postgres. Cache and bus are in memory (one node). The clients run in a worker
@@ -31,7 +34,7 @@ import { httpServer, makeServer } from "../src/Server.ts"
 
 const require = createRequire(import.meta.url)
 const SOCKETS = Number(process.argv[2] ?? 1000)
-const ROUNDS = Number(process.argv[3] ?? 20)
+const ROUNDS = Number(process.argv[3] ?? 50)
 /** Users outside the channel whose sockets warm each server up before it is measured. */
 const WARMUP = Number(process.argv[4] ?? 200)
 /**
@@ -39,6 +42,11 @@ const WARMUP = Number(process.argv[4] ?? 200)
  * function on after many calls, and code it compiles while the measured sockets connect would be counted per socket.
  */
 const WARMUP_PASSES = 3
+/**
+ * Posts delivered before the timed ones: the first posts run code no request has run yet (compiled then, and
+ * optimized a few posts later), which a server pays once, not per post.
+ */
+const WARM_POSTS = 30
 const now = () => performance.timeOrigin + performance.now()
 
 /**
@@ -222,13 +230,16 @@ const measure = async (
   const firsts: Array<number> = []
   let frameBytes = 0
   const profiler = process.env.BENCH_CPUPROF === undefined ? undefined : await startProfile()
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < WARM_POSTS + ROUNDS; round++) {
     const sent = now()
     await post(round)
-    posts.push(now() - sent)
+    const posted = now() - sent
     const done = await measured.next("round", round)
+    if (round < WARM_POSTS) continue
+    posts.push(posted)
     for (const at of done.arrivals ?? []) latencies.push(at - sent)
     firsts.push(Math.min(...(done.arrivals ?? [])) - sent)
+    if (process.env.BENCH_ROUNDS) console.log(name, round, (Math.min(...done.arrivals!) - sent).toFixed(1), (Math.max(...done.arrivals!) - sent).toFixed(1))
     frameBytes = done.bytes ?? 0
   }
   if (profiler !== undefined) await profiler.stop(`${process.env.BENCH_CPUPROF}-${name.replace(/\W+/g, "_")}.cpuprofile`)
@@ -324,7 +335,7 @@ const benchService = async (databaseUrl: string) => {
 
 /**
  * The baseline: token check against a set, the same INSERT, then one JSON text, the same `posted` event as the
- * service's, sent to every socket.
+ * service's, encoded once and sent to every socket.
  */
 const benchBare = async (
   databaseUrl: string,
@@ -362,7 +373,9 @@ const benchBare = async (
       broadcast: { omit_users: null, user_id: "", channel_id: data.channelId, team_id: "", connection_id: "", omit_connection_id: "" },
       seq: 1
     })
-    for (const ws of sockets) ws.send(text)
+    // Encoded once, the same bytes written to every socket: the cheapest broadcast `ws` allows.
+    const bytes = Buffer.from(text, "utf8")
+    for (const ws of sockets) ws.send(bytes, { binary: false })
     res.writeHead(201).end()
   })
   http.on("upgrade", (req, socket, head) => {
