@@ -13,22 +13,31 @@ export interface TokenClaims {
 }
 
 export const makeTokens = (secret: Redacted.Redacted) => {
-  const key = new TextEncoder().encode(Redacted.value(secret))
+  // Imported once: jose would import raw key bytes again on every sign and verify (a CryptoKey each request).
+  const key = crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(Redacted.value(secret)),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"]
+  )
+  // A rejection surfaces where the key is awaited; this only keeps it from counting as unhandled meanwhile.
+  key.catch(() => {})
   return {
     sign: (claims: TokenClaims, expiresAtMs: number) =>
-      Effect.promise(() =>
+      Effect.promise(async () =>
         new SignJWT({ sid: claims.sessionId })
           .setProtectedHeader({ alg: "HS256", typ: "JWT" })
           .setSubject(claims.userId)
           .setIssuer(ISSUER)
           .setIssuedAt()
           .setExpirationTime(Math.floor(expiresAtMs / 1000))
-          .sign(key)
+          .sign(await key)
       ),
     /** None for anything that is not a valid, unexpired token of ours. */
     verify: (token: string): Effect.Effect<Option.Option<TokenClaims>> =>
-      Effect.promise(() =>
-        jwtVerify(token, key, { issuer: ISSUER, algorithms: ["HS256"] }).then(
+      Effect.promise(async () =>
+        jwtVerify(token, await key, { issuer: ISSUER, algorithms: ["HS256"] }).then(
           ({ payload }) =>
             typeof payload.sid === "string" && typeof payload.sub === "string"
               ? Option.some({ sessionId: payload.sid, userId: payload.sub })

@@ -1,11 +1,12 @@
-import { Clock, Context, Effect, Layer, PubSub as LocalPubSub, Schema, type Scope, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, PubSub as LocalPubSub, Schema, type Scope, Stream } from "effect"
+import { newId } from "../../layers/Crypto.ts"
 import { PubSub } from "../../layers/PubSub.ts"
 
 /**
  * The cluster-wide event bus. Each event is the Mattermost WebSocket event without its seq: `event`, `data` (payload
  * fields exactly as mattermost-compat.md section 9 gives them, JSON strings where Mattermost sends strings) and
  * `broadcast` (who receives it). Features publish after their transaction commits; every node's hub subscribes.
- * The envelope is encoded once here, and decoded once per node.
+ * The envelope is encoded once here, and decoded once on each other node.
  */
 export const Broadcast = Schema.Struct({
   /** Only this user's sockets. */
@@ -29,7 +30,9 @@ export const Envelope = Schema.Struct({
   data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   broadcast: Broadcast,
   /** Milliseconds since the epoch, when the event was published. */
-  created_at: Schema.Number
+  created_at: Schema.Number,
+  /** The node that published it, which delivers it to its own sockets without waiting for the bus. */
+  origin: Schema.optionalWith(Schema.String, { default: () => "" })
 })
 export type Envelope = typeof Envelope.Type
 
@@ -42,7 +45,10 @@ export const TOPIC = "service:events"
 export interface EventBusService {
   /** Publishes after commit; a bus failure is logged and never fails the write that caused it. */
   readonly publish: (event: string, data: Record<string, unknown>, broadcast: BroadcastInput) => Effect.Effect<void>
-  /** Every event published from now on, on any node (the realtime hub delivers these). */
+  /**
+   * Every event published from now on, on any node (the realtime hub delivers these): this node's own straight from
+   * memory, in the order they were published, the others' as the bus brings them.
+   */
   readonly events: Stream.Stream<Envelope>
   /**
    * Events published by this node only: work that must happen once per write, on the node that handled it
@@ -61,18 +67,22 @@ export class EventBus extends Context.Tag("service/EventBus")<EventBus, EventBus
 export const make = Effect.gen(function*() {
   const pubsub = yield* PubSub
   const local = yield* LocalPubSub.unbounded<Envelope>()
+  // Local sockets get this node's events without a round trip through the bus (and its JSON both ways); the copies
+  // the bus brings back are skipped. Events of one node still arrive in the order it published them.
+  const origin = newId()
   const service: EventBusService = {
     publish: (event, data, broadcast) =>
       Effect.gen(function*() {
         const created_at = yield* Clock.currentTimeMillis
-        const envelope = Schema.decodeSync(Envelope)({ event, data, broadcast, created_at })
+        const envelope = Schema.decodeSync(Envelope)({ event, data, broadcast, created_at, origin })
         yield* LocalPubSub.publish(local, envelope)
         yield* pubsub.publish(TOPIC, encode(envelope))
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event })))
       ),
-    events: pubsub.subscribe(TOPIC).pipe(
-      Stream.filterMap((raw) => decode(raw))
+    events: Stream.merge(
+      Stream.fromPubSub(local),
+      pubsub.subscribe(TOPIC).pipe(Stream.filterMap((raw) => Option.filter(decode(raw), (e) => e.origin !== origin)))
     ),
     localEvents: Stream.fromPubSub(local),
     subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue))

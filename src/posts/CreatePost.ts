@@ -1,10 +1,10 @@
 import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Db, type DbService } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { Access, type ChannelRef } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { badRequest } from "../http/ApiError.ts"
+import { badRequest, notFound } from "../http/ApiError.ts"
 import { publishThreadUpdated } from "../threads/ThreadEvents.ts"
 import { type Follower, ThreadRepo } from "../threads/ThreadRepo.ts"
 import { findMentions } from "./Mentions.ts"
@@ -103,52 +103,54 @@ export const createPost = (caller: Caller, input: CreatePostBody, setOnline: boo
     const id = newId()
     const threads = yield* ThreadRepo
 
-    const written = yield* db.transaction(Effect.gen(function*() {
-      const [counters] = yield* sql<{ at: string; total: string; total_root: string }>`
-        UPDATE channels SET
-          last_post_at = GREATEST(last_post_at + 1, ${now}),
-          last_root_post_at = CASE WHEN ${isRoot} THEN GREATEST(last_post_at + 1, ${now}) ELSE last_root_post_at END,
-          total_msg_count = total_msg_count + 1,
-          total_msg_count_root = total_msg_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END
-        WHERE id = ${channel.id}
-        RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root`
-      const createAt = Number(counters.at)
-      const attached = input.file_ids.length === 0 ? [] : yield* sql<{ id: string }>`
-        UPDATE file_infos SET post_id = ${id}, channel_id = ${channel.id}, update_at = ${createAt}
-        WHERE id = ANY(${[...input.file_ids]}) AND creator_id = ${caller.userId} AND post_id = '' AND delete_at = 0
-          AND (channel_id = ${channel.id} OR channel_id = '')
-        RETURNING id`
-      const attachedIds = input.file_ids.filter((f) => attached.some((a) => a.id === f))
-      const [inserted] = yield* sql<{ props: Record<string, unknown>; hashtags: string; username: string | null }>`
-        INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
-                           file_ids, pending_post_id)
-        VALUES (${id}, ${createAt}, ${createAt}, ${caller.userId}, ${channel.id}, ${input.root_id}, ${input.message},
-                ${input.type}, ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)},
-                ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id})
-        RETURNING props, hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username`
-      if (!isRoot) {
-        const followers: Array<Follower> = [{ userId: caller.userId, mentioned: false }]
-        if (mentions.rootAuthorIsMember && root.user_id !== caller.userId) followers.push({ userId: root.user_id, mentioned: false })
-        for (const m of mentions.rootMentioned) followers.push({ userId: m, mentioned: false })
-        for (const m of mentions.mentioned) followers.push({ userId: m, mentioned: true })
-        const unique = [...new Map(followers.map((f) => [f.userId, f])).values()]
-        yield* threads.recordReply({ rootId: input.root_id, channelId: channel.id, authorId: caller.userId, createAt, followers: unique })
-      }
-      if (mentions.mentioned.length > 0) {
-        yield* sql`
-          UPDATE channel_members SET mention_count = mention_count + 1,
-            mention_count_root = mention_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END, last_update_at = ${now}
-          WHERE channel_id = ${channel.id} AND user_id = ANY(${[...mentions.mentioned]})`
-      }
-      if (markChannelRead) {
-        yield* sql`
-          UPDATE channel_members SET last_viewed_at = ${createAt}, msg_count = ${counters.total},
-            msg_count_root = ${counters.total_root}, mention_count = 0, mention_count_root = 0, urgent_mention_count = 0,
-            last_update_at = ${now}
-          WHERE channel_id = ${channel.id} AND user_id = ${caller.userId}`
-      }
-      return { username: inserted.username ?? "", createAt, props: inserted.props, hashtags: inserted.hashtags }
-    }))
+    const written = isRoot && input.file_ids.length === 0
+      ? yield* writeRootPost(db, { id, now, caller, channelId: channel.id, input, mentioned: mentions.mentioned })
+      : yield* db.transaction(Effect.gen(function*() {
+        const [counters] = yield* sql<{ at: string; total: string; total_root: string }>`
+          UPDATE channels SET
+            last_post_at = GREATEST(last_post_at + 1, ${now}),
+            last_root_post_at = CASE WHEN ${isRoot} THEN GREATEST(last_post_at + 1, ${now}) ELSE last_root_post_at END,
+            total_msg_count = total_msg_count + 1,
+            total_msg_count_root = total_msg_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END
+          WHERE id = ${channel.id}
+          RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root`
+        const createAt = Number(counters.at)
+        const attached = input.file_ids.length === 0 ? [] : yield* sql<{ id: string }>`
+          UPDATE file_infos SET post_id = ${id}, channel_id = ${channel.id}, update_at = ${createAt}
+          WHERE id = ANY(${[...input.file_ids]}) AND creator_id = ${caller.userId} AND post_id = '' AND delete_at = 0
+            AND (channel_id = ${channel.id} OR channel_id = '')
+          RETURNING id`
+        const attachedIds = input.file_ids.filter((f) => attached.some((a) => a.id === f))
+        const [inserted] = yield* sql<{ props: Record<string, unknown>; hashtags: string; username: string | null }>`
+          INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
+                             file_ids, pending_post_id)
+          VALUES (${id}, ${createAt}, ${createAt}, ${caller.userId}, ${channel.id}, ${input.root_id}, ${input.message},
+                  ${input.type}, ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)},
+                  ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id})
+          RETURNING props, hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username`
+        if (!isRoot) {
+          const followers: Array<Follower> = [{ userId: caller.userId, mentioned: false }]
+          if (mentions.rootAuthorIsMember && root.user_id !== caller.userId) followers.push({ userId: root.user_id, mentioned: false })
+          for (const m of mentions.rootMentioned) followers.push({ userId: m, mentioned: false })
+          for (const m of mentions.mentioned) followers.push({ userId: m, mentioned: true })
+          const unique = [...new Map(followers.map((f) => [f.userId, f])).values()]
+          yield* threads.recordReply({ rootId: input.root_id, channelId: channel.id, authorId: caller.userId, createAt, followers: unique })
+        }
+        if (mentions.mentioned.length > 0) {
+          yield* sql`
+            UPDATE channel_members SET mention_count = mention_count + 1,
+              mention_count_root = mention_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END, last_update_at = ${now}
+            WHERE channel_id = ${channel.id} AND user_id = ANY(${[...mentions.mentioned]})`
+        }
+        if (markChannelRead) {
+          yield* sql`
+            UPDATE channel_members SET last_viewed_at = ${createAt}, msg_count = ${counters.total},
+              msg_count_root = ${counters.total_root}, mention_count = 0, mention_count_root = 0, urgent_mention_count = 0,
+              last_update_at = ${now}
+            WHERE channel_id = ${channel.id} AND user_id = ${caller.userId}`
+        }
+        return { username: inserted.username ?? "", createAt, props: inserted.props, hashtags: inserted.hashtags }
+      }))
 
     // A new root post without files has nothing to gather yet (no thread, reactions, files or acknowledgements): it
     // is built from what was written, one query fewer before its event goes out. Anything else is read back whole.
@@ -159,6 +161,64 @@ export const createPost = (caller: Caller, input: CreatePostBody, setOnline: boo
     if (!isRoot) yield* publishThreadUpdated(input.root_id, { authorId: caller.userId, mentioned: new Set(mentions.mentioned) })
     if (mentions.notInChannel.length > 0) yield* publishNotInChannel(caller.userId, post, mentions.notInChannel, now)
     return post
+  })
+
+interface Written {
+  readonly username: string
+  readonly createAt: number
+  readonly props: Record<string, unknown>
+  readonly hashtags: string
+}
+
+/**
+ * A root post without files in one statement, which PostgreSQL runs atomically: the channel's counters, the post,
+ * the mentioned members' counts and the author's read state, as the transaction below does for every other post
+ * (one round trip instead of five on the most common write). The author is never among the mentioned.
+ */
+const writeRootPost = (
+  db: DbService,
+  post: {
+    readonly id: string
+    readonly now: number
+    readonly caller: Caller
+    readonly channelId: string
+    readonly input: CreatePostBody
+    readonly mentioned: ReadonlyArray<string>
+  }
+) =>
+  Effect.gen(function*() {
+    const sql = db.sql
+    const { id, now, caller, channelId, input } = post
+    const rows = yield* db.execute(sql<{ at: string; props: Record<string, unknown>; hashtags: string; username: string | null }>`
+      WITH c AS (
+        UPDATE channels SET
+          last_post_at = GREATEST(last_post_at + 1, ${now}),
+          last_root_post_at = GREATEST(last_post_at + 1, ${now}),
+          total_msg_count = total_msg_count + 1,
+          total_msg_count_root = total_msg_count_root + 1
+        WHERE id = ${channelId}
+        RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root
+      ), p AS (
+        INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
+                           file_ids, pending_post_id)
+        SELECT ${id}, c.at, c.at, ${caller.userId}, ${channelId}, '', ${input.message}, ${input.type},
+               ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)}, '[]'::jsonb, ${input.pending_post_id}
+        FROM c
+        RETURNING create_at, props, hashtags
+      ), mentioned AS (
+        UPDATE channel_members SET mention_count = mention_count + 1, mention_count_root = mention_count_root + 1,
+          last_update_at = ${now}
+        WHERE channel_id = ${channelId} AND user_id = ANY(${[...post.mentioned]})
+      ), author AS (
+        UPDATE channel_members cm SET last_viewed_at = c.at, msg_count = c.total, msg_count_root = c.total_root,
+          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
+        FROM c WHERE cm.channel_id = ${channelId} AND cm.user_id = ${caller.userId}
+      )
+      SELECT p.create_at AS at, p.props, p.hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username
+      FROM p`)
+    if (rows.length === 0) return yield* notFound("app.channel.get.existing.app_error", "Channel not found.")
+    const [row] = rows
+    return { username: row.username ?? "", createAt: Number(row.at), props: row.props, hashtags: row.hashtags } satisfies Written
   })
 
 /** The row the hydrating query would return for a root post just written without files. */

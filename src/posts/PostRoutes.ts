@@ -15,6 +15,7 @@ import { PostRepo } from "./PostRepo.ts"
 /** Single posts: create, read, edit, patch, delete, pin, and posts by ids. */
 
 const PostParams = Schema.Struct({ post_id: Decode.Id })
+const CreateQuery = Schema.Struct({ set_online: Schema.optionalWith(Schema.String, { default: () => "" }) })
 
 const hydrateOne = (caller: Caller, id: string) =>
   Effect.gen(function*() {
@@ -26,7 +27,7 @@ const hydrateOne = (caller: Caller, id: string) =>
 
 const create = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const query = yield* Decode.query(Schema.Struct({ set_online: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  const query = yield* Decode.query(CreateQuery)
   const input = yield* Decode.body(CreatePostBody)
   const post = yield* createPost(caller, input, query.set_online !== "false")
   return created(post)
