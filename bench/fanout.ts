@@ -267,7 +267,8 @@ const configFor = (databaseUrl: string): ResolvedConfig => {
     SERVICE_LOG_LEVEL: "error",
     SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "100000",
     SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "100000",
-    SERVICE_DB_POOL__MAX_CONNECTIONS: "10"
+    SERVICE_DB_POOL__MAX_CONNECTIONS: "10",
+    SERVICE_WS_PING_INTERVAL_MS: process.env.BENCH_PING_MS ?? "30000"
   })))
   const raw = Effect.runSync(Effect.withConfigProvider(rawConfig, provider))
   return {

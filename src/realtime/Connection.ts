@@ -1,4 +1,4 @@
-import { type EncodedEvent, frame, frameBytes, type ProtocolName } from "./Frames.ts"
+import { type EncodedEvent, frame, type ProtocolName } from "./Frames.ts"
 import type { LiveSocket } from "./LiveSocket.ts"
 
 /**
@@ -13,9 +13,6 @@ export const SOFT_BUFFER_BYTES = 256 * 1024
 /** Past this many unsent bytes the socket is closed; the client resumes from the replay buffer. */
 export const HARD_BUFFER_BYTES = 4 * 1024 * 1024
 export const CLOSE_SLOW_CONSUMER = { code: 1008, reason: "send queue full" } as const
-
-/** Bytes are sent as a text frame: every frame of both protocols is JSON. */
-const TEXT = { binary: false } as const
 
 /** Mattermost drops these for backed-up connections (8.8). */
 const DROPPABLE = new Set(["typing", "status_change", "multiple_channels_viewed"])
@@ -62,7 +59,10 @@ export class Connection {
     }
     if (this.ws !== undefined && this.ws.bufferedAmount > SOFT_BUFFER_BYTES && DROPPABLE.has(event.event)) return
     const seq = this.record(event.prefix(this.protocol), now)
-    if (this.ws !== undefined) this.write(frameBytes(event.prefixBytes(this.protocol), seq))
+    const ws = this.ws
+    if (ws === undefined || ws.readyState !== 1) return
+    if (ws.bufferedAmount > HARD_BUFFER_BYTES) return ws.close(CLOSE_SLOW_CONSUMER.code, CLOSE_SLOW_CONSUMER.reason)
+    ws.sendShared(event.prefixBytes(this.protocol), `${seq}}`)
   }
 
   /**
@@ -97,15 +97,14 @@ export class Connection {
    * Writes outside the sequence (replies) or inside it; a socket that cannot keep up is closed, never left to grow.
    * A replay is exempt: it is bounded by the replay buffer, which is already held in memory.
    */
-  write(text: string | Buffer, bounded = true) {
+  write(text: string, bounded = true) {
     const ws = this.ws
     if (ws === undefined || ws.readyState !== 1) return
     if (bounded && ws.bufferedAmount > HARD_BUFFER_BYTES) {
       ws.close(CLOSE_SLOW_CONSUMER.code, CLOSE_SLOW_CONSUMER.reason)
       return
     }
-    if (typeof text === "string") ws.send(text)
-    else ws.send(text, TEXT)
+    ws.send(text)
   }
 
   /** Whether a client that expects `sequence` next can continue without a gap. */

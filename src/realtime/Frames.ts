@@ -25,7 +25,7 @@ export class EncodedEvent {
     return this.native ??= nativePrefix(this.envelope)
   }
 
-  /** The prefix as UTF-8, encoded once per event: each socket's frame is then one copy of it plus its number. */
+  /** The prefix as UTF-8, encoded once per event and written to every socket as is (LiveSocket.sendShared). */
   prefixBytes(protocol: ProtocolName): Buffer {
     if (protocol === "v4") return this.v4Bytes ??= Buffer.from(this.prefix("v4"), "utf8")
     return this.nativeBytes ??= Buffer.from(this.prefix("native"), "utf8")
@@ -59,21 +59,6 @@ const nativePrefix = (e: EncodedEvent["envelope"]) =>
   withoutSeq({ type: "event", event: e.event, data: e.data, created_at: e.created_at, seq: 0 })
 
 export const frame = (prefix: string, seq: number) => `${prefix}${seq}}`
-
-const CLOSING_BRACE = 0x7d
-
-/**
- * The frame as bytes: one copy of the encoded prefix, then the number and the closing brace. Sending a string
- * instead would make each socket flatten `prefix + seq` into a new string and encode it to UTF-8 again.
- */
-export const frameBytes = (prefix: Buffer, seq: number) => {
-  const digits = String(seq)
-  const out = Buffer.allocUnsafe(prefix.length + digits.length + 1)
-  prefix.copy(out, 0)
-  out.write(digits, prefix.length, "latin1")
-  out[out.length - 1] = CLOSING_BRACE
-  return out
-}
 
 /** A client request: Mattermost's `{action, seq, data}`; the native socket uses the same fields. */
 export const ClientRequest = Schema.Struct({

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { publish } from "./Fixture.ts"
 import { eventually, MattermostSocket, RawSocket, sawSequenceGap, wsUrl } from "./Sockets.ts"
 
 /** The /api/v4/websocket protocol itself: authentication, hello, replies, errors and the native socket. */
@@ -164,6 +165,25 @@ describe("/api/v1/ws, the native socket", () => {
       expect(await s.reply(2)).toMatchObject({ type: "reply", status: "error", error: { code: "api.web_socket_router.bad_action.app_error" } })
     }
     expect(byProtocol.ws.protocol).toBe("service.v1")
+  })
+
+  it("delivers events of every frame size intact on both sockets, in order (7-bit, 16-bit and 64-bit lengths)", async () => {
+    // A user of its own: the earlier tests keep alice's sockets open up to her connection limit.
+    const carol = await newUser(server.url, "carol")
+    const headers = { Authorization: `Bearer ${carol.client.getToken()}` }
+    const native = track(new RawSocket(wsUrl(server.url, "/api/v1/ws"), { headers }))
+    const v4 = track(new RawSocket(wsUrl(server.url), { headers }))
+    for (const s of [native, v4]) await s.waitFor((f) => f.event === "hello", "hello")
+    // Payloads under 126 bytes (native only: a v4 frame's broadcast alone is longer), up to 64 KiB, and past it.
+    const sizes = [0, 10, 300, 70_000, 200_000]
+    for (const [i, size] of sizes.entries()) await publish(server, "custom_size", { i, text: "é".repeat(size) }, { user_id: carol.user.id })
+    for (const s of [native, v4]) {
+      await s.waitFor((f) => f.event === "custom_size" && f.data?.i === sizes.length - 1, "the largest frame")
+      const got = s.events().filter((f) => f.event === "custom_size")
+      expect(got.map((f) => [f.data?.i, (f.data?.text as string).length])).toEqual(sizes.map((size, i) => [i, size]))
+      expect(got.map((f) => f.seq)).toEqual(got.map((_, i) => (got[0].seq as number) + i))
+      expect(s.closed).toBeUndefined()
+    }
   })
 
   it("refuses with 401 before the upgrade without a valid header token; cookies and query tokens do not count", async () => {
