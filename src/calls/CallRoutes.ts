@@ -20,6 +20,7 @@ import { CALLS_BUILD, CALLS_PLUGIN_ID, CALLS_VERSION, CallEvents, callsConfig, t
 const BASE = `/plugins/${CALLS_PLUGIN_ID}`
 
 const ChannelParam = Schema.Struct({ channel_id: Decode.Id })
+const EnabledBody = Schema.Struct({ enabled: Schema.Boolean })
 
 const isDirectOrGroup = (type: string) => type === "D" || type === "G"
 
@@ -48,7 +49,7 @@ const setEnabled = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
   const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
-  const { enabled } = yield* Decode.body(Schema.Struct({ enabled: Schema.Boolean }))
+  const { enabled } = yield* Decode.body(EnabledBody)
   if (!caller.isSystemAdmin && !isDirectOrGroup(channel.type)) {
     const db = yield* Db
     const rows = yield* db.read(db.sql<{ scheme_admin: boolean }>`

@@ -25,6 +25,8 @@ const CategoryBody = Schema.Struct({
   collapsed: Schema.optional(Schema.Boolean),
   channel_ids: Schema.optional(Schema.Array(Decode.Id).pipe(Schema.maxItems(5000)))
 })
+const CategoriesBody = Schema.Array(Schema.Struct({ ...CategoryBody.fields, id: Schema.String })).pipe(Schema.maxItems(100))
+const OrderBody = Schema.Array(Schema.String).pipe(Schema.maxItems(1000))
 
 /** Runs a write on the sidebar in one transaction and returns the categories before and after it. */
 const write = <A, E, R>(userId: string, teamId: string, change: (now: number) => Effect.Effect<A, E, R>) =>
@@ -76,7 +78,7 @@ const getOrder = Effect.gen(function*() {
 
 const putOrder = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
-  const order = yield* Decode.body(Schema.Array(Schema.String).pipe(Schema.maxItems(1000)))
+  const order = yield* Decode.body(OrderBody)
   const db = yield* Db
   yield* write(userId, teamId, () => CategoryStore.reorder(db.sql, userId, teamId, order))
   const bus = yield* EventBus
@@ -143,7 +145,7 @@ const updateCategory = Effect.gen(function*() {
 
 const updateCategories = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
-  const body = yield* Decode.body(Schema.Array(Schema.Struct({ ...CategoryBody.fields, id: Schema.String })).pipe(Schema.maxItems(100)))
+  const body = yield* Decode.body(CategoriesBody)
   const after = yield* updateMany(userId, teamId, body)
   const ids = new Set(body.map((c) => c.id))
   return json(after.filter((c) => ids.has(c.id)))

@@ -17,11 +17,17 @@ import * as Membership from "./Membership.ts"
 
 const ChannelIdParams = Schema.Struct({ channel_id: Decode.Id })
 const ChannelUserParams = Schema.Struct({ channel_id: Decode.Id, user_id: UserIdParam })
+const UserParams = Schema.Struct({ user_id: UserIdParam })
+const UserChannelParams = Schema.Struct({ user_id: UserIdParam, channel_id: Decode.Id })
+const PagingQuery = Schema.Struct(Paging)
+const IdsBody = Schema.Array(Decode.Id).pipe(Schema.maxItems(1000))
+const RolesBody = Schema.Struct({ roles: Schema.String })
+const SchemeRolesBody = Schema.Struct({ scheme_admin: Schema.Boolean, scheme_user: Schema.Boolean })
 
 const listMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
-  const q = yield* Decode.query(Schema.Struct(Paging))
+  const q = yield* Decode.query(PagingQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const db = yield* Db
@@ -44,7 +50,7 @@ const getMember = Effect.gen(function*() {
 const membersByIds = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
-  const ids = yield* Decode.body(Schema.Array(Decode.Id).pipe(Schema.maxItems(1000)))
+  const ids = yield* Decode.body(IdsBody)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const rows = yield* membersOf(channel_id, [...new Set(ids)])
@@ -189,7 +195,7 @@ const setAdmin = (channelId: string, userId: string, admin: boolean) =>
 const updateRoles = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(ChannelUserParams)
-  const { roles } = yield* Decode.body(Schema.Struct({ roles: Schema.String }))
+  const { roles } = yield* Decode.body(RolesBody)
   const set = new Set(roles.split(" ").filter((r) => r !== ""))
   if (!set.has("channel_user") || [...set].some((r) => r !== "channel_user" && r !== "channel_admin")) {
     return yield* badRequest("api.channel.update_channel_member_roles.scheme_role.app_error", "Invalid channel member roles.")
@@ -200,7 +206,7 @@ const updateRoles = Effect.gen(function*() {
 const updateSchemeRoles = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(ChannelUserParams)
-  const body = yield* Decode.body(Schema.Struct({ scheme_admin: Schema.Boolean, scheme_user: Schema.Boolean }))
+  const body = yield* Decode.body(SchemeRolesBody)
   if (!body.scheme_user) {
     return yield* badRequest("api.channel.update_channel_member_roles.scheme_role.app_error", "Members keep the channel_user role.")
   }
@@ -242,7 +248,7 @@ const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: 
 
 const viewChannel = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: UserIdParam }))
+  const params = yield* Decode.params(UserParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
   const body = yield* Decode.body(ViewBody)
   return yield* markViewed(userId, [body.channel_id, body.prev_channel_id], body.channel_id)
@@ -251,15 +257,15 @@ const viewChannel = Effect.gen(function*() {
 /** Marks several channels read at once (the webapp's "mark as read"). */
 const markRead = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: UserIdParam }))
+  const params = yield* Decode.params(UserParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
-  const ids = yield* Decode.body(Schema.Array(Decode.Id).pipe(Schema.maxItems(1000)))
+  const ids = yield* Decode.body(IdsBody)
   return yield* markViewed(userId, ids, "")
 })
 
 const channelUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: UserIdParam, channel_id: Decode.Id }))
+  const params = yield* Decode.params(UserChannelParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
   const access = yield* Access
   yield* access.channel(caller, params.channel_id, "read")

@@ -231,9 +231,11 @@ const ensureDirect = (type: "D" | "G", name: string, displayName: string, creato
     }))
   })
 
+const DirectBody = Schema.Tuple(Decode.Id, Decode.Id)
+
 const createDirect = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const ids = yield* Decode.body(Schema.Tuple(Decode.Id, Decode.Id))
+  const ids = yield* Decode.body(DirectBody)
   if (!ids.includes(caller.userId) && !caller.isSystemAdmin) return yield* permissionDenied("this direct channel")
   const users = [...new Set(ids)]
   yield* knownUsers(users)
@@ -256,10 +258,11 @@ const groupName = (ids: ReadonlyArray<string>) => {
 
 const GROUP_MIN = 3
 const GROUP_MAX = 8
+const GroupBody = Schema.Array(Decode.Id).pipe(Schema.maxItems(100))
 
 const createGroup = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const ids = yield* Decode.body(Schema.Array(Decode.Id).pipe(Schema.maxItems(100)))
+  const ids = yield* Decode.body(GroupBody)
   const members = [...new Set([...ids, caller.userId])]
   if (members.length < GROUP_MIN || members.length > GROUP_MAX) {
     return yield* badRequest("api.channel.create_group.bad_size.app_error",
@@ -275,10 +278,12 @@ const createGroup = Effect.gen(function*() {
   return json(toChannel(channel), 201)
 })
 
+const StatsQuery = Schema.Struct({ exclude_files_count: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
+
 const channelStats = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
-  const q = yield* Decode.query(Schema.Struct({ exclude_files_count: Schema.optionalWith(Decode.QueryBool, { default: () => false }) }))
+  const q = yield* Decode.query(StatsQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const db = yield* Db

@@ -13,6 +13,7 @@ import { type ChannelRow, toChannel } from "./ChannelWire.ts"
 /** A team's channels: browse, archived, by name, autocomplete and search. */
 
 const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
+const PagingQuery = Schema.Struct(Paging)
 const LIMIT = 50
 
 /** A LIKE pattern matching values that start with the term, the term's wildcards taken literally. */
@@ -21,7 +22,7 @@ const prefixPattern = (term: string) => `${term.toLowerCase().replace(/[\\%_]/g,
 const publicChannels = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
-  const q = yield* Decode.query(Schema.Struct(Paging))
+  const q = yield* Decode.query(PagingQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const db = yield* Db
@@ -35,7 +36,7 @@ const publicChannels = Effect.gen(function*() {
 const deletedChannels = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
-  const q = yield* Decode.query(Schema.Struct(Paging))
+  const q = yield* Decode.query(PagingQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const db = yield* Db
@@ -51,7 +52,7 @@ const deletedChannels = Effect.gen(function*() {
 const privateChannels = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
-  const q = yield* Decode.query(Schema.Struct(Paging))
+  const q = yield* Decode.query(PagingQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
   if (!caller.isSystemAdmin) return yield* permissionDenied("the private channels of this team")
@@ -75,10 +76,12 @@ const byName = (caller: Caller, teamId: string, name: string, includeDeleted: bo
   })
 
 const IncludeDeleted = Schema.Struct({ include_deleted: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
+const TeamChannelNameParams = Schema.Struct({ team_id: Decode.Id, channel_name: Schema.String })
+const TeamNameChannelNameParams = Schema.Struct({ team_name: Schema.String, channel_name: Schema.String })
 
 const channelByName = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ team_id: Decode.Id, channel_name: Schema.String }))
+  const params = yield* Decode.params(TeamChannelNameParams)
   const q = yield* Decode.query(IncludeDeleted)
   const access = yield* Access
   yield* access.team(caller, params.team_id)
@@ -87,7 +90,7 @@ const channelByName = Effect.gen(function*() {
 
 const channelByTeamAndChannelName = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ team_name: Schema.String, channel_name: Schema.String }))
+  const params = yield* Decode.params(TeamNameChannelNameParams)
   const q = yield* Decode.query(IncludeDeleted)
   const db = yield* Db
   const [team] = yield* db.read(db.sql<{ id: string }>`SELECT id FROM teams WHERE name = ${params.team_name}`)

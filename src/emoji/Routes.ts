@@ -26,6 +26,7 @@ const MAX_NAMES = 200
 
 const EmojiParams = Schema.Struct({ emoji_id: Decode.Id })
 const NameParams = Schema.Struct({ emoji_name: Schema.String })
+const NamesBody = Schema.Array(Schema.String)
 
 const EmojiPart = Schema.parseJson(Schema.Struct({ creator_id: Schema.String, name: Schema.String }))
 
@@ -144,7 +145,7 @@ const getEmojiByName = Effect.gen(function*() {
 
 const getEmojiByNames = Effect.gen(function*() {
   yield* requireCaller
-  const names = yield* Decode.body(Schema.Array(Schema.String))
+  const names = yield* Decode.body(NamesBody)
   if (names.length > MAX_NAMES) {
     return yield* badRequest("api.emoji.get_multiple_by_name.too_many_names.app_error", `Unable to get more than ${MAX_NAMES} emojis by name.`)
   }

@@ -24,6 +24,7 @@ const ThreadFlags = {
   collapsedThreadsExtended: Flag
 }
 
+const ChannelParams = Schema.Struct({ channel_id: Decode.Id })
 const ChannelPostsQuery = Schema.Struct({
   page: Decode.QueryInt(0, { min: 0 }),
   per_page: Decode.QueryInt(60, { min: 1, max: 200 }),
@@ -81,7 +82,7 @@ const windowPage = (
 
 const channelPosts = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(Schema.Struct({ channel_id: Decode.Id }))
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const q = yield* Decode.query(ChannelPostsQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
@@ -104,6 +105,7 @@ const channelPosts = Effect.gen(function*() {
   return json(postList(page.order, hydrated, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext }))
 })
 
+const PostParams = Schema.Struct({ post_id: Decode.Id })
 const ThreadQuery = Schema.Struct({
   perPage: Decode.QueryInt(0, { min: 0, max: 1000 }),
   fromPost: OptionalId,
@@ -117,7 +119,7 @@ const ThreadQuery = Schema.Struct({
 /** A thread: its root always, and its replies (all of them, or a page in the asked direction with has_next). */
 const thread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { post_id } = yield* Decode.params(Schema.Struct({ post_id: Decode.Id }))
+  const { post_id } = yield* Decode.params(PostParams)
   const q = yield* Decode.query(ThreadQuery)
   const access = yield* Access
   yield* access.post(caller, post_id, "read")
@@ -146,6 +148,7 @@ const thread = Effect.gen(function*() {
   return json(postList(order, hydrated, { has_next: hasNext }))
 })
 
+const UserChannelParams = Schema.Struct({ user_id: OwnUserParam, channel_id: Decode.Id })
 const UnreadQuery = Schema.Struct({
   limit_before: Decode.QueryInt(60, { min: 0, max: 200 }),
   limit_after: Decode.QueryInt(60, { min: 0, max: 200 }),
@@ -155,7 +158,7 @@ const UnreadQuery = Schema.Struct({
 /** The posts around the caller's last read one: up to limit_before read posts and limit_after unread ones. */
 const aroundUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, channel_id: Decode.Id }))
+  const params = yield* Decode.params(UserChannelParams)
   const q = yield* Decode.query(UnreadQuery)
   if (q.limit_after === 0) return yield* badRequest("api.context.invalid_url_param.app_error", "Invalid or missing limit_after parameter in request URL.")
   const user_id = yield* ownUser(caller, params.user_id)
@@ -181,7 +184,7 @@ const aroundUnread = Effect.gen(function*() {
 
 const pinned = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(Schema.Struct({ channel_id: Decode.Id }))
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const posts = yield* PostRepo
@@ -189,6 +192,7 @@ const pinned = Effect.gen(function*() {
   return json(postList(order, yield* posts.hydrate(order, { viewer: caller, collapsedThreads: false, extended: false })))
 })
 
+const UserParams = Schema.Struct({ user_id: OwnUserParam })
 const FlaggedQuery = Schema.Struct({
   channel_id: OptionalId,
   team_id: OptionalId,
@@ -199,7 +203,7 @@ const FlaggedQuery = Schema.Struct({
 /** Saved posts: the flagged_post preferences of the caller, in channels they still belong to. */
 const flagged = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam }))
+  const params = yield* Decode.params(UserParams)
   const q = yield* Decode.query(FlaggedQuery)
   const user_id = yield* ownUser(caller, params.user_id)
   const access = yield* Access

@@ -27,9 +27,11 @@ interface UnreadRow {
   readonly last_viewed_at: string
 }
 
+const UserPostParams = Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id })
+
 const setUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id }))
+  const params = yield* Decode.params(UserPostParams)
   const user_id = yield* ownUser(caller, params.user_id)
   const post_id = params.post_id
   const access = yield* Access

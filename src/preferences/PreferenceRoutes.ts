@@ -23,11 +23,16 @@ const PreferenceBody = Schema.Struct({
   name: Schema.String.pipe(Schema.maxLength(NAME_MAX)),
   value: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(VALUE_MAX)), { default: () => "" })
 })
+const PreferencesBody = Schema.Array(PreferenceBody)
+
+const UserParams = Schema.Struct({ user_id: Schema.String })
+const CategoryParams = Schema.Struct({ category: Schema.String })
+const PreferenceParams = Schema.Struct({ category: Schema.String, preference_name: Schema.String })
 
 /** The `{user_id}` of the path ("me" allowed); only the caller themself. */
 const ownUser = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { user_id } = yield* Decode.params(Schema.Struct({ user_id: Schema.String }))
+  const { user_id } = yield* Decode.params(UserParams)
   const userId = user_id === "me" ? caller.userId : user_id
   if (!/^[a-z0-9]{26}$/.test(userId)) return yield* invalidParam("user_id")
   if (userId !== caller.userId) return yield* permissionDenied("this user's preferences")
@@ -37,7 +42,7 @@ const ownUser = Effect.gen(function*() {
 /** A batch for this user, duplicates collapsed (the last one wins, as an upsert would). */
 const batchFor = (userId: string) =>
   Effect.gen(function*() {
-    const items = yield* Decode.body(Schema.Array(PreferenceBody))
+    const items = yield* Decode.body(PreferencesBody)
     if (items.length === 0 || items.length > BATCH_MAX) {
       return yield* badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${BATCH_MAX} preferences.`)
     }
@@ -54,13 +59,13 @@ const getAll = Effect.gen(function*() {
 
 const getCategory = Effect.gen(function*() {
   const userId = yield* ownUser
-  const { category } = yield* Decode.params(Schema.Struct({ category: Schema.String }))
+  const { category } = yield* Decode.params(CategoryParams)
   return json(yield* (yield* PreferenceRepo).list(userId, category))
 })
 
 const getOne = Effect.gen(function*() {
   const userId = yield* ownUser
-  const { category, preference_name } = yield* Decode.params(Schema.Struct({ category: Schema.String, preference_name: Schema.String }))
+  const { category, preference_name } = yield* Decode.params(PreferenceParams)
   const [found] = yield* (yield* PreferenceRepo).list(userId, category, preference_name)
   return found === undefined ? yield* notFound("app.preference.get.app_error", "Unable to find the preference.") : json(found)
 })

@@ -45,6 +45,9 @@ const ReactionBody = Schema.Struct({
   post_id: Decode.Id,
   emoji_name: Schema.String
 })
+const RemoveParams = Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id, emoji_name: Schema.String })
+const PostParams = Schema.Struct({ post_id: Decode.Id })
+const PostIdsBody = Schema.Array(Decode.Id)
 
 const checkEmojiName = (name: string) =>
   EMOJI_NAME.test(name)
@@ -93,7 +96,7 @@ const add = Effect.gen(function*() {
 
 const remove = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const raw = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id, emoji_name: Schema.String }))
+  const raw = yield* Decode.params(RemoveParams)
   const params = { ...raw, user_id: raw.user_id === "me" ? caller.userId : raw.user_id }
   yield* checkEmojiName(params.emoji_name)
   const channel = yield* reactable(caller, params.user_id, params.post_id)
@@ -130,7 +133,7 @@ const reactionsOf = (postIds: ReadonlyArray<string>) =>
 
 const list = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { post_id } = yield* Decode.params(Schema.Struct({ post_id: Decode.Id }))
+  const { post_id } = yield* Decode.params(PostParams)
   const access = yield* Access
   yield* access.post(caller, post_id, "read")
   return json(yield* reactionsOf([post_id]))
@@ -141,7 +144,7 @@ const IDS_MAX = 200
 /** Reactions of many posts: every readable asked post is a key, with [] when it has none. */
 const forIds = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const ids = yield* Decode.body(Schema.Array(Decode.Id))
+  const ids = yield* Decode.body(PostIdsBody)
   if (ids.length === 0 || ids.length > IDS_MAX) {
     return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${IDS_MAX}).`)
   }

@@ -19,8 +19,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const invalid = (message: string, field: string) => badRequest("api.sso.provider.invalid_field", message, field)
 
+const IdParams = Schema.Struct({ id: Schema.String })
+
 const providerId = Effect.gen(function*() {
-  const { id } = yield* Decode.params(Schema.Struct({ id: Schema.String }))
+  const { id } = yield* Decode.params(IdParams)
   if (!UUID.test(id)) return yield* invalid("id: must be a provider UUID", "id")
   return id.toLowerCase()
 })

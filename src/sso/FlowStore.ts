@@ -30,6 +30,7 @@ const FlowState = Schema.Struct({
   mobile: Schema.optional(MobileStart)
 })
 export type FlowState = typeof FlowState.Type
+const FlowStateJson = Schema.parseJson(FlowState)
 
 const Grant = Schema.Struct({
   user_id: Schema.String,
@@ -39,13 +40,14 @@ const Grant = Schema.Struct({
   code_challenge: Schema.optional(Schema.String)
 })
 export type Grant = typeof Grant.Type
+const GrantJson = Schema.parseJson(Grant)
 
 const stateKey = (value: string) => `sso:state:${sha256Hex(value)}`
 const codeKey = (kind: "exchange" | "login", code: string) => `sso:${kind}:${sha256Hex(code)}`
 const spentKey = (kind: "exchange" | "login", code: string) => `sso:${kind}-spent:${sha256Hex(code)}`
 
-const decode = <A, I>(schema: Schema.Schema<A, I>) => (raw: Option.Option<string>) =>
-  Option.flatMap(raw, Schema.decodeUnknownOption(Schema.parseJson(schema)))
+const decode = <A>(schema: Schema.Schema<A, string>) => (raw: Option.Option<string>) =>
+  Option.flatMap(raw, Schema.decodeUnknownOption(schema))
 
 /** Stores a new state and returns its value (random, 256 bits). */
 export const putState = (state: FlowState) =>
@@ -58,7 +60,7 @@ export const putState = (state: FlowState) =>
 
 /** The stored state for this value, consumed; None when unknown, expired, already used or tampered with. */
 export const takeState = (value: string) =>
-  Effect.flatMap(Cache, (cache) => Effect.map(cache.take(stateKey(value)), decode(FlowState)))
+  Effect.flatMap(Cache, (cache) => Effect.map(cache.take(stateKey(value)), decode(FlowStateJson)))
 
 export const putCode = (kind: "exchange" | "login", grant: Grant) =>
   Effect.gen(function*() {
@@ -78,7 +80,7 @@ export type Taken =
 export const takeCode = (kind: "exchange" | "login", code: string) =>
   Effect.gen(function*() {
     const cache = yield* Cache
-    const grant = decode(Grant)(yield* cache.take(codeKey(kind, code)))
+    const grant = decode(GrantJson)(yield* cache.take(codeKey(kind, code)))
     if (Option.isSome(grant)) {
       yield* cache.set(spentKey(kind, code), "", SPENT_TTL)
       return { _tag: "Granted", grant: grant.value } satisfies Taken as Taken

@@ -29,6 +29,8 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/
 
 const invalidScheme = () => badRequest("api.invalid_custom_url_scheme", "Invalid custom URL scheme has been provided")
 
+const ServiceParams = Schema.Struct({ service: Schema.String })
+
 const MobileQuery = Schema.Struct({
   redirect_to: Schema.optionalWith(Schema.String, { default: () => "" }),
   state: Schema.optionalWith(Schema.String, { default: () => "" }),
@@ -37,7 +39,7 @@ const MobileQuery = Schema.Struct({
 })
 
 const mobileLogin = Effect.gen(function*() {
-  const { service } = yield* Decode.params(Schema.Struct({ service: Schema.String }))
+  const { service } = yield* Decode.params(ServiceParams)
   const kind = SERVICE_KINDS[service]
   if (!Object.hasOwn(SERVICE_KINDS, service) || kind === undefined) {
     return yield* notFound("api.sso.unknown_service", `No single sign-on service "${service}" on this server.`)

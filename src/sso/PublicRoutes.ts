@@ -16,6 +16,8 @@ import { SsoDirectory } from "./SsoDirectory.ts"
 /** The public SSO endpoints: provider list, login, callback and the exchange of the one-time code. */
 
 const ProviderKey = Schema.Struct({ provider_key: Schema.String })
+const LoginQuery = Schema.Struct({ redirect_uri: Schema.optional(Schema.String) })
+const ExchangeBody = Schema.Struct({ code: Schema.String })
 const noStore = { "cache-control": "no-store" }
 
 const providers = Effect.gen(function*() {
@@ -29,7 +31,7 @@ const providers = Effect.gen(function*() {
 
 const login = browserErrors(Effect.gen(function*() {
   const { provider_key } = yield* Decode.params(ProviderKey)
-  const { redirect_uri } = yield* Decode.query(Schema.Struct({ redirect_uri: Schema.optional(Schema.String) }))
+  const { redirect_uri } = yield* Decode.query(LoginQuery)
   const location = yield* startLogin(provider_key, redirect_uri)
   return HttpServerResponse.redirect(location, { headers: noStore })
 }))
@@ -55,7 +57,7 @@ const callback = browserErrors(Effect.gen(function*() {
 /** Redeems the web exchange code: the session token in the body and as the session cookies. */
 const exchange = Effect.gen(function*() {
   yield* RateLimit.enforce("auth")
-  const { code } = yield* Decode.body(Schema.Struct({ code: Schema.String }))
+  const { code } = yield* Decode.body(ExchangeBody)
   const { session, token, user, grant } = yield* redeem("exchange", code, () => Effect.void, SessionLength.sso)
   const config = yield* AppConfig
   const body = {

@@ -42,9 +42,11 @@ const ping = Effect.gen(function*() {
   return json(full, healthy || query.use_rest_semantics ? 200 : 500)
 })
 
+const FormatQuery = Schema.Struct({ format: Schema.optionalWith(Schema.String, { default: () => "" }) })
+
 /** Mattermost 10 answers only the old format: a missing format is a 400, any other a 501. */
 const requireOldFormat = Effect.gen(function*() {
-  const { format } = yield* Decode.query(Schema.Struct({ format: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  const { format } = yield* Decode.query(FormatQuery)
   if (format === "") return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing format parameter in request URL.")
   if (format !== "old") {
     return yield* new ApiError({ status: 501, id: "api.config.client.old_format.app_error", message: "Only the old format is implemented." })
@@ -74,9 +76,11 @@ const timezones = Effect.gen(function*() {
   return json(Intl.supportedValuesOf("timeZone"))
 })
 
+const RedirectQuery = Schema.Struct({ url: Schema.optionalWith(Schema.String, { default: () => "" }) })
+
 const redirect = Effect.gen(function*() {
   yield* requireCaller
-  const { url } = yield* Decode.query(Schema.Struct({ url: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  const { url } = yield* Decode.query(RedirectQuery)
   const target = URL.canParse(url) ? new URL(url) : undefined
   if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) {
     return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing url parameter in request URL.")

@@ -21,6 +21,17 @@ const TeamUserParams = Schema.Struct({ team_id: Decode.Id, user_id: UserIdParam 
 const UserParams = Schema.Struct({ user_id: UserIdParam })
 
 const MemberBody = Schema.Struct({ team_id: Schema.optional(Schema.String), user_id: Decode.Id })
+const MembersBody = Schema.Array(MemberBody).pipe(Schema.maxItems(200))
+const UserIdsBody = Schema.Array(Decode.Id).pipe(Schema.maxItems(1000))
+
+const GracefulQuery = Schema.Struct({ graceful: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
+const InviteQuery = Schema.Struct({ invite_id: Schema.String })
+const MembersQuery = Schema.Struct({
+  ...Paging,
+  sort: Schema.optionalWith(Schema.String, { default: () => "" }),
+  exclude_deleted_users: Schema.optionalWith(Decode.QueryBool, { default: () => false })
+})
+const ExcludeTeamQuery = Schema.Struct({ exclude_team: Schema.optionalWith(Schema.String, { default: () => "" }) })
 
 const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
@@ -73,9 +84,9 @@ const addMember = Effect.gen(function*() {
 const addMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
-  const body = yield* Decode.body(Schema.Array(MemberBody).pipe(Schema.maxItems(200)))
+  const body = yield* Decode.body(MembersBody)
   if (body.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "No members to add.")
-  const { graceful } = yield* Decode.query(Schema.Struct({ graceful: Schema.optionalWith(Decode.QueryBool, { default: () => false }) }))
+  const { graceful } = yield* Decode.query(GracefulQuery)
   const { members, unknown } = yield* addToTeam(caller, team_id, [...new Set(body.map((m) => m.user_id))], graceful)
   if (!graceful) return json(members, 201)
   // The graceful form reports each user: its membership, or why it could not be added (TeamMemberWithError).
@@ -91,7 +102,7 @@ const addMembers = Effect.gen(function*() {
 /** Joins the team an invite id names (the team's own invite link). */
 const joinByInvite = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { invite_id } = yield* Decode.query(Schema.Struct({ invite_id: Schema.String }))
+  const { invite_id } = yield* Decode.query(InviteQuery)
   const db = yield* Db
   const sql = db.sql
   const [team] = yield* db.read(sql<TeamRow>`SELECT * FROM teams WHERE invite_id = ${invite_id} AND invite_id <> '' AND delete_at = 0`)
@@ -117,11 +128,7 @@ const getMember = Effect.gen(function*() {
 const listMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
-  const q = yield* Decode.query(Schema.Struct({
-    ...Paging,
-    sort: Schema.optionalWith(Schema.String, { default: () => "" }),
-    exclude_deleted_users: Schema.optionalWith(Decode.QueryBool, { default: () => false })
-  }))
+  const q = yield* Decode.query(MembersQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const db = yield* Db
@@ -137,7 +144,7 @@ const listMembers = Effect.gen(function*() {
 const membersByIds = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
-  const ids = yield* Decode.body(Schema.Array(Decode.Id).pipe(Schema.maxItems(1000)))
+  const ids = yield* Decode.body(UserIdsBody)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const members = yield* membersOf(team_id, [...new Set(ids)])
@@ -216,7 +223,7 @@ const userTeamMembers = Effect.gen(function*() {
 const userTeamsUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
-  const q = yield* Decode.query(Schema.Struct({ exclude_team: Schema.optionalWith(Schema.String, { default: () => "" }) }))
+  const q = yield* Decode.query(ExcludeTeamQuery)
   const userId = yield* selfOrAdmin(caller, params.user_id)
   const db = yield* Db
   const sql = db.sql

@@ -41,6 +41,8 @@ const TeamPatch = Schema.Struct({
 const TeamUpdate = Schema.Struct({ ...TeamPatch.fields, display_name: Schema.String })
 
 const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
+const TeamNameParams = Schema.Struct({ name: Schema.String })
+const PermanentQuery = Schema.Struct({ permanent: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
 
 const invalidDisplayName = (problem: string) => badRequest("model.team.is_valid.name.app_error", problem)
 
@@ -126,7 +128,7 @@ const getTeam = Effect.gen(function*() {
 
 const getTeamByName = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { name } = yield* Decode.params(Schema.Struct({ name: Schema.String }))
+  const { name } = yield* Decode.params(TeamNameParams)
   const team = yield* readableTeam(caller, "name", name)
   return json(toTeam(team.row, team.isAdmin))
 })
@@ -134,7 +136,7 @@ const getTeamByName = Effect.gen(function*() {
 /** Whether a team name is taken; Mattermost answers only for teams the caller could see, so does this. */
 const teamExists = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { name } = yield* Decode.params(Schema.Struct({ name: Schema.String }))
+  const { name } = yield* Decode.params(TeamNameParams)
   const exists = yield* readableTeam(caller, "name", name).pipe(
     Effect.as(true),
     Effect.catchIf((e) => e._tag === "ApiError" && (e.status === 404 || e.status === 403), () => Effect.succeed(false))
@@ -196,7 +198,7 @@ const regenerateInvite = Effect.gen(function*() {
 /** Archives the team (soft delete); `permanent=true` is not offered. */
 const archiveTeam = Effect.gen(function*() {
   const team_id = yield* administeredTeamId
-  const { permanent } = yield* Decode.query(Schema.Struct({ permanent: Schema.optionalWith(Decode.QueryBool, { default: () => false }) }))
+  const { permanent } = yield* Decode.query(PermanentQuery)
   if (permanent) return yield* forbidden("api.team.permanent_delete_team.disabled.app_error", "Permanent team deletion is disabled on this server.")
   const db = yield* Db
   const now = yield* Clock.currentTimeMillis

@@ -20,6 +20,13 @@ const OptionalId = Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.I
 
 const UserTeam = Schema.Struct({ user_id: OwnUserParam, team_id: Decode.Id })
 const UserTeamThread = Schema.Struct({ user_id: OwnUserParam, team_id: Decode.Id, thread_id: Decode.Id })
+const ReadUpToParams = Schema.Struct({
+  user_id: OwnUserParam,
+  team_id: Decode.Id,
+  thread_id: Decode.Id,
+  timestamp: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
+})
+const SetUnreadParams = Schema.Struct({ user_id: OwnUserParam, team_id: Decode.Id, thread_id: Decode.Id, post_id: Decode.Id })
 
 /** Threads are the caller's own; the team must be theirs. Answers the caller's id. */
 const ownTeam = (caller: Caller, rawUserId: string, teamId: string) =>
@@ -54,6 +61,7 @@ const ListQuery = Schema.Struct({
   before: OptionalId,
   after: OptionalId
 })
+const ExtendedQuery = Schema.Struct({ extended: Flag })
 
 const PAGE_DEFAULT = 30
 
@@ -93,7 +101,7 @@ const list = Effect.gen(function*() {
 const one = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { thread_id, ...params } = yield* Decode.params(UserTeamThread)
-  const q = yield* Decode.query(Schema.Struct({ extended: Flag }))
+  const q = yield* Decode.query(ExtendedQuery)
   const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
   yield* readableThread(caller, thread_id)
   const found = yield* userThreads(thread_id, [user_id], q.extended, caller)
@@ -133,19 +141,14 @@ const moveReadPoint = (caller: Caller, threadId: string, at: number) =>
 
 const readUpTo = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({
-    user_id: OwnUserParam,
-    team_id: Decode.Id,
-    thread_id: Decode.Id,
-    timestamp: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
-  }))
+  const params = yield* Decode.params(ReadUpToParams)
   yield* ownTeam(caller, params.user_id, params.team_id)
   return json(yield* moveReadPoint(caller, params.thread_id, params.timestamp))
 })
 
 const setUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(Schema.Struct({ user_id: OwnUserParam, team_id: Decode.Id, thread_id: Decode.Id, post_id: Decode.Id }))
+  const params = yield* Decode.params(SetUnreadParams)
   yield* ownTeam(caller, params.user_id, params.team_id)
   const db = yield* Db
   const [post] = yield* db.read(db.sql<{ create_at: string }>`

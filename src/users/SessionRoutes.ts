@@ -9,6 +9,8 @@ import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
 
 /** A user's sessions (tokens never shown), and revoking one or all of them: own or, for admins, anyone's. */
 
+const SessionBody = Schema.Struct({ session_id: Schema.String })
+
 const list = Effect.gen(function*() {
   const caller = yield* requireCaller
   const userId = yield* targetUserId(caller)
@@ -22,7 +24,7 @@ const revokeOne = Effect.gen(function*() {
   const caller = yield* requireCaller
   const userId = yield* targetUserId(caller)
   yield* requireSelfOrAdmin(caller, userId)
-  const { session_id } = yield* Decode.body(Schema.Struct({ session_id: Schema.String }))
+  const { session_id } = yield* Decode.body(SessionBody)
   if (!/^[a-z0-9]{26}$/.test(session_id)) return yield* invalidParam("session_id")
   const sessions = yield* Sessions
   const session = yield* sessions.get(session_id)

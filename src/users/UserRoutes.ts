@@ -24,6 +24,12 @@ const userNotFound = () => notFound("app.user.missing_account.const", "Unable to
 
 const MAX_BULK = 1000
 
+const UsernameParams = Schema.Struct({ username: Schema.String })
+const EmailParams = Schema.Struct({ email: Schema.String })
+const IdsBody = Schema.Array(Decode.Id)
+const UsernamesBody = Schema.Array(Schema.String)
+const SinceQuery = Schema.Struct({ since: Decode.QueryInt(0, { min: 0 }) })
+
 const visibleOne = (caller: Caller, by: { id?: string; username?: string; email?: string }) =>
   Effect.gen(function*() {
     const directory = yield* UserDirectory
@@ -41,7 +47,7 @@ const getById = Effect.gen(function*() {
 
 const getByUsername = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { username } = yield* Decode.params(Schema.Struct({ username: Schema.String }))
+  const { username } = yield* Decode.params(UsernameParams)
   return json(toWire(yield* visibleOne(caller, { username }), viewerOf(caller)))
 })
 
@@ -51,7 +57,7 @@ const getByUsername = Effect.gen(function*() {
  */
 const getByEmail = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { email } = yield* Decode.params(Schema.Struct({ email: Schema.String }))
+  const { email } = yield* Decode.params(EmailParams)
   if (!caller.isSystemAdmin) {
     const self = yield* (yield* UserRepo).findById(caller.userId)
     if (Option.isNone(self) || self.value.email.toLowerCase() !== email.toLowerCase()) return yield* permissionDenied("this user's email")
@@ -59,16 +65,16 @@ const getByEmail = Effect.gen(function*() {
   return json(toWire(yield* visibleOne(caller, { email }), viewerOf(caller)))
 })
 
-const bulkBody = <A, I>(item: Schema.Schema<A, I>, name: string) =>
-  Effect.flatMap(Decode.body(Schema.Array(item)), (items) =>
+const bulkBody = <A, I>(schema: Schema.Schema<ReadonlyArray<A>, I>, name: string) =>
+  Effect.flatMap(Decode.body(schema), (items) =>
     items.length === 0 || items.length > MAX_BULK
       ? Effect.fail(badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${MAX_BULK} ${name}.`))
       : Effect.succeed(items))
 
 const byIds = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { since } = yield* Decode.query(Schema.Struct({ since: Decode.QueryInt(0, { min: 0 }) }))
-  const ids = yield* bulkBody(Decode.Id, "user ids")
+  const { since } = yield* Decode.query(SinceQuery)
+  const ids = yield* bulkBody(IdsBody, "user ids")
   const directory = yield* UserDirectory
   const rows = yield* directory.byIds(caller, [...new Set(ids)], since > 0 ? since : undefined)
   return json(wireAll(caller, rows))
@@ -76,7 +82,7 @@ const byIds = Effect.gen(function*() {
 
 const byUsernames = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const names = yield* bulkBody(Schema.String, "usernames")
+  const names = yield* bulkBody(UsernamesBody, "usernames")
   const directory = yield* UserDirectory
   return json(wireAll(caller, yield* directory.byUsernames(caller, [...new Set(names)])))
 })
@@ -208,7 +214,7 @@ const known = Effect.gen(function*() {
 
 const groupChannels = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const ids = yield* bulkBody(Decode.Id, "channel ids")
+  const ids = yield* bulkBody(IdsBody, "channel ids")
   const directory = yield* UserDirectory
   const rows = yield* directory.groupChannelMembers(caller, [...new Set(ids)])
   const byChannel: Record<string, Array<ReturnType<typeof toWire>>> = {}
@@ -300,10 +306,12 @@ const patchUser = Effect.gen(function*() {
   return json(toWire(updated.value, viewerOf(caller)))
 })
 
+const ActiveBody = Schema.Struct({ active: Schema.Boolean })
+
 const setActive = Effect.gen(function*() {
   const caller = yield* requireCaller
   const userId = yield* targetUserId(caller)
-  const { active } = yield* Decode.body(Schema.Struct({ active: Schema.Boolean }))
+  const { active } = yield* Decode.body(ActiveBody)
   if (!caller.isSystemAdmin) return yield* forbidden("api.user.update_active.permissions.app_error", "You do not have permission to change a user's active status.")
   const repo = yield* UserRepo
   const now = yield* Clock.currentTimeMillis
