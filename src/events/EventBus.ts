@@ -46,10 +46,10 @@ export interface EventBusService {
   /** Publishes after commit; a bus failure is logged and never fails the write that caused it. */
   readonly publish: (event: string, data: Record<string, unknown>, broadcast: BroadcastInput) => Effect.Effect<void>
   /**
-   * Every event published from now on, on any node (the realtime hub delivers these): this node's own straight from
-   * memory, in the order they were published, the others' as the bus brings them.
+   * Every event published from now on by the other nodes, as the bus brings them. With localEvents, everything the
+   * realtime hub delivers: this node's own come straight from memory, and their copies from the bus are skipped.
    */
-  readonly events: Stream.Stream<Envelope>
+  readonly remoteEvents: Stream.Stream<Envelope>
   /**
    * Events published by this node only: work that must happen once per write, on the node that handled it
    * (push notifications), subscribes here.
@@ -80,10 +80,7 @@ export const make = Effect.gen(function*() {
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event })))
       ),
-    events: Stream.merge(
-      Stream.fromPubSub(local),
-      pubsub.subscribe(TOPIC).pipe(Stream.filterMap((raw) => Option.filter(decode(raw), (e) => e.origin !== origin)))
-    ),
+    remoteEvents: pubsub.subscribe(TOPIC).pipe(Stream.filterMap((raw) => Option.filter(decode(raw), (e) => e.origin !== origin))),
     localEvents: Stream.fromPubSub(local),
     subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue))
   }

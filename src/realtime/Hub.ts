@@ -19,7 +19,7 @@ import { Subscriptions } from "./Subscriptions.ts"
 import { findTakeoverOverlap, Handoff, type ControlMessage, ControlMessageJson, CONTROL_TOPIC, HANDOFF_WAIT } from "./Takeover.ts"
 
 /**
- * The node's realtime hub. It owns this node's connections, delivers every cluster event (EventBus.events) to the
+ * The node's realtime hub. It owns this node's connections, delivers every cluster event (EventBus.localEvents and remoteEvents) to the
  * local ones it concerns, and hands a connection over when its client comes back on another node.
  *
  * Delivery is synchronous per event: the envelope is encoded once per protocol and each recipient only appends its
@@ -362,10 +362,14 @@ export const make = Effect.gen(function*() {
     yield* updateGauge
   })
 
-  yield* bus.events.pipe(
-    Stream.runForEach((envelope) => dispatch(envelope).pipe(Effect.catchAllCause((cause) => Effect.logError("event delivery failed", cause)))),
-    Effect.forkScoped
-  )
+  // Two consumers rather than one merged stream: a merge moves every event through one more queue and fiber.
+  const deliverAll = (events: Stream.Stream<Envelope>) =>
+    events.pipe(
+      Stream.runForEach((envelope) => dispatch(envelope).pipe(Effect.catchAllCause((cause) => Effect.logError("event delivery failed", cause)))),
+      Effect.forkScoped
+    )
+  yield* deliverAll(bus.localEvents)
+  yield* deliverAll(bus.remoteEvents)
   yield* pubsub.subscribe(CONTROL_TOPIC).pipe(
     Stream.filterMap(decodeControl),
     Stream.runForEach((message) => quietly(onControl(message))),

@@ -88,11 +88,11 @@ export const startPushFakes = async () => {
 }
 export type PushFakes = Awaited<ReturnType<typeof startPushFakes>>
 
-/** Every envelope on the server's event bus (the cluster-wide stream) from now until `stop`. */
+/** Every envelope on the server's event bus (its own and other nodes') from now until `stop`. */
 export const collectBusEvents = (server: TestServer) => {
   const events: Array<Envelope> = []
   const fiber = server.runtime.runFork(
-    Effect.flatMap(EventBus, (bus) => Stream.runForEach(bus.events, (e) => Effect.sync(() => events.push(e))))
+    Effect.flatMap(EventBus, (bus) => Stream.runForEach(Stream.merge(bus.localEvents, bus.remoteEvents), (e) => Effect.sync(() => events.push(e))))
   )
   return { events, stop: () => server.runtime.runPromise(Fiber.interrupt(fiber)) }
 }
