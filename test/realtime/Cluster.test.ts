@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { hasRedis, redisUrl } from "../support/Databases.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { expectSeamless, type Member, say, setMaxConnections, teamWithChannel } from "./Fixture.ts"
-import { eventually, MattermostSocket, RawSocket, wsUrl } from "./Sockets.ts"
+import { expectLimitAcrossNodes, expectSeamless, type Member, say, setMaxConnections, teamWithChannel } from "./Fixture.ts"
+import { MattermostSocket, wsUrl } from "./Sockets.ts"
 
 /** Two nodes sharing PostgreSQL and Redis: delivery, resumption and limits across them. */
 const cluster = hasRedis() ? describe : describe.skip
@@ -23,16 +23,6 @@ const track = <A extends { close: () => void }>(a: A) => {
 
 const posted = (text: string) => (e: { event?: string; data?: Record<string, unknown> }) =>
   e.event === "posted" && (e.data?.post as string).includes(text)
-
-const retryUntilAdmitted = async (node: TestServer, headers: Record<string, string>) => {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const s = track(new RawSocket(wsUrl(node.url), { headers }))
-    const outcome = await eventually(() => s.frames.some((f) => f.event === "hello") ? "admitted" : s.closed ? "refused" : undefined, "admission")
-    if (outcome === "admitted") return s
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error("never admitted")
-}
 
 cluster("across two nodes", () => {
   beforeAll(async () => {
@@ -80,30 +70,9 @@ cluster("across two nodes", () => {
 
   it("enforces max_simultaneous_connections across nodes and reports the user offline only when the last socket closes", async () => {
     for (const s of open.splice(0)) s.close()
-    const headers = { Authorization: `Bearer ${bob.client.getToken()}` }
     await setMaxConnections(nodeA, 2)
     try {
-      const statusOf = async () => (await alice.client.getStatus(bob.user.id)).status
-      const onA = track(new RawSocket(wsUrl(nodeA.url), { headers }))
-      await onA.waitFor((f) => f.event === "hello", "hello on A")
-      const onB = track(new RawSocket(wsUrl(nodeB.url), { headers }))
-      await onB.waitFor((f) => f.event === "hello", "hello on B")
-      const third = track(new RawSocket(wsUrl(nodeA.url), { headers }))
-      expect(await third.waitClosed()).toEqual({ code: 1008, reason: "Too many connections" })
-      expect(third.events()).toHaveLength(0)
-      expect(await statusOf()).toBe("online")
-      onA.close()
-      // Node A notices the close asynchronously; until then the slot is still taken.
-      const again = await retryUntilAdmitted(nodeB, headers)
-      again.close()
-      expect(await statusOf()).toBe("online")
-      onB.close()
-      let status = await statusOf()
-      for (let i = 0; i < 100 && status !== "offline"; i++) {
-        await new Promise((r) => setTimeout(r, 20))
-        status = await statusOf()
-      }
-      expect(status).toBe("offline")
+      await expectLimitAcrossNodes([nodeA.url, nodeB.url], bob, alice, track)
     } finally {
       await setMaxConnections(nodeA, 10)
     }

@@ -7,7 +7,7 @@ import { Db } from "../../layers/Db.ts"
 import { type BroadcastInput, EventBus } from "../../src/events/EventBus.ts"
 import { newUser } from "../support/Clients.ts"
 import type { TestServer } from "../support/TestServer.ts"
-import { type MattermostSocket, sawSequenceGap } from "./Sockets.ts"
+import { type MattermostSocket, RawSocket, retryUntilAdmitted, sawSequenceGap, wsUrl } from "./Sockets.ts"
 
 /** Users, a team and a channel built over REST, and direct access to a node's event bus and settings. */
 export type Member = Awaited<ReturnType<typeof newUser>>
@@ -48,4 +48,45 @@ export const expectSeamless = (socket: MattermostSocket, texts: ReadonlyArray<st
   expect(socket.missed).toHaveLength(0)
   expect(socket.events.map((e) => e.seq)).toEqual(socket.events.map((_, i) => i))
   expect(sawSequenceGap()).toBe(false)
+}
+
+/**
+ * With max_simultaneous_connections at 2: one socket of `user` on each node, a third refused with the close reason,
+ * a slot freed on one node taken on the other, and the user offline (as `observer` sees it) only once the last socket
+ * closed. `track` receives every socket opened.
+ */
+export const expectLimitAcrossNodes = async (
+  nodes: readonly [string, string],
+  user: Member,
+  observer: Member,
+  track: (s: { close: () => void }) => void
+) => {
+  const [a, b] = nodes.map((url) => wsUrl(url))
+  const headers = { Authorization: `Bearer ${user.client.getToken()}` }
+  const open = (url: string) => {
+    const s = new RawSocket(url, { headers })
+    track(s)
+    return s
+  }
+  const statusOf = async () => (await observer.client.getStatus(user.user.id)).status
+  const onA = open(a)
+  await onA.waitFor((f) => f.event === "hello", "hello on A")
+  const onB = open(b)
+  await onB.waitFor((f) => f.event === "hello", "hello on B")
+  const third = open(a)
+  expect(await third.waitClosed()).toEqual({ code: 1008, reason: "Too many connections" })
+  expect(third.events()).toHaveLength(0)
+  expect(await statusOf()).toBe("online")
+  onA.close()
+  // Node A notices the close asynchronously; until then the slot is still taken.
+  const again = await retryUntilAdmitted(b, headers, track)
+  again.close()
+  expect(await statusOf()).toBe("online")
+  onB.close()
+  let status = await statusOf()
+  for (let i = 0; i < 200 && status !== "offline"; i++) {
+    await new Promise((r) => setTimeout(r, 20))
+    status = await statusOf()
+  }
+  expect(status).toBe("offline")
 }

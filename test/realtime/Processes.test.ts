@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { createTestDatabase, hasRedis, redisUrl } from "../support/Databases.ts"
 import type { TestServer } from "../support/TestServer.ts"
 import { freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "../startup/Process.ts"
-import { expectSeamless, type Member, say, teamWithChannel } from "./Fixture.ts"
+import { expectLimitAcrossNodes, expectSeamless, type Member, say, teamWithChannel } from "./Fixture.ts"
 import { MattermostSocket, wsUrl } from "./Sockets.ts"
 
 /**
@@ -17,7 +18,11 @@ if (!hasRedis()) console.log("[realtime] Redis is not reachable: the two-process
 
 const dataDirs: Array<string> = []
 const nodes: Array<ServiceProcess> = []
-const sockets: Array<MattermostSocket> = []
+const sockets: Array<{ close: () => void }> = []
+const track = <A extends { close: () => void }>(a: A) => {
+  sockets.push(a)
+  return a
+}
 /** Generous: the whole suite shares two cores, and each process starts a full service. */
 const LIVE_WITHIN_MS = 60_000
 
@@ -40,10 +45,12 @@ cluster("two service processes sharing PostgreSQL and Redis", () => {
   let alice: Member
   let bob: Member
   let channelId: string
+  let databaseUrl: string
 
   beforeAll(async () => {
+    databaseUrl = await createTestDatabase()
     const shared = {
-      SERVICE_DATABASE_URL: await createTestDatabase(),
+      SERVICE_DATABASE_URL: databaseUrl,
       SERVICE_CACHE_URL: redisUrl(),
       SERVICE_JWT_SECRET: randomBytes(48).toString("base64"),
       SERVICE_ENCRYPTION_KEY: randomBytes(48).toString("base64"),
@@ -69,8 +76,7 @@ cluster("two service processes sharing PostgreSQL and Redis", () => {
   const aliceOn = (node: ServiceProcess) => ({ ...alice, client: client4(node.url, alice.client.getToken()) })
 
   it("delivers to a socket on process A a post made through process B, and resumes on B with nothing lost", async () => {
-    const bobSocket = new MattermostSocket(wsUrl(nodeA.url), bob.client.getToken(), { retryMs: 60_000 })
-    sockets.push(bobSocket)
+    const bobSocket = track(new MattermostSocket(wsUrl(nodeA.url), bob.client.getToken(), { retryMs: 60_000 }))
     await bobSocket.connect()
     const hello = await bobSocket.hello()
 
@@ -88,5 +94,20 @@ cluster("two service processes sharing PostgreSQL and Redis", () => {
     await bobSocket.waitFor(posted("live on B"), "a live post on B")
 
     expectSeamless(bobSocket, ["made on B", "missed via B", "missed via A", "live on B"])
+  })
+
+  it("counts max_simultaneous_connections across the processes and reports the user offline only when the last socket closes", async () => {
+    const db = new pg.Client({ connectionString: databaseUrl })
+    await db.connect()
+    const setMax = (max: number) =>
+      db.query(`UPDATE server_config SET value = value || $1::jsonb WHERE section = 'site'`, [JSON.stringify({ max_simultaneous_connections: max })])
+    try {
+      for (const s of sockets.splice(0)) s.close()
+      await setMax(2)
+      await expectLimitAcrossNodes([nodeA.url, nodeB.url], bob, alice, track)
+    } finally {
+      await setMax(10)
+      await db.end()
+    }
   })
 })

@@ -203,3 +203,18 @@ export class RawSocket {
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate()
   }
 }
+
+/**
+ * A socket for `headers` on `url`, retried until one is admitted: a node learns of another node's closed socket
+ * asynchronously, so a freed slot is taken after a moment. `track` receives every attempt, to be closed later.
+ */
+export const retryUntilAdmitted = async (url: string, headers: Record<string, string>, track: (s: RawSocket) => void) => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const s = new RawSocket(url, { headers })
+    track(s)
+    const outcome = await eventually(() => s.frames.some((f) => f.event === "hello") ? "admitted" : s.closed ? "refused" : undefined, "admission")
+    if (outcome === "admitted") return s
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  throw new Error("never admitted")
+}
