@@ -4,14 +4,17 @@ import { SessionLength } from "../auth/Session.ts"
 import { attachSessionCookies } from "../auth/SessionCookies.ts"
 import { AppConfig } from "../Config.ts"
 import * as Decode from "../http/Decode.ts"
+import { notFound } from "../http/ApiError.ts"
 import { toApiError } from "../http/ErrorResponse.ts"
 import { json } from "../http/Respond.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { browserErrors, consumeState, finishCallback, startLogin } from "./Flow.ts"
 import { mobileErrorPage } from "./MobilePage.ts"
+import { SERVICE_KINDS } from "./MobileRoutes.ts"
 import { toPublicWire } from "./ProviderConfig.ts"
 import { redeem } from "./Sessions.ts"
 import { SsoDirectory } from "./SsoDirectory.ts"
+import { SsoErrors } from "./SsoErrors.ts"
 
 /** The public SSO endpoints: provider list, login, callback and the exchange of the one-time code. */
 
@@ -34,6 +37,30 @@ const login = browserErrors(Effect.gen(function*() {
   const { redirect_uri } = yield* Decode.query(LoginQuery)
   const location = yield* startLogin(provider_key, redirect_uri)
   return HttpServerResponse.redirect(location, { headers: noStore })
+}))
+
+const ServiceParams = Schema.Struct({ service: Schema.String })
+const WebLoginQuery = Schema.Struct({ redirect_to: Schema.optional(Schema.String) })
+
+/**
+ * The Mattermost web app's and desktop app's SSO buttons: `/oauth/{gitlab|google|openid}/login` (and `/signup`,
+ * which provisioning rules decide the same way) with `redirect_to`, mapped onto the first active provider of that kind
+ * as the mobile app's `mobile_login` is. The flow is the public one: it ends on /login, which redeems the one-time
+ * code into the session cookies the web app reads, then goes to `redirect_to`.
+ */
+const webLogin = browserErrors(Effect.gen(function*() {
+  const { service } = yield* Decode.params(ServiceParams)
+  const { redirect_to } = yield* Decode.query(WebLoginQuery)
+  const kind = Object.hasOwn(SERVICE_KINDS, service) ? SERVICE_KINDS[service] : undefined
+  if (kind === undefined) return yield* notFound("api.sso.unknown_service", `No single sign-on service "${service}" on this server.`)
+  const directory = yield* SsoDirectory
+  if ((yield* directory.settings).enable_sso) {
+    const provider = (yield* directory.active).find((row) => row.provider_type === kind)
+    if (provider === undefined) return yield* SsoErrors.unknownProvider()
+    const location = yield* startLogin(provider.provider_key, redirect_to === "" ? undefined : redirect_to)
+    return HttpServerResponse.redirect(location, { headers: noStore })
+  }
+  return yield* SsoErrors.ssoDisabled()
 }))
 
 const callback = browserErrors(Effect.gen(function*() {
@@ -73,6 +100,8 @@ const exchange = Effect.gen(function*() {
 export const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/api/v1/oauth2/providers", providers),
   HttpRouter.get("/api/v1/oauth2/:provider_key/login", login),
+  HttpRouter.get("/oauth/:service/login", webLogin),
+  HttpRouter.get("/oauth/:service/signup", webLogin),
   HttpRouter.get("/api/v1/oauth2/:provider_key/callback", callback),
   HttpRouter.post("/api/v1/oauth2/exchange", exchange)
 )

@@ -349,6 +349,41 @@ describe("official mobile app", () => {
   })
 })
 
+describe("web and desktop apps", () => {
+  const webStart = (path: string, redirectTo: string) => `${SITE}${path}?redirect_to=${encodeURIComponent(redirectTo)}`
+  const toLoginPage = (u: URL) => u.origin === SITE && u.pathname === "/login"
+
+  it("signs in through /oauth/openid/login and /oauth/google/signup, ending on redirect_to with the session cookie", async () => {
+    op.nextAccount = "alice"
+    const browser = h.browser()
+    const end = await browser.follow(webStart("/oauth/openid/login", "/myteam/channels/town-square"), toLoginPage)
+    const code = end.url.searchParams.get("code")
+    expect(end.url.searchParams.get("error")).toBeNull()
+    const redeemed = await exchange(browser, code!)
+    expect(redeemed.status).toBe(200)
+    expect(redeemed.body.redirect_uri).toBe("/myteam/channels/town-square")
+    expect(browser.cookie("MMAUTHTOKEN")).toBe(redeemed.body.token)
+    expect((await me(browser)).body).toMatchObject({ username: "alice", auth_service: "openid" })
+
+    op.nextAccount = "gina"
+    const other = h.browser()
+    const signup = await other.follow(webStart("/oauth/google/signup", "/"), toLoginPage)
+    expect((await exchange(other, signup.url.searchParams.get("code")!)).status).toBe(200)
+    expect((await me(other)).body).toMatchObject({ email: "gina@example.com" })
+  })
+
+  it("sends the browser back to /login with the reason for an unknown service, a kind without a provider or a foreign redirect", async () => {
+    for (const [path, redirectTo] of [["/oauth/nope/login", "/"], ["/oauth/gitlab/login", "/"], ["/oauth/openid/login", "https://evil.example/"]]) {
+      const end = await h.browser().follow(webStart(path, redirectTo), toLoginPage)
+      expect(end.url.searchParams.get("code")).toBeNull()
+      expect(end.url.searchParams.get("error")).not.toBeNull()
+    }
+    const json = await fetch(`${h.server.url}/oauth/nope/login`, { headers: { accept: "application/json" }, redirect: "manual" })
+    expect(json.status).toBe(404)
+    expect(await json.json()).toMatchObject({ id: "api.sso.unknown_service", status_code: 404 })
+  })
+})
+
 describe("login page", () => {
   it("serves the minimal page with SSO script, no referrer and a nonce-only CSP", async () => {
     const response = await fetch(`${h.server.url}/login?code=abc`)
