@@ -42,6 +42,10 @@ const wireOptions = (caller: Caller, q: { readonly collapsedThreads: boolean; re
   withRoots: !q.collapsedThreads
 })
 
+/** Whole threads come with a channel page unless the client reads collapsed threads or asks to skip them. */
+const fetchThreads = (q: { readonly collapsedThreads: boolean; readonly skipFetchThreads: boolean }) =>
+  !q.collapsedThreads && !q.skipFetchThreads
+
 /**
  * One page around an offset: the window is widened by one post on each side, so the neighbours give next_post_id
  * (newer) and prev_post_id (older) without another query.
@@ -87,7 +91,7 @@ const channelPosts = Effect.gen(function*() {
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const posts = yield* PostRepo
-  const options = wireOptions(caller, q)
+  const options = { ...wireOptions(caller, q), withThreads: fetchThreads(q) }
   if (q.since > 0) {
     const order = yield* posts.channelSince(channel_id, q.since, q.collapsedThreads)
     return json(postList(order, yield* posts.hydrate(order, options)))
@@ -175,7 +179,7 @@ const aroundUnread = Effect.gen(function*() {
   const older = yield* posts.channelWindow({ ...base, direction: "older", limit: q.limit_before + 1 })
   const newer = yield* posts.channelWindow({ ...base, direction: "newer", limit: q.limit_after + 1 })
   const order = [...newer.slice(0, q.limit_after).reverse(), ...older.slice(0, q.limit_before)]
-  const hydrated = yield* posts.hydrate(order, wireOptions(caller, q))
+  const hydrated = yield* posts.hydrate(order, { ...wireOptions(caller, q), withThreads: fetchThreads(q) })
   return json(postList(order, hydrated, {
     next_post_id: newer[q.limit_after] ?? "",
     prev_post_id: older[q.limit_before] ?? ""

@@ -11,6 +11,11 @@ import { type PostJson, type PostRow, toWire, type WireOptions } from "./PostWir
 export interface HydrateOptions extends WireOptions {
   /** Also hydrate the root post of every reply in the list (web and mobile render "commented on"). */
   readonly withRoots?: boolean
+  /**
+   * Also hydrate every undeleted post of the threads the list touches (Mattermost's fetchThreads: a client without
+   * collapsed threads shows replies under their roots); still the same one query.
+   */
+  readonly withThreads?: boolean
 }
 
 /** A thread cursor: the post id (its time is looked up when not given), or a time alone. */
@@ -118,9 +123,14 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         if (postIds.length === 0) return [] as ReadonlyArray<PostJson>
         const list = [...postIds]
-        const where = options.withRoots
-          ? sql`p.id = ANY(${list}) OR p.id IN (SELECT root_id FROM posts WHERE id = ANY(${list}) AND root_id <> '')`
-          : sql`p.id = ANY(${list})`
+        const roots = options.withRoots
+          ? sql` OR p.id IN (SELECT root_id FROM posts WHERE id = ANY(${list}) AND root_id <> '')`
+          : sql``
+        const threads = options.withThreads
+          ? sql` OR (p.root_id <> '' AND p.delete_at = 0
+                   AND p.root_id IN (SELECT CASE WHEN root_id = '' THEN id ELSE root_id END FROM posts WHERE id = ANY(${list})))`
+          : sql``
+        const where = sql`p.id = ANY(${list})${roots}${threads}`
         const rows = yield* hydrateRows(where, options.viewer.userId, options.extended)
         const byId = new Map(rows.map((row) => [row.id, toWire(row, options)]))
         const listed = new Set(list)

@@ -286,6 +286,28 @@ describe("editing and deleting", () => {
 })
 
 describe("channel pages", () => {
+  it("brings whole threads with a page unless the client skips them or reads collapsed threads", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    const root = await say(owner, channel.id, "root")
+    const early = await bob.client.createPost({ channel_id: channel.id, root_id: root.id, message: "early reply" } as Post)
+    const gone = await bob.client.createPost({ channel_id: channel.id, root_id: root.id, message: "deleted reply" } as Post)
+    await bob.client.deletePost(gone.id)
+    const other = await say(owner, channel.id, "other root")
+    const late = await bob.client.createPost({ channel_id: channel.id, root_id: root.id, message: "late reply" } as Post)
+    const newest = await say(owner, channel.id, "newest")
+
+    // The page is the two newest posts; the thread of the reply on it comes along, its deleted reply does not.
+    const full = expectPostList(await bob.client.getPosts(channel.id, 0, 2))
+    expect(full.order).toEqual([newest.id, late.id])
+    expect(Object.keys(full.posts).sort()).toEqual([newest.id, late.id, root.id, early.id].sort())
+    const skipped = expectPostList(await bob.client.getPosts(channel.id, 0, 2, false))
+    expect(Object.keys(skipped.posts).sort()).toEqual([newest.id, late.id, root.id].sort())
+    const collapsed = expectPostList(await bob.client.getPosts(channel.id, 0, 2, true, true))
+    expect(collapsed.order).toEqual([newest.id, other.id])
+    expect(Object.keys(collapsed.posts).sort()).toEqual([newest.id, other.id].sort())
+  })
+
   it("pages newest first with before/after cursors, next/prev ids and since", async () => {
     const { owner, members: [bob], team } = await teamWith(server, 1)
     const channel = await channelIn(owner, team, "O", [bob])
