@@ -5,7 +5,7 @@ import { Context, Data, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Reactivity } from "@effect/experimental"
 import pg from "pg"
 import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
-import { PreparingClient } from "./PreparingClient.ts"
+import { serviceClient } from "./ServiceClient.ts"
 import { dbPoolSaturation } from "./Metrics.ts"
 import { CircuitOpenError, makeCircuitBreaker, Policies } from "./Resilience.ts"
 
@@ -43,7 +43,7 @@ export interface PoolOptions {
   readonly url: Redacted.Redacted
   readonly maxConnections: number
   readonly minConnections: number
-  /** Parameterised statements run as named prepared statements (PreparingClient); on unless false. */
+  /** Parameterised statements run as named prepared statements (serviceClient); on unless false. */
   readonly preparedStatements?: boolean
 }
 
@@ -71,8 +71,7 @@ const makeService = (options: PoolOptions) =>
           // the server cancels a statement past STATEMENT_TIMEOUT_MS, and the client gives up on an answer that does
           // not come (a server that stopped responding) a little later.
           statement_timeout: STATEMENT_TIMEOUT_MS,
-          query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
-          ...(options.preparedStatements === false ? {} : { Client: PreparingClient })
+          Client: serviceClient({ prepare: options.preparedStatements !== false, queryTimeoutMs: STATEMENT_TIMEOUT_MS + 5_000 })
         })
       ),
       (p) => Effect.promise(() => p.end())

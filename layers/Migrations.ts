@@ -18,7 +18,8 @@ export const fromSqlFiles = (dir: string = migrationsDir): Migrator.Loader =>
         const [, id, name] = file.match(/^(\d+)_([\w-]+)\.sql$/)!
         const load = Effect.flatMap(
           Effect.promise(() => readFile(`${dir}/${file}`, "utf8")),
-          (text) => Effect.map(SqlClient.SqlClient, (sql) => sql.unsafe(text))
+          // The pool's statement_timeout is for requests; an index build on a large table may take longer.
+          (text) => Effect.map(SqlClient.SqlClient, (sql) => sql.unsafe(`SET LOCAL statement_timeout = 0;\n${text}`))
         )
         return [Number(id), name, load] as const
       })

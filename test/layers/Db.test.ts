@@ -76,3 +76,34 @@ describe("Db on PostgreSQL", () => {
       }))
   })
 })
+
+/** Whether the statement that asks ran as a named prepared statement of its own session. */
+const ranPrepared = Effect.flatMap(Db, (db) =>
+  db.read(db.sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE ${"%pg_prepared_statements%"}`)
+).pipe(Effect.map((rows) => rows[0].n > 0))
+
+const poolWith = (preparedStatements: boolean) =>
+  Layer.unwrapEffect(
+    Effect.map(Effect.promise(createTestDatabase), (url) =>
+      layerPool({ url: Redacted.make(url), maxConnections: 1, minConnections: 0, preparedStatements }))
+  )
+
+describe("prepared statements", () => {
+  layer(poolWith(true), { excludeTestServices: true })((it) => {
+    it.effect("runs statements with parameters as named prepared statements, and again from the same preparation", () =>
+      Effect.gen(function*() {
+        expect(yield* ranPrepared).toBe(true)
+        expect(yield* ranPrepared).toBe(true)
+        const db = yield* Db
+        const [{ n }] = yield* db.read(db.sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements`)
+        // One connection, one text with parameters asked twice: prepared once (this one has none, so it is not).
+        expect(n).toBe(1)
+      }))
+  })
+  layer(poolWith(false), { excludeTestServices: true })((it) => {
+    it.effect("runs them unnamed with SERVICE_DB_PREPARED_STATEMENTS=false", () =>
+      Effect.gen(function*() {
+        expect(yield* ranPrepared).toBe(false)
+      }))
+  })
+})
