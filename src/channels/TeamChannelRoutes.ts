@@ -1,5 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { Access } from "../access/Access.ts"
@@ -19,49 +19,38 @@ const LIMIT = 50
 /** A LIKE pattern matching values that start with the term, the term's wildcards taken literally. */
 const prefixPattern = (term: string) => `${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
-const publicChannels = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
-  const q = yield* Decode.query(PagingQuery)
-  const access = yield* Access
-  yield* access.team(caller, team_id)
-  const db = yield* Db
-  const rows = yield* db.read(db.sql<ChannelRow>`
-    SELECT * FROM channels WHERE team_id = ${team_id} AND type = 'O' AND delete_at = 0
-    ORDER BY display_name, id LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
-  return json(rows.map(toChannel))
-})
+/**
+ * One page of a team's channels, by name: the caller must be on the team (and a system admin where `adminOnly` says
+ * what they would see); `where` picks the channels (`c` is the channels row).
+ */
+const teamChannelPage = (
+  where: (sql: SqlClient.SqlClient, caller: Caller) => Statement.Fragment,
+  adminOnly?: string
+) =>
+  Effect.gen(function*() {
+    const caller = yield* requireCaller
+    const { team_id } = yield* Decode.params(TeamIdParams)
+    const q = yield* Decode.query(PagingQuery)
+    const access = yield* Access
+    yield* access.team(caller, team_id)
+    if (adminOnly !== undefined && !caller.isSystemAdmin) return yield* permissionDenied(adminOnly)
+    const db = yield* Db
+    const sql = db.sql
+    const rows = yield* db.read(sql<ChannelRow>`
+      SELECT c.* FROM channels c WHERE c.team_id = ${team_id} AND ${where(sql, caller)}
+      ORDER BY c.display_name, c.id LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
+    return json(rows.map(toChannel))
+  })
+
+const publicChannels = teamChannelPage((sql) => sql`c.type = 'O' AND c.delete_at = 0`)
 
 /** Archived public channels, and archived private ones the caller belongs to. */
-const deletedChannels = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
-  const q = yield* Decode.query(PagingQuery)
-  const access = yield* Access
-  yield* access.team(caller, team_id)
-  const db = yield* Db
-  const rows = yield* db.read(db.sql<ChannelRow>`
-    SELECT c.* FROM channels c
-    WHERE c.team_id = ${team_id} AND c.delete_at <> 0 AND (c.type = 'O' OR (c.type = 'P' AND EXISTS (
-      SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId})))
-    ORDER BY c.display_name, c.id LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
-  return json(rows.map(toChannel))
-})
+const deletedChannels = teamChannelPage((sql, caller) => sql`
+  c.delete_at <> 0 AND (c.type = 'O' OR (c.type = 'P' AND EXISTS (
+    SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId})))`)
 
 /** Every private channel of a team: system admins only (Mattermost's manage_system). */
-const privateChannels = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
-  const q = yield* Decode.query(PagingQuery)
-  const access = yield* Access
-  yield* access.team(caller, team_id)
-  if (!caller.isSystemAdmin) return yield* permissionDenied("the private channels of this team")
-  const db = yield* Db
-  const rows = yield* db.read(db.sql<ChannelRow>`
-    SELECT * FROM channels WHERE team_id = ${team_id} AND type = 'P' AND delete_at = 0
-    ORDER BY display_name, id LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
-  return json(rows.map(toChannel))
-})
+const privateChannels = teamChannelPage((sql) => sql`c.type = 'P' AND c.delete_at = 0`, "the private channels of this team")
 
 const byName = (caller: Caller, teamId: string, name: string, includeDeleted: boolean) =>
   Effect.gen(function*() {
