@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { atFileEnd } from "../support/Cleanup.ts"
 
 /** The repository root, where `node --import tsx src/main.ts` runs. */
 export const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -14,13 +15,17 @@ export interface CliResult {
 
 /**
  * Starts `src/main.ts` with `args` from the repository root with exactly the given variables (plus PATH and HOME), as
- * an operator's shell would, and collects what it writes.
+ * an operator's shell would, and collects what it writes. A process still running when the test file ends is killed
+ * (its embedded PostgreSQL, if any, is stopped when its data directory is removed).
  */
 export const spawnMain = (args: ReadonlyArray<string>, vars: Record<string, string>) => {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...vars },
     stdio: ["pipe", "pipe", "pipe"]
+  })
+  atFileEnd(`kill process ${child.pid}`, () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   })
   const written = { stdout: "", stderr: "" }
   child.stdout.on("data", (d) => (written.stdout += d))

@@ -1,8 +1,6 @@
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import pg from "pg"
 import { describe, expect, inject, it } from "vitest"
+import { tempDir } from "../support/Cleanup.ts"
 import { createTestDatabase } from "../support/Databases.ts"
 import { runCli } from "./Cli.ts"
 
@@ -38,13 +36,13 @@ describe.concurrent("CLI modes", { timeout: 120_000 }, () => {
     expect(await tables(url)).toEqual([])
     const result = await runCli(["--migrate-only"], {
       SERVICE_DATABASE_URL: url,
-      SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-cli-"))
+      SERVICE_DATA_DIR: tempDir("service-cli-")
     })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("migrations applied")
     const after = await tables(url)
     for (const table of ["users", "sessions", "posts", "effect_sql_migrations"]) expect(after).toContain(table)
-    const again = await runCli(["--migrate-only"], { SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-cli-")) })
+    const again = await runCli(["--migrate-only"], { SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: tempDir("service-cli-") })
     expect(again.code).toBe(0)
     expect(again.stdout).toContain("database schema is up to date")
   })
@@ -55,7 +53,7 @@ describe.concurrent("CLI modes", { timeout: 120_000 }, () => {
     const result = await runCli([], {
       SERVICE_DATABASE_URL: missing.toString(),
       SERVICE_PORT: "1",
-      SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-cli-"))
+      SERVICE_DATA_DIR: tempDir("service-cli-")
     })
     expect(result.code).toBe(1)
     const fatal = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))

@@ -1,11 +1,10 @@
 import { describe, it } from "@effect/vitest"
 import { Duration, Effect, Redacted, TestClock } from "effect"
-import { randomBytes } from "node:crypto"
 import * as Cache from "../../layers/Cache.ts"
-import { hasRedis, redisUrl } from "../support/Databases.ts"
+import { hasRedis, redisKeyPrefix, redisUrl } from "../support/Databases.ts"
 import { cacheContract } from "./CacheContract.ts"
 
-const run = randomBytes(4).toString("hex")
+const prefix = redisKeyPrefix()
 
 describe("Cache in memory (TestClock)", () => {
   for (const [name, body] of cacheContract) {
@@ -29,7 +28,7 @@ describe.concurrent(redisTitle, () => {
         make: Cache.makeRedis(Redacted.make(redisUrl())),
         advance: (d) => Effect.sleep(d),
         ttl: Duration.millis(400),
-        key: (k) => `test:cache:${run}:${index}:${k}`
+        key: (k) => `${prefix}cache:${index}:${k}`
       }))
   }
 })

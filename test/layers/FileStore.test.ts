@@ -1,8 +1,8 @@
 import { Chunk, Effect, Either, type Layer, Stream } from "effect"
-import { mkdtempSync, readdirSync, existsSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, existsSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { tempDir } from "../support/Cleanup.ts"
 import { FileStore, type FileStoreService, layerLocal, layerMemory, validateKey } from "../../layers/FileStore.ts"
 
 const bytes = (s: string) => new TextEncoder().encode(s)
@@ -12,7 +12,7 @@ const run = <A, E>(store: Layer.Layer<FileStore, unknown>, f: (s: FileStoreServi
   Effect.runPromise(Effect.flatMap(FileStore, f).pipe(Effect.provide(store)))
 
 const implementations = () => {
-  const root = mkdtempSync(join(tmpdir(), "filestore-"))
+  const root = tempDir("filestore-")
   return [
     { name: "local disk", layer: layerLocal(root), root },
     { name: "memory", layer: layerMemory, root: undefined }

@@ -1,11 +1,10 @@
 import { describe, it } from "@effect/vitest"
 import { Redacted } from "effect"
-import { randomBytes } from "node:crypto"
 import * as PubSub from "../../layers/PubSub.ts"
-import { hasRedis, redisUrl } from "../support/Databases.ts"
+import { hasRedis, redisKeyPrefix, redisUrl } from "../support/Databases.ts"
 import { pubSubContract } from "./PubSubContract.ts"
 
-const run = randomBytes(4).toString("hex")
+const prefix = redisKeyPrefix()
 
 describe("PubSub in memory", () => {
   for (const [name, body] of pubSubContract) {
@@ -18,6 +17,6 @@ const redisTitle = hasRedis() ? "PubSub on Redis" : "PubSub on Redis: NOT RUN, R
 describe.concurrent(redisTitle, () => {
   for (const [index, [name, body]] of pubSubContract.entries()) {
     it.scopedLive.skipIf(!hasRedis())(name, () =>
-      body({ make: PubSub.makeRedis(Redacted.make(redisUrl())), topic: (t) => `test:pubsub:${run}:${index}:${t}` }))
+      body({ make: PubSub.makeRedis(Redacted.make(redisUrl())), topic: (t) => `${prefix}pubsub:${index}:${t}` }))
   }
 })

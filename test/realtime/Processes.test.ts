@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
-import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { tempDir } from "../support/Cleanup.ts"
 import { client4 } from "../support/Clients.ts"
 import { createTestDatabase, hasRedis, redisUrl } from "../support/Databases.ts"
 import type { TestServer } from "../support/TestServer.ts"
@@ -27,8 +27,7 @@ const track = <A extends { close: () => void }>(a: A) => {
 const LIVE_WITHIN_MS = 60_000
 
 const startNode = async (shared: Record<string, string>) => {
-  const dataDir = mkdtempSync("/tmp/service-node-")
-  chmodSync(dataDir, 0o755)
+  const dataDir = tempDir("service-node-", { shared: true })
   dataDirs.push(dataDir)
   const node = startProcess({ ...shared, SERVICE_PORT: String(await freePort()), SERVICE_DATA_DIR: dataDir })
   nodes.push(node)
@@ -70,7 +69,6 @@ cluster("two service processes sharing PostgreSQL and Redis", () => {
   afterAll(async () => {
     for (const s of sockets) s.close()
     await Promise.all(nodes.map((node, i) => stop(node, dataDirs[i]).catch(() => {})))
-    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
   })
 
   const aliceOn = (node: ServiceProcess) => ({ ...alice, client: client4(node.url, alice.client.getToken()) })

@@ -1,6 +1,7 @@
-import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { statSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { tempDir } from "../support/Cleanup.ts"
 import { client4 } from "../support/Clients.ts"
 import { freePort, requestInFlight, type ServiceProcess, startProcess, stop, waitUntilLive, waitUntilRefusing } from "./Process.ts"
 
@@ -8,15 +9,13 @@ import { freePort, requestInFlight, type ServiceProcess, startProcess, stop, wai
  * `npm start` with no configuration at all: embedded PostgreSQL under the data directory, in-memory cache, secrets
  * generated once. The data directory sits under /tmp with mode 0755 so that the postgres user can reach its cluster.
  */
-const dataDir = mkdtempSync("/tmp/service-startup-")
-chmodSync(dataDir, 0o755)
+const dataDir = tempDir("service-startup-", { shared: true })
 let running: ServiceProcess | undefined
 /** A few seconds on an idle machine; generous because the whole suite shares two cores. */
 const LIVE_WITHIN_MS = 45_000
 
 afterAll(async () => {
   if (running !== undefined) await stop(running, dataDir).catch(() => {})
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 const messages = (service: ServiceProcess) => service.logs().map((l) => String(l.message))

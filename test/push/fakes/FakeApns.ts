@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process"
 import { generateKeyPairSync } from "node:crypto"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import * as http2 from "node:http2"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { decodeProtectedHeader, jwtVerify } from "jose"
+import { tempDir } from "../../support/Cleanup.ts"
 
 /**
  * A loopback APNs: HTTP/2 over TLS with a self-signed certificate made by the openssl CLI for this run. It checks
@@ -25,7 +25,7 @@ export type ApnsBehaviour =
   | { readonly kind: "status"; readonly status: number; readonly reason: string; readonly times: number }
 
 export const makeTlsCertificate = () => {
-  const dir = mkdtempSync(join(tmpdir(), "fake-apns-"))
+  const dir = tempDir("fake-apns-")
   execFileSync("openssl", [
     "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
     "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1",
