@@ -98,7 +98,10 @@ const getCategory = Effect.gen(function*() {
   return json(yield* findCategory(categories, params.category_id))
 })
 
-/** A custom category, placed first in the sidebar; channels listed move into it. */
+/**
+ * A custom category, placed as Mattermost places it: right after Favorites when Favorites comes first, else first;
+ * channels listed move into it.
+ */
 const createCategory = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const body = yield* Decode.body(CategoryBody)
@@ -113,9 +116,12 @@ const createCategory = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* sql`
         INSERT INTO sidebar_categories (id, user_id, team_id, display_name, type, sort_order, sorting, muted, collapsed)
-        SELECT ${id}, ${userId}, ${teamId}, ${displayName}, 'custom', COALESCE(min(sort_order), 0) - 10,
+        SELECT ${id}, ${userId}, ${teamId}, ${displayName}, 'custom',
+               CASE WHEN first.type = 'favorites' THEN first.sort_order + 1 ELSE first.sort_order - 1 END,
                ${body.sorting ?? ""}, ${body.muted ?? false}, ${body.collapsed ?? false}
-        FROM sidebar_categories WHERE user_id = ${userId} AND team_id = ${teamId}`
+        FROM (SELECT type, sort_order FROM sidebar_categories WHERE user_id = ${userId} AND team_id = ${teamId}
+              ORDER BY sort_order, id LIMIT 1) first`
+      yield* CategoryStore.renumber(sql, userId, teamId)
       yield* CategoryStore.update(sql, userId, teamId, [{ id, channel_ids: body.channel_ids ?? [] }], now)
     }))
   const bus = yield* EventBus
@@ -165,6 +171,7 @@ const deleteCategory = Effect.gen(function*() {
         return yield* badRequest("api.sidebar_category.delete_category.type_invalid", "Only custom categories can be deleted.")
       }
       yield* sql`DELETE FROM sidebar_categories WHERE id = ${category.id}`
+      yield* CategoryStore.renumber(sql, userId, teamId)
       yield* Sidebar.ensure(sql, userId, teamId, now)
     }))
   const bus = yield* EventBus

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { badRequest } from "../http/ApiError.ts"
-import { type CategoryRow, toCategory } from "./CategoryWire.ts"
+import { type CategoryRow, SORT_DISTANCE, toCategory } from "./CategoryWire.ts"
 import * as Sidebar from "./Sidebar.ts"
 
 /** Reads and rewrites of one user's categories of one team; statements run inside the caller's transaction. */
@@ -10,7 +10,7 @@ import * as Sidebar from "./Sidebar.ts"
 export const list = (sql: SqlClient.SqlClient, userId: string, teamId: string) =>
   Effect.map(
     sql<CategoryRow>`
-      SELECT cat.*,
+      SELECT cat.*, row_number() OVER (ORDER BY cat.sort_order, cat.id) - 1 AS position,
              COALESCE(array_agg(sc.channel_id ORDER BY sc.sort_order, sc.channel_id) FILTER (WHERE sc.channel_id IS NOT NULL), '{}') AS channel_ids
       FROM sidebar_categories cat LEFT JOIN sidebar_channels sc ON sc.category_id = cat.id
       WHERE cat.user_id = ${userId} AND cat.team_id = ${teamId}
@@ -119,7 +119,18 @@ export const reorder = (sql: SqlClient.SqlClient, userId: string, teamId: string
       return yield* invalid("The order must list every category of the team exactly once.")
     }
     yield* sql`
-      UPDATE sidebar_categories cat SET sort_order = (e.ord - 1) * 10
+      UPDATE sidebar_categories cat SET sort_order = (e.ord - 1) * ${SORT_DISTANCE}
       FROM unnest(${order}::text[]) WITH ORDINALITY AS e(id, ord)
       WHERE cat.id = e.id AND cat.user_id = ${userId}`
   })
+
+/**
+ * Renumbers the user's categories of a team 0, 10, 20... in their current order, as Mattermost keeps them, after a
+ * category was placed between two others or removed.
+ */
+export const renumber = (sql: SqlClient.SqlClient, userId: string, teamId: string) =>
+  Effect.asVoid(sql`
+    UPDATE sidebar_categories cat SET sort_order = ranked.position * ${SORT_DISTANCE}
+    FROM (SELECT id, row_number() OVER (ORDER BY sort_order, id) - 1 AS position
+          FROM sidebar_categories WHERE user_id = ${userId} AND team_id = ${teamId}) ranked
+    WHERE cat.id = ranked.id AND cat.sort_order <> ranked.position * ${SORT_DISTANCE}`)

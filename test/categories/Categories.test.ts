@@ -8,6 +8,15 @@ import { teamOfTwo } from "../support/Teams.ts"
 
 const env = serverForFile()
 
+/** The categories with the `sort_order` Mattermost sends beside the fields of @mattermost/types. */
+type Sorted = ChannelCategory & { sort_order: number }
+
+/** Categories in `order`, numbered 0, 10, 20... as Mattermost numbers them (the mobile app sorts by sort_order / 10). */
+const expectSortOrders = (state: { categories: Array<ChannelCategory>; order: Array<string> }) => {
+  expect(state.categories.map((c) => c.id)).toEqual(state.order)
+  expect(state.categories.map((c) => (c as Sorted).sort_order)).toEqual(state.order.map((_, i) => i * 10))
+}
+
 const setup = async () => {
   const { owner: me, member: friend, team } = await teamOfTwo(env.server.url, ["side", "frnd"])
   const dm: Channel = await me.client.createDirectChannel([me.user.id, friend.user.id])
@@ -33,6 +42,7 @@ describe("sidebar categories", () => {
       [`direct_messages_${me.user.id}_${team.id}`, "direct_messages", "Direct Messages"]
     ])
     expect(order).toEqual(categories.map((c) => c.id))
+    expectSortOrders({ categories, order })
     expect(categories[1].channel_ids).toHaveLength(2)
     expect(categories[2].channel_ids).toEqual([dm.id])
     await expectEachChannelOnce(me.client, me.user.id, team.id)
@@ -71,8 +81,11 @@ describe("sidebar categories", () => {
     const updatedIds = JSON.parse(env.log.named("sidebar_category_updated")[0].data.updatedCategories as string).map((c: ChannelCategory) => c.id).sort()
     expect(updatedIds).toEqual([channels.id, direct.id].sort())
 
+    // Placed after Favorites, which comes first, as Mattermost places it; the others move down by 10.
+    expect((custom as Sorted).sort_order).toBe(10)
     let state = await me.client.getChannelCategories(me.user.id, team.id)
-    expect(state.order[0]).toBe(custom.id)
+    expect(state.order).toEqual([favorites.id, custom.id, channels.id, direct.id])
+    expectSortOrders(state)
     expect(state.categories.find((c) => c.id === channels.id)!.channel_ids).not.toContain(townSquare)
     expect(state.categories.find((c) => c.id === direct.id)!.channel_ids).toEqual([])
     await expectEachChannelOnce(me.client, me.user.id, team.id)
@@ -89,12 +102,23 @@ describe("sidebar categories", () => {
     const order = [channels.id, favorites.id, direct.id, custom.id]
     expect(await me.client.updateChannelCategoryOrder(me.user.id, team.id, order)).toEqual(order)
     expect(await me.client.getChannelCategoryOrder(me.user.id, team.id)).toEqual(order)
+    expectSortOrders(await me.client.getChannelCategories(me.user.id, team.id))
+    expect((await me.client.getChannelCategory(me.user.id, team.id, custom.id) as Sorted).sort_order).toBe(30)
+
+    // With Favorites no longer first, a new category goes to the top.
+    const second = await me.client.createChannelCategory(me.user.id, team.id, { display_name: "Later" })
+    expect((second as Sorted).sort_order).toBe(0)
+    state = await me.client.getChannelCategories(me.user.id, team.id)
+    expect(state.order).toEqual([second.id, ...order])
+    expectSortOrders(state)
+    await me.client.deleteChannelCategory(me.user.id, team.id, second.id)
     expect(env.log.named("sidebar_category_order_updated").at(-1)!.data.order).toEqual(order)
 
     await me.client.deleteChannelCategory(me.user.id, team.id, custom.id)
     expect(env.log.named("sidebar_category_deleted").at(-1)!.data.category_id).toBe(custom.id)
     state = await me.client.getChannelCategories(me.user.id, team.id)
     expect(state.order).toEqual([channels.id, favorites.id, direct.id])
+    expectSortOrders(state)
     expect(state.categories.find((c) => c.id === direct.id)!.channel_ids).toEqual([dm.id])
     await expectEachChannelOnce(me.client, me.user.id, team.id)
   })

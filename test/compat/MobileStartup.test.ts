@@ -157,7 +157,11 @@ describe("mobile add-server, login and first sync (compat section 3)", () => {
     expect(categories.categories.map((c) => c.type)).toEqual(expect.arrayContaining(["favorites", "channels", "direct_messages"]))
     const categorized = new Set(categories.categories.flatMap((c) => c.channel_ids))
     for (const id of channelIds) expect(categorized.has(id), `channel ${id} in a category`).toBe(true)
-    expect(categories.order).toHaveLength(categories.categories.length)
+    expect(categories.order).toEqual(categories.categories.map((c) => c.id))
+    // The app stores sort_order / 10 and sorts its sidebar by it: 0, 10, 20... in the order of `order`.
+    for (const [i, c] of categories.categories.entries()) {
+      expect((c as ChannelCategory & { sort_order: number }).sort_order, `category ${c.type} sort_order`).toBe(i * 10)
+    }
   })
 
   it("D4: posts of the current channel, their authors, and viewing the channel", async () => {

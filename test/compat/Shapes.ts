@@ -184,13 +184,15 @@ export const ChannelMembershipSpec: Spec<ChannelMembership> = {
   ...optionalKeys("post_root_id", "autotranslation_disabled")
 }
 
-export const ChannelCategorySpec: Spec<ChannelCategory> = {
+/** Mattermost's SidebarCategory also sends `sort_order` (not in @mattermost/types): the mobile app sorts by it. */
+export const ChannelCategorySpec: Spec<ChannelCategory & { sort_order: number }> = {
   id: "string",
   user_id: "string",
   team_id: "string",
   type: "string",
   display_name: "string",
   sorting: "string",
+  sort_order: "number",
   channel_ids: "array",
   muted: "boolean",
   collapsed: "boolean"
