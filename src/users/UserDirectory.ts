@@ -18,7 +18,8 @@ export interface ListFilter {
   readonly active: boolean
   readonly inactive: boolean
   readonly role?: string
-  readonly sort: "" | "create_at" | "last_activity_at" | "status"
+  /** create_at and last_activity_at with inTeam; status and admin (channel admins first) with inChannel. */
+  readonly sort: "" | "create_at" | "last_activity_at" | "status" | "admin"
   readonly page: number
   readonly perPage: number
 }
@@ -122,10 +123,15 @@ export const make = Effect.gen(function*() {
         ? sql`COALESCE(s.last_activity_at, 0) DESC, u.username`
         : f.sort === "status"
         ? sql`CASE COALESCE(s.status, 'offline') WHEN 'online' THEN 0 WHEN 'away' THEN 1 WHEN 'dnd' THEN 2 ELSE 3 END, u.username`
+        : f.sort === "admin" && f.inChannel !== undefined
+        ? sql`COALESCE(adm.scheme_admin, false) DESC, u.username`
         : sql`u.username`
       return db.read(sql<DirectoryRow>`
         SELECT u.*, COALESCE(s.last_activity_at, 0) AS last_activity_at
         FROM users u LEFT JOIN statuses s ON s.user_id = u.id
+        ${f.sort === "admin" && f.inChannel !== undefined
+          ? sql`LEFT JOIN channel_members adm ON adm.channel_id = ${f.inChannel} AND adm.user_id = u.id`
+          : sql``}
         WHERE true
         ${membershipClauses(f)}
         ${f.active ? sql`AND u.delete_at = 0` : f.inactive ? sql`AND u.delete_at > 0` : sql``}

@@ -124,7 +124,7 @@ const ListQuery = Schema.Struct({
   active: Flag,
   inactive: Flag,
   role: Schema.optionalWith(Schema.String, { default: () => "" }),
-  sort: Schema.optionalWith(Schema.Literal("", "create_at", "last_activity_at", "status", "display_name"), { default: () => "" as const }),
+  sort: Schema.optionalWith(Schema.Literal("", "create_at", "last_activity_at", "status", "admin", "display_name"), { default: () => "" as const }),
   page: Decode.QueryInt(0, { min: 0, max: 100_000 }),
   per_page: Decode.QueryInt(60, { min: 1, max: 200 })
 })
@@ -134,6 +134,15 @@ const list = Effect.gen(function*() {
   const q = yield* Decode.query(ListQuery)
   if (q.active && q.inactive) return yield* badRequest("api.context.invalid_param.app_error", "active and inactive cannot be combined.")
   const scopes = { inTeam: q.in_team, notInTeam: q.not_in_team, inChannel: q.in_channel, notInChannel: q.not_in_channel, withoutTeam: q.without_team }
+  // The sorts Mattermost offers, each with the one scope it applies to (in_group's display_name sorts by username here).
+  const teamAlone = q.in_team !== undefined && q.not_in_team === undefined && q.in_channel === undefined &&
+    q.not_in_channel === undefined && !q.without_team
+  if (((q.sort === "create_at" || q.sort === "last_activity_at") && !teamAlone) || ((q.sort === "status" || q.sort === "admin") && q.in_channel === undefined)) {
+    return yield* badRequest(
+      "api.context.invalid_url_param.app_error",
+      `Invalid or missing sort in request URL: sort=${q.sort} needs ${q.sort === "status" || q.sort === "admin" ? "in_channel" : "in_team and no other member filter"}.`
+    )
+  }
   yield* checkScopes(caller, scopes)
   const directory = yield* UserDirectory
   const rows = yield* directory.list(caller, {

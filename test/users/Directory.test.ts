@@ -122,6 +122,31 @@ describe("lists", () => {
     expect(ids(notInChannel)).toEqual([bob.user.id])
   })
 
+  it("sorts channel members admins first (the mobile app's Manage Members screen), then by username", async () => {
+    const channel: Channel = await bob.client.createChannel({ team_id: team.id, name: `adm${Date.now()}`, display_name: "Admins", type: "O" } as Channel)
+    await bob.client.addToChannel(alice.user.id, channel.id)
+    // As the app sends it: sort=admin&active=true; bob created the channel, so he is its admin.
+    const byAdmin = await alice.client.getProfilesInChannel(channel.id, 0, 60, "admin", { active: true })
+    expect(byAdmin.map((u) => u.id)).toEqual([bob.user.id, alice.user.id])
+    expect(byAdmin.map((u) => u.id)).not.toEqual((await alice.client.getProfilesInChannel(channel.id, 0, 60)).map((u) => u.id))
+
+    await bob.client.updateChannelMemberSchemeRoles(channel.id, alice.user.id, true, true)
+    await bob.client.updateChannelMemberSchemeRoles(channel.id, bob.user.id, true, false)
+    expect((await alice.client.getProfilesInChannel(channel.id, 0, 60, "admin")).map((u) => u.id)).toEqual([alice.user.id, bob.user.id])
+    expect((await alice.client.getProfilesInChannel(channel.id, 0, 1, "admin")).map((u) => u.id)).toEqual([alice.user.id])
+    expect((await alice.client.getProfilesInChannel(channel.id, 1, 1, "admin")).map((u) => u.id)).toEqual([bob.user.id])
+  })
+
+  it("refuses a sort outside the scope Mattermost offers it in, naming what it needs", async () => {
+    const townSquare = await bob.client.getChannelByName(team.id, "town-square")
+    const refused = { status_code: 400, server_error_id: "api.context.invalid_url_param.app_error" }
+    await expect(bob.client.getProfiles(0, 60, { sort: "admin" })).rejects.toMatchObject({ ...refused, message: expect.stringContaining("in_channel") })
+    await expect(bob.client.getProfilesInTeam(team.id, 0, 60, "status")).rejects.toMatchObject(refused)
+    await expect(bob.client.getProfilesInChannel(townSquare.id, 0, 60, "create_at")).rejects.toMatchObject({ ...refused, message: expect.stringContaining("in_team") })
+    await expect(bob.client.getProfiles(0, 60, { sort: "last_activity_at" })).rejects.toMatchObject(refused)
+    await expect(bob.client.getProfilesInTeam(team.id, 0, 60, "create_at", { in_channel: townSquare.id })).rejects.toMatchObject(refused)
+  })
+
   it("refuses filters on teams and channels the caller cannot see", async () => {
     await expect(carol.client.getProfilesInTeam(team.id, 0, 60)).rejects.toMatchObject({ status_code: 403 })
     await expect(bob.client.getProfilesInChannel(privateChannel.id, 0, 60)).rejects.toMatchObject({ status_code: 403 })
