@@ -30,6 +30,8 @@ export const clientConfig = (full: boolean) =>
       BuildHash: BUILD_HASH,
       BuildHashEnterprise: "none",
       BuildEnterpriseReady: "false",
+      // Mattermost's names for its build's environment: "production" or "dev" ("test" is for its own test builds).
+      ServiceEnvironment: app.isProduction ? "production" : "dev",
       DiagnosticId: diagnostic.value,
       TelemetryId: diagnostic.value,
       DiagnosticsEnabled: "false",
@@ -183,6 +185,8 @@ export const clientConfig = (full: boolean) =>
       EnableUserDeactivation: "false",
       EnableUserStatuses: "true",
       EnableUserTypingMessages: "true",
+      // Unlicensed Mattermost reports "true" after login (only a license may turn it off), and nothing before.
+      ExperimentalEnableAuthenticationTransfer: "true",
       ExperimentalEnableAutomaticReplies: "false",
       ExperimentalEnableDefaultChannelLeaveJoinMessages: "false",
       ExperimentalEnablePostMetadata: "true",

@@ -69,6 +69,9 @@ describe("client config and license", () => {
     expect(config.EnableSignInWithUsername).toBe("true")
     expect(config.EnableSignUpWithOpenId).toBe("false")
     expect(config.MaxFileSize).toBeUndefined()
+    // As Mattermost: the build's environment before login; the authentication transfer flag only after it.
+    expect(config.ServiceEnvironment).toBe("dev")
+    expect(config.ExperimentalEnableAuthenticationTransfer).toBeUndefined()
     const again = await client4(server.url).getClientConfig() as Record<string, string>
     expect(again.DiagnosticId).toBe(config.DiagnosticId)
   })
@@ -83,9 +86,22 @@ describe("client config and license", () => {
       CollapsedThreads: "default_on",
       FeatureFlagCollapsedThreads: "true",
       EnableCustomEmoji: "true",
-      SendPushNotifications: "false"
+      SendPushNotifications: "false",
+      ServiceEnvironment: "dev",
+      ExperimentalEnableAuthenticationTransfer: "true"
     })
     expect(config.BuildNumber).not.toBe("")
+  })
+
+  it("reports ServiceEnvironment production before and after login on a production server", async () => {
+    const production = await startServer({ env: { SERVICE_ENVIRONMENT: "production", SERVICE_SITE_URL: "https://chat.example.com" } })
+    try {
+      expect((await client4(production.url).getClientConfig() as Record<string, string>).ServiceEnvironment).toBe("production")
+      const { client } = await newUser(production.url, "prod")
+      expect(await client.getClientConfig()).toMatchObject({ ServiceEnvironment: "production", ExperimentalEnableAuthenticationTransfer: "true" })
+    } finally {
+      await production.close()
+    }
   })
 
   it("reflects SSO providers and require_sso in the login options", async () => {
