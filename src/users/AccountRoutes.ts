@@ -1,4 +1,4 @@
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { Crypto, newId } from "../../layers/Crypto.ts"
@@ -153,9 +153,18 @@ const me = Effect.gen(function*() {
   return json(toWire(user.value, "self"))
 })
 
+/**
+ * POST /users/login/type tells a login screen whether a login id signs in by guest magic link. Mattermost answers
+ * it only when guest magic links and guest accounts are on; otherwise, before reading the body, a 404 with an empty
+ * body. This server offers neither (config/client reports EnableGuestMagicLink "false", so the apps do not ask), and
+ * answers as Mattermost does then, without looking the login id up.
+ */
+const loginType = Effect.succeed(HttpServerResponse.text("", { status: 404, contentType: "application/json" }))
+
 export const routes = HttpRouter.empty.pipe(
   HttpRouter.post("/api/v4/users", signup),
   HttpRouter.post("/api/v4/users/login", login),
+  HttpRouter.post("/api/v4/users/login/type", loginType),
   HttpRouter.post("/api/v4/users/logout", logout),
   HttpRouter.get("/api/v4/users/me", me)
 )

@@ -31,6 +31,23 @@ describe("accounts through Client4", () => {
     await expect(stale.getMe()).rejects.toMatchObject({ status_code: 401, server_error_id: "api.context.session_expired.app_error" })
   })
 
+  it("answers POST /users/login/type as Mattermost without guest magic links: 404 with an empty body, for any login id", async () => {
+    const { username } = await newUser(server.url, "logintype")
+    expect((await client4(server.url).getClientConfig() as Record<string, string>).EnableGuestMagicLink).toBe("false")
+    for (const loginId of [username, "nobody-here@example.com", ""]) {
+      const response = await fetch(`${server.url}/api/v4/users/login/type`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ login_id: loginId })
+      })
+      expect(response.status).toBe(404)
+      expect(response.headers.get("content-type")).toBe("application/json")
+      expect(await response.text()).toBe("")
+    }
+    // Client4 sees what it sees from such a Mattermost: a body it cannot parse (the apps only ask with magic links on).
+    await expect(client4(server.url).getUserLoginType(username)).rejects.toMatchObject({ message: "Received invalid response from the server." })
+  })
+
   it("makes only the first user a system admin", async () => {
     const { user } = await newUser(server.url, "second")
     expect(user.roles).toBe("system_user")
