@@ -27,11 +27,27 @@ export const fromSqlFiles = (dir: string = migrationsDir): Migrator.Loader =>
     catch: (cause) => new Migrator.MigrationError({ reason: "import-error", message: `cannot read ${dir}`, cause })
   })
 
-/** Applies pending migrations in one transaction (the migrator locks its table, so nodes may start together). */
+/**
+ * Refreshes the planner's statistics of every table. New indexes (and expression indexes above all) are planned from
+ * these; left to autovacuum, the first queries after an upgrade may be planned on stale or missing numbers, and with
+ * autovacuum off they would never be refreshed. ANALYZE samples a fixed number of rows per table, so this takes
+ * seconds at most whatever the data size; the server's statement timeout is lifted for it as for migrations.
+ */
+export const analyze = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.withTransaction(sql.unsafe("SET LOCAL statement_timeout = 0;\nANALYZE")))
+
+/**
+ * Applies pending migrations in one transaction (the migrator locks its table, so nodes may start together), then
+ * ANALYZE when any was applied.
+ */
 export const run = Migrator.make({})({ loader: fromSqlFiles() }).pipe(
   Effect.tap((applied) =>
     applied.length === 0
       ? Effect.logInfo("database schema is up to date")
-      : Effect.logInfo("migrations applied").pipe(Effect.annotateLogs({ migrations: applied.map(([id, name]) => `${id}_${name}`) }))
+      : Effect.logInfo("migrations applied").pipe(
+        Effect.annotateLogs({ migrations: applied.map(([id, name]) => `${id}_${name}`) }),
+        Effect.zipRight(analyze),
+        Effect.zipRight(Effect.logInfo("planner statistics refreshed (ANALYZE)"))
+      )
   )
 )

@@ -288,13 +288,16 @@ const channelStats = Effect.gen(function*() {
   yield* access.channel(caller, channel_id, "read")
   const db = yield* Db
   const sql = db.sql
+  // Members are counted from the channel's own rows of channel_members (its primary key), less those whose user is
+  // deactivated (users_deactivated_idx holds only those, a handful): joining users instead reads every user.
   const [row] = yield* db.read(sql<{ members: string; guests: string; pinned: string; files: string | null }>`
-    SELECT (SELECT count(*) FROM channel_members cm JOIN users u ON u.id = cm.user_id
-             WHERE cm.channel_id = ${channel_id} AND u.delete_at = 0) AS members,
-           (SELECT count(*) FROM channel_members cm JOIN users u ON u.id = cm.user_id
-             WHERE cm.channel_id = ${channel_id} AND u.delete_at = 0 AND cm.scheme_guest) AS guests,
+    SELECT m.members, m.guests,
            (SELECT count(*) FROM posts WHERE channel_id = ${channel_id} AND is_pinned AND delete_at = 0) AS pinned,
-           ${q.exclude_files_count ? sql`NULL` : sql`(SELECT count(*) FROM file_infos WHERE channel_id = ${channel_id} AND delete_at = 0)`} AS files`)
+           ${q.exclude_files_count ? sql`NULL` : sql`(SELECT count(*) FROM file_infos WHERE channel_id = ${channel_id} AND delete_at = 0)`} AS files
+    FROM (SELECT count(*) AS members, count(*) FILTER (WHERE cm.scheme_guest) AS guests
+          FROM channel_members cm
+          WHERE cm.channel_id = ${channel_id}
+            AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND u.delete_at <> 0)) m`)
   return json({
     channel_id,
     member_count: Number(row.members),
@@ -312,11 +315,15 @@ const channelTimezones = Effect.gen(function*() {
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const db = yield* Db
-  const rows = yield* db.read(db.sql<{ tz: string }>`
-    SELECT DISTINCT CASE WHEN u.timezone->>'useAutomaticTimezone' = 'true' THEN u.timezone->>'automaticTimezone'
-                         ELSE u.timezone->>'manualTimezone' END AS tz
-    FROM channel_members cm JOIN users u ON u.id = cm.user_id
-    WHERE cm.channel_id = ${channel_id} AND u.delete_at = 0`)
+  // A primary-key lookup per member (scalar subquery): as a join, the planner hashes the whole users table as soon as
+  // the channel has a few hundred members.
+  const rows = yield* db.read(db.sql<{ tz: string | null }>`
+    SELECT DISTINCT (
+      SELECT CASE WHEN u.timezone->>'useAutomaticTimezone' = 'true' THEN u.timezone->>'automaticTimezone'
+                  ELSE u.timezone->>'manualTimezone' END
+      FROM users u WHERE u.id = cm.user_id AND u.delete_at = 0) AS tz
+    FROM channel_members cm
+    WHERE cm.channel_id = ${channel_id}`)
   return json(rows.map((r) => r.tz).filter((tz) => tz !== null && tz !== ""))
 })
 

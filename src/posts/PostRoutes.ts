@@ -129,7 +129,7 @@ const remove = Effect.gen(function*() {
   yield* db.transaction(Effect.gen(function*() {
     const deleted = yield* sql<{ id: string; root_id: string }>`
       UPDATE posts SET delete_at = ${now}, update_at = ${now}
-      WHERE (id = ${post_id} OR root_id = ${post_id}) AND delete_at = 0
+      WHERE (id = ${post_id} OR (root_id = ${post_id} AND root_id <> '')) AND delete_at = 0
       RETURNING id, root_id`
     const ids = deleted.map((d) => d.id)
     const own = deleted.find((d) => d.id === post_id)

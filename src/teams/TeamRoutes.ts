@@ -253,9 +253,11 @@ const teamStats = Effect.gen(function*() {
   const access = yield* Access
   yield* access.team(caller, team_id)
   const db = yield* Db
+  // The team's member rows less its deactivated users (users_deactivated_idx): joining users reads them all.
   const [row] = yield* db.read(db.sql<{ total: string; active: string }>`
-    SELECT count(*) AS total, count(*) FILTER (WHERE u.delete_at = 0) AS active
-    FROM team_members tm JOIN users u ON u.id = tm.user_id
+    SELECT count(*) AS total,
+           count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = tm.user_id AND u.delete_at <> 0)) AS active
+    FROM team_members tm
     WHERE tm.team_id = ${team_id} AND tm.delete_at = 0`)
   return json({ team_id, total_member_count: Number(row.total), active_member_count: Number(row.active) })
 })

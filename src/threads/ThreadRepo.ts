@@ -81,7 +81,7 @@ export class ThreadRepo extends Context.Tag("service/ThreadRepo")<ThreadRepo, Th
 /** Posts after `after` in thread `root` by others that name the user, @channel, @all or @here. */
 export const mentionCount = (sql: SqlClient.SqlClient, root: unknown, userId: unknown, username: string, after: unknown) => sql`(
   SELECT count(*) FROM posts r
-  WHERE r.root_id = ${root} AND r.delete_at = 0 AND r.create_at > ${after} AND r.user_id <> ${userId}
+  WHERE r.root_id = ${root} AND r.root_id <> '' AND r.delete_at = 0 AND r.create_at > ${after} AND r.user_id <> ${userId}
     AND r.message ~* ${mentionPattern(username)})`
 
 /** A case-insensitive POSIX pattern matching a mention of the user or of the whole channel. */
@@ -96,7 +96,7 @@ export const make = Effect.gen(function*() {
     tm.user_id, t.post_id, t.channel_id, c.team_id, t.reply_count, t.last_reply_at, t.participants, t.delete_at,
     tm.following, tm.last_viewed, tm.unread_mentions,
     (SELECT count(*) FROM posts r
-     WHERE r.root_id = t.post_id AND r.delete_at = 0 AND r.create_at > tm.last_viewed) AS unread_replies`
+     WHERE r.root_id = t.post_id AND r.root_id <> '' AND r.delete_at = 0 AND r.create_at > tm.last_viewed) AS unread_replies`
 
   const teamScope = (teamId: string, excludeDirect: boolean) =>
     excludeDirect ? sql`c.team_id = ${teamId}` : sql`(c.team_id = ${teamId} OR c.team_id = '')`
@@ -184,7 +184,7 @@ export const make = Effect.gen(function*() {
     recordReplyDeleted: (rootId, count) =>
       Effect.asVoid(sql`
         UPDATE threads SET reply_count = GREATEST(reply_count - ${count}, 0),
-          last_reply_at = COALESCE((SELECT max(create_at) FROM posts WHERE root_id = ${rootId} AND delete_at = 0), 0)
+          last_reply_at = COALESCE((SELECT max(create_at) FROM posts WHERE root_id = ${rootId} AND root_id <> '' AND delete_at = 0), 0)
         WHERE post_id = ${rootId}`),
 
     setFollowing: (threadId, userId, following, now) =>

@@ -62,14 +62,18 @@ export const make = Effect.gen(function*() {
   const db = yield* Db
   const sql = db.sql
 
-  const visibleIds = (caller: Caller) => sql`(
-    SELECT ${caller.userId}::text
-    UNION SELECT b.user_id FROM team_members a JOIN team_members b ON b.team_id = a.team_id AND b.delete_at = 0
-      WHERE a.user_id = ${caller.userId} AND a.delete_at = 0
-    UNION SELECT b.user_id FROM channel_members a JOIN channel_members b ON b.channel_id = a.channel_id
-      WHERE a.user_id = ${caller.userId})`
+  // Whether user `u` is visible to the caller, asked per candidate row: the caller themselves, a member of one of the
+  // caller's teams, or of one of the caller's channels. Each test is an index lookup from u's memberships to the
+  // caller's (primary keys); building the whole set of visible ids instead joins every membership of every channel
+  // the caller is in, which reads all of channel_members once channels are large.
+  const isVisible = (caller: Caller) => sql`(
+    u.id = ${caller.userId}
+    OR EXISTS (SELECT 1 FROM team_members b JOIN team_members a ON a.team_id = b.team_id
+               WHERE b.user_id = u.id AND b.delete_at = 0 AND a.user_id = ${caller.userId} AND a.delete_at = 0)
+    OR EXISTS (SELECT 1 FROM channel_members b JOIN channel_members a ON a.channel_id = b.channel_id
+               WHERE b.user_id = u.id AND a.user_id = ${caller.userId}))`
 
-  const visibleClause = (caller: Caller) => caller.isSystemAdmin ? sql`` : sql`AND u.id IN ${visibleIds(caller)}`
+  const visibleClause = (caller: Caller) => caller.isSystemAdmin ? sql`` : sql`AND ${isVisible(caller)}`
 
   const membershipClauses = (f: Pick<ListFilter, "inTeam" | "notInTeam" | "inChannel" | "notInChannel" | "withoutTeam">) => {
     if (f.withoutTeam) return sql`AND NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.delete_at = 0)`
@@ -101,7 +105,7 @@ export const make = Effect.gen(function*() {
           ? sql`lower(u.username) = lower(${by.username})`
           : sql`lower(u.email) = lower(${by.email ?? ""})`
         const rows = yield* db.read(sql<UserRow & { visible: boolean }>`
-          SELECT u.*, ${caller.isSystemAdmin ? sql`true` : sql`u.id IN ${visibleIds(caller)}`} AS visible
+          SELECT u.*, ${caller.isSystemAdmin ? sql`true` : isVisible(caller)} AS visible
           FROM users u WHERE ${where}`)
         return Option.map(Option.fromNullable(rows[0]), ({ visible, ...row }) => ({ row: row as UserRow, visible }))
       }),

@@ -28,6 +28,10 @@ describe("Db on PostgreSQL", () => {
         for (const t of ["users", "sessions", "teams", "channels", "posts", "reactions", "server_config", "sso_providers"]) {
           expect(names).toContain(t)
         }
+        // Planner statistics come from the migrator's ANALYZE, not from autovacuum (which may be off).
+        const analyzed = yield* db.read(db.sql<{ relname: string }>`
+          SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL`)
+        expect(analyzed.map((t) => t.relname)).toEqual(expect.arrayContaining(["posts", "users", "channel_members"]))
         expect(yield* Migrations.run).toEqual([])
       }))
 
