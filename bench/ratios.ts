@@ -19,7 +19,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { newId } from "../layers/Crypto.ts"
-import { machine, median, type Running, scratchDatabase, sessionToken, startBare, startService, wrk, wrkPath, type WrkResult } from "./lib.ts"
+import { machine, median, processTree, type Running, scratchDatabase, sessionToken, startBare, startService, treeReading, wrk, wrkPath, type WrkResult } from "./lib.ts"
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -60,10 +60,27 @@ const seed = async (databaseUrl: string) => {
   return { userId, teamId, channelId, token }
 }
 
+interface Measured extends WrkResult {
+  /** CPU time (user + system) of the server's processes per request, in microseconds. */
+  readonly cpuUs: number
+}
+
 interface Pair {
-  readonly service: WrkResult
-  readonly bare: WrkResult
+  readonly service: Measured
+  readonly bare: Measured
   readonly ratio: number
+}
+
+/**
+ * wrk against one server, with the CPU its processes used meanwhile: throughput depends on what else the machine
+ * runs, CPU per request much less, so it is the figure to compare changes with on a busy machine.
+ */
+const measured = (server: Running, load: (seconds: number) => WrkResult) => (seconds: number): Measured => {
+  const pids = processTree(server.pid)
+  const before = treeReading(pids).cpu
+  const result = load(seconds)
+  const cpu = treeReading(pids).cpu - before
+  return { ...result, cpuUs: result.requests > 0 ? (cpu * 1e6) / result.requests : Number.NaN }
 }
 
 const stats = (values: ReadonlyArray<number>) => ({
@@ -74,7 +91,7 @@ const stats = (values: ReadonlyArray<number>) => ({
 
 const fmt = (n: number, digits = 0) => Number.isFinite(n) ? n.toFixed(digits) : "-"
 
-const compare = (name: string, service: (seconds: number) => WrkResult, bare: (seconds: number) => WrkResult) => {
+const compare = (name: string, service: (seconds: number) => Measured, bare: (seconds: number) => Measured) => {
   console.log(`\n${name}: warming up both servers (${WARMUP} s each)`)
   service(WARMUP)
   bare(WARMUP)
@@ -84,14 +101,14 @@ const compare = (name: string, service: (seconds: number) => WrkResult, bare: (s
     const b = bare(SECONDS)
     pairs.push({ service: s, bare: b, ratio: s.rps / b.rps })
     console.log(
-      `  pair ${i + 1}: service ${fmt(s.rps)} req/s (p50 ${fmt(s.p50, 1)} ms, p99 ${fmt(s.p99, 1)} ms, errors ${s.errors + s.non2xx}); ` +
-        `bare ${fmt(b.rps)} req/s (p50 ${fmt(b.p50, 1)} ms, p99 ${fmt(b.p99, 1)} ms, errors ${b.errors + b.non2xx}); ratio ${fmt(s.rps / b.rps, 3)}`
+      `  pair ${i + 1}: service ${fmt(s.rps)} req/s (p50 ${fmt(s.p50, 1)} ms, p99 ${fmt(s.p99, 1)} ms, errors ${s.errors + s.non2xx}, ${fmt(s.cpuUs)} µs CPU/request); ` +
+        `bare ${fmt(b.rps)} req/s (p50 ${fmt(b.p50, 1)} ms, p99 ${fmt(b.p99, 1)} ms, errors ${b.errors + b.non2xx}, ${fmt(b.cpuUs)} µs CPU/request); ratio ${fmt(s.rps / b.rps, 3)}`
     )
   }
   const summary = {
     name,
-    service: { rps: stats(pairs.map((p) => p.service.rps)), p99: stats(pairs.map((p) => p.service.p99)), errors: pairs.reduce((a, p) => a + p.service.errors + p.service.non2xx, 0) },
-    bare: { rps: stats(pairs.map((p) => p.bare.rps)), p99: stats(pairs.map((p) => p.bare.p99)), errors: pairs.reduce((a, p) => a + p.bare.errors + p.bare.non2xx, 0) },
+    service: { rps: stats(pairs.map((p) => p.service.rps)), cpuUs: stats(pairs.map((p) => p.service.cpuUs)), p99: stats(pairs.map((p) => p.service.p99)), errors: pairs.reduce((a, p) => a + p.service.errors + p.service.non2xx, 0) },
+    bare: { rps: stats(pairs.map((p) => p.bare.rps)), cpuUs: stats(pairs.map((p) => p.bare.cpuUs)), p99: stats(pairs.map((p) => p.bare.p99)), errors: pairs.reduce((a, p) => a + p.bare.errors + p.bare.non2xx, 0) },
     ratio: stats(pairs.map((p) => p.ratio))
   }
   console.table({
@@ -99,6 +116,8 @@ const compare = (name: string, service: (seconds: number) => WrkResult, bare: (s
     "bare req/s": { min: fmt(summary.bare.rps.min), median: fmt(summary.bare.rps.median), max: fmt(summary.bare.rps.max) },
     "service p99 ms": { min: fmt(summary.service.p99.min, 1), median: fmt(summary.service.p99.median, 1), max: fmt(summary.service.p99.max, 1) },
     "bare p99 ms": { min: fmt(summary.bare.p99.min, 1), median: fmt(summary.bare.p99.median, 1), max: fmt(summary.bare.p99.max, 1) },
+    "service µs CPU/req": { min: fmt(summary.service.cpuUs.min), median: fmt(summary.service.cpuUs.median), max: fmt(summary.service.cpuUs.max) },
+    "bare µs CPU/req": { min: fmt(summary.bare.cpuUs.min), median: fmt(summary.bare.cpuUs.median), max: fmt(summary.bare.cpuUs.max) },
     ratio: { min: fmt(summary.ratio.min, 3), median: fmt(summary.ratio.median, 3), max: fmt(summary.ratio.max, 3) }
   })
   console.log(`  ${name}: ratio ${fmt(summary.ratio.median, 3)} (target >= 0.5): ${summary.ratio.median >= 0.5 ? "met" : "NOT met"}`)
@@ -129,8 +148,8 @@ export const runRatios = async () => {
       started.push(bare)
       results.push(compare(
         "GET /api/v4/users/me",
-        (seconds) => run(`${service.url}/api/v4/users/me`, seconds, { headers: auth }),
-        (seconds) => run(`${bare.url}/me`, seconds)
+        measured(service, (seconds) => run(`${service.url}/api/v4/users/me`, seconds, { headers: auth })),
+        measured(bare, (seconds) => run(`${bare.url}/me`, seconds))
       ))
       await bare.stop()
     }
@@ -143,8 +162,8 @@ export const runRatios = async () => {
       started.push(bare)
       results.push(compare(
         "GET 60-post channel page",
-        (seconds) => run(`${service.url}${path}`, seconds, { headers: auth }),
-        (seconds) => run(`${bare.url}${path}`, seconds)
+        measured(service, (seconds) => run(`${service.url}${path}`, seconds, { headers: auth })),
+        measured(bare, (seconds) => run(`${bare.url}${path}`, seconds))
       ))
       await bare.stop()
     }
@@ -158,8 +177,8 @@ export const runRatios = async () => {
       started.push(bare)
       results.push(compare(
         "POST /api/v4/posts",
-        (seconds) => run(`${service.url}/api/v4/posts`, seconds, { headers: auth, script }),
-        (seconds) => run(`${bare.url}/api/v4/posts`, seconds, { script })
+        measured(service, (seconds) => run(`${service.url}/api/v4/posts`, seconds, { headers: auth, script })),
+        measured(bare, (seconds) => run(`${bare.url}/api/v4/posts`, seconds, { script }))
       ))
       await bare.stop()
     }
