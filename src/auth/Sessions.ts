@@ -70,6 +70,7 @@ const fromRow = (row: SessionRow): Session => ({
 const CACHE_TTL = "10 minutes"
 const ACTIVITY_WRITE_INTERVAL_MS = 5 * 60 * 1000
 const cacheKey = (id: string) => `session:${id}`
+const DECODED_MEMO_SIZE = 10_000
 const encode = Schema.encodeSync(SessionJson)
 const decode = Schema.decodeUnknownOption(SessionJson)
 
@@ -80,9 +81,24 @@ export const make = Effect.gen(function*() {
   const sql = db.sql
   const tokens = makeTokens(config.jwtSecretValue)
 
+  // The text last decoded per session: the cache answers the same text on every request of a session, and decoding it
+  // with the Schema each time cost more than the rest of the lookup. Only the identical text reuses the result, so an
+  // entry the cache changed or dropped (revocation, device update) is decoded again or not found.
+  const decoded = new Map<string, { readonly text: string; readonly session: Option.Option<Session> }>()
+  const decodeText = (id: string, text: string) => {
+    const hit = decoded.get(id)
+    if (hit !== undefined && hit.text === text) return hit.session
+    const session = decode(text)
+    if (decoded.size >= DECODED_MEMO_SIZE) decoded.delete(decoded.keys().next().value!)
+    decoded.set(id, { text, session })
+    return session
+  }
   // The cache only speeds lookups up: when it fails, the database answers.
   const cached = (id: string) =>
-    cache.get(cacheKey(id)).pipe(Effect.map(Option.flatMap(decode)), Effect.orElseSucceed(() => Option.none<Session>()))
+    cache.get(cacheKey(id)).pipe(
+      Effect.map(Option.flatMap((text) => decodeText(id, text))),
+      Effect.orElseSucceed(() => Option.none<Session>())
+    )
   const remember = (session: Session) => cache.set(cacheKey(session.id), encode(session), CACHE_TTL).pipe(Effect.ignore)
   const forget = (id: string) => cache.del(cacheKey(id)).pipe(Effect.ignore)
 

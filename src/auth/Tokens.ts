@@ -12,7 +12,21 @@ export interface TokenClaims {
   readonly userId: string
 }
 
+/**
+ * How many verified tokens are remembered. A token's signature and claims cannot change, so remembering that a token
+ * verified is safe until it expires; whether its session still lives is decided by the session lookup that follows on
+ * every request, so revocation is unaffected. Without it each request paid an HMAC through WebCrypto (about a tenth
+ * of a request's CPU, issue 10).
+ */
+const VERIFIED_CACHE_SIZE = 10_000
+
 export const makeTokens = (secret: Redacted.Redacted) => {
+  /** token -> its claims and its `exp` in ms; in insertion order, so the oldest entry is the first one dropped. */
+  const verified = new Map<string, { readonly claims: TokenClaims; readonly expiresAtMs: number }>()
+  const remember = (token: string, claims: TokenClaims, expiresAtMs: number) => {
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!)
+    verified.set(token, { claims, expiresAtMs })
+  }
   // Imported once: jose would import raw key bytes again on every sign and verify (a CryptoKey each request).
   const key = crypto.subtle.importKey(
     "raw",
@@ -35,16 +49,25 @@ export const makeTokens = (secret: Redacted.Redacted) => {
           .sign(await key)
       ),
     /** None for anything that is not a valid, unexpired token of ours. */
-    verify: (token: string): Effect.Effect<Option.Option<TokenClaims>> =>
-      Effect.promise(async () =>
+    verify: (token: string): Effect.Effect<Option.Option<TokenClaims>> => {
+      const hit = verified.get(token)
+      // jose checks `exp` against the wall clock too.
+      if (hit !== undefined) {
+        if (hit.expiresAtMs > Date.now()) return Effect.succeed(Option.some(hit.claims))
+        verified.delete(token)
+      }
+      return Effect.promise(async () =>
         jwtVerify(token, await key, { issuer: ISSUER, algorithms: ["HS256"] }).then(
-          ({ payload }) =>
-            typeof payload.sid === "string" && typeof payload.sub === "string"
-              ? Option.some({ sessionId: payload.sid, userId: payload.sub })
-              : Option.none(),
+          ({ payload }) => {
+            if (typeof payload.sid !== "string" || typeof payload.sub !== "string") return Option.none()
+            const claims = { sessionId: payload.sid, userId: payload.sub }
+            if (typeof payload.exp === "number") remember(token, claims, payload.exp * 1000)
+            return Option.some(claims)
+          },
           () => Option.none<TokenClaims>()
         )
       )
+    }
   }
 }
 

@@ -221,7 +221,10 @@ const ViewBody = Schema.Struct({
 
 /**
  * Marks channels read for the user: everything up to now is viewed, counts catch up with the channel's totals and
- * mentions clear. Only channels the user belongs to change.
+ * mentions clear. Only channels the user belongs to change, and only those not read already: a client views a channel
+ * each time it switches to it, and rewriting a row that is already read cost a write and its commit per switch. A
+ * channel already read keeps its last_viewed_at (nothing was posted since: it is not older than the channel's last
+ * post), which the answer reports as it is.
  */
 const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: string) =>
   Effect.gen(function*() {
@@ -230,13 +233,23 @@ const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: 
     const db = yield* Db
     const sql = db.sql
     const now = yield* Clock.currentTimeMillis
-    const rows = ids.length === 0 ? [] : yield* db.transaction(sql<{ channel_id: string; last_viewed_at: string }>`
-      UPDATE channel_members cm SET
-        last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
-        mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
-      FROM channels c
-      WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)}
-      RETURNING cm.channel_id, cm.last_viewed_at`)
+    // One statement (atomic on its own); the outer SELECT sees the rows as they were before the UPDATE, which for the
+    // rows it did not change is as they are.
+    const rows = ids.length === 0 ? [] : yield* db.execute(sql<{ channel_id: string; last_viewed_at: string }>`
+      WITH changed AS (
+        UPDATE channel_members cm SET
+          last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
+          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
+        FROM channels c
+        WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)}
+          AND (cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count OR cm.msg_count_root <> c.total_msg_count_root
+               OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)
+        RETURNING cm.channel_id, cm.last_viewed_at
+      )
+      SELECT channel_id, last_viewed_at FROM changed
+      UNION ALL
+      SELECT channel_id, last_viewed_at FROM channel_members
+      WHERE user_id = ${userId} AND channel_id IN ${sql.in(ids)} AND channel_id NOT IN (SELECT channel_id FROM changed)`)
     const times = Object.fromEntries(rows.map((r) => [r.channel_id, Number(r.last_viewed_at)]))
     if (rows.length > 0) {
       const bus = yield* EventBus

@@ -34,13 +34,33 @@ const preflight = (cors: Record<string, string>, request: HttpServerRequest.Http
     }
   })
 
+/** The request counter per status, tagged once: tagging builds and hashes a new metric key each time. */
+const requestsByStatus = new Map<number, Metric.Metric.Counter<number>>()
+const requestsCounter = (status: number) => {
+  let counter = requestsByStatus.get(status)
+  if (counter === undefined) {
+    counter = Metric.tagged(httpRequestsTotal, "status", String(status))
+    requestsByStatus.set(status, counter)
+  }
+  return counter
+}
+
+/** The path of a request target (origin form, as Node hands it over) without parsing a whole URL per request. */
+const pathOf = (url: string) => {
+  if (url.charCodeAt(0) !== 47 /* "/" */ || url.charCodeAt(1) === 47) return new URL(url, "http://localhost").pathname
+  const query = url.indexOf("?")
+  const raw = query === -1 ? url : url.slice(0, query)
+  // Percent-encoded, backslashes, dot segments or a fragment: let URL normalise it as before.
+  return /[%#\\]|\/\.\.?(?:\/|$)/.test(raw) ? new URL(url, "http://localhost").pathname : raw
+}
+
 export const edge = <E, R>(app: HttpApp.Default<E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* AppConfig
     const requestId = newId()
     const started = yield* Clock.currentTimeMillis
-    const path = new URL(request.url, "http://localhost").pathname
+    const path = pathOf(request.url)
     const cors = corsHeaders(config, request.headers["origin"])
     if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
       return preflight(cors, request)
@@ -58,7 +78,7 @@ export const edge = <E, R>(app: HttpApp.Default<E, R>) =>
     if (path.startsWith("/api/v4")) headers["x-version-id"] = versionIdHeader()
     const finished = yield* Clock.currentTimeMillis
     const status = response.status
-    yield* Metric.increment(Metric.tagged(httpRequestsTotal, "status", String(status)))
+    yield* Metric.increment(requestsCounter(status))
     yield* Metric.update(httpRequestDuration, (finished - started) / 1000)
     // The path only: query strings may carry codes and states that do not belong in logs.
     yield* Effect.logInfo("http request").pipe(

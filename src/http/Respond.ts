@@ -2,10 +2,13 @@ import { HttpServerResponse } from "@effect/platform"
 
 /**
  * JSON responses with `Content-Type` exactly `application/json`: Client4 parses a body only on strict equality.
- * Encoding happens once, here.
+ * Encoding happens once, here. The body stays a string with its Content-Length: Node then sends the head and the
+ * body in one write (a byte array body goes out as a second buffer of a writev).
  */
-export const json = (body: unknown, status = 200, headers?: Record<string, string>) =>
-  HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json", headers })
+export const json = (body: unknown, status = 200, headers?: Record<string, string>) => {
+  const text = JSON.stringify(body)
+  return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text), headers })
+}
 
 export const created = (body: unknown) => json(body, 201)
 

@@ -87,7 +87,8 @@ const writeRefusal = (incoming: IncomingMessage, socket: Duplex, response: HttpS
   out.assignSocket(socket as Socket)
   out.on("finish", () => socket.end())
   out.writeHead(response.status, response.headers)
-  out.end(response.body._tag === "Uint8Array" ? response.body.body : undefined)
+  const body = response.body
+  out.end(body._tag === "Uint8Array" || (body._tag === "Raw" && typeof body.body === "string") ? body.body as Uint8Array | string : undefined)
 }
 
 const requestOf = (incoming: IncomingMessage, url: URL) =>
