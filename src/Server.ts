@@ -77,7 +77,6 @@ const services = Layer.mergeAll(
   UserRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
-  EventBus.layer,
   SigningKey.layer,
   DiagnosticId.layer,
   FileSettings.layer,
@@ -88,7 +87,7 @@ const services = Layer.mergeAll(
   PostRepo.layer,
   ThreadRepo.layer,
   SsoDirectory.layer
-)
+).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */
 const dependentServices = Realtime.layer

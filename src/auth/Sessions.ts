@@ -3,6 +3,8 @@ import { AppConfig } from "../Config.ts"
 import { Cache } from "../../layers/Cache.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { SESSION_ENDED_EVENT } from "./SessionEnded.ts"
 import { makeTokens } from "./Tokens.ts"
 import { type Session, SessionJson, SessionLength } from "./Session.ts"
 
@@ -101,6 +103,10 @@ export const make = Effect.gen(function*() {
     )
   const remember = (session: Session) => cache.set(cacheKey(session.id), encode(session), CACHE_TTL).pipe(Effect.ignore)
   const forget = (id: string) => cache.del(cacheKey(id)).pipe(Effect.ignore)
+  const bus = yield* EventBus
+  /** After the DELETE (autocommitted): every node closes the sockets these sessions authenticated. */
+  const ended = (ids: ReadonlyArray<string>) =>
+    ids.length === 0 ? Effect.void : bus.publish(SESSION_ENDED_EVENT, { session_ids: ids }, {})
 
   const get = (id: string) =>
     db.read(sql<SessionRow>`SELECT * FROM sessions WHERE id = ${id}`).pipe(
@@ -156,7 +162,8 @@ export const make = Effect.gen(function*() {
       db.read(sql<SessionRow>`SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY last_activity_at DESC`).pipe(
         Effect.map((rows) => rows.map(fromRow))
       ),
-    revoke: (id) => Effect.zipRight(db.execute(sql`DELETE FROM sessions WHERE id = ${id}`), forget(id)),
+    revoke: (id) =>
+      db.execute(sql`DELETE FROM sessions WHERE id = ${id}`).pipe(Effect.zipRight(forget(id)), Effect.zipRight(ended([id]))),
     revokeForUser: (userId, options = {}) =>
       Effect.gen(function*() {
         const rows = yield* db.execute(sql<{ id: string }>`
@@ -165,6 +172,7 @@ export const make = Effect.gen(function*() {
             ${options.deviceId !== undefined ? sql`AND device_id = ${options.deviceId}` : sql``}
           RETURNING id`)
         yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
+        yield* ended(rows.map((r) => r.id))
         return rows.map((r) => r.id)
       }),
     updateDevice: (id, deviceId, props, options = {}) =>

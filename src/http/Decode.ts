@@ -1,28 +1,43 @@
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Option, ParseResult, Schema } from "effect"
 import { ApiError, badRequest, payloadTooLarge } from "./ApiError.ts"
+import { MAX_QUOTE, summarize } from "./DecodeErrors.ts"
 import { discardRest } from "./RequestBody.ts"
+import { type InputProblem, jsonProblem, numberProblem, stringProblem } from "./StorableInput.ts"
 
 /**
  * Schema decoding at the edge. Every failure becomes a 400 with the Mattermost error body naming what was wrong,
  * never a 500.
  */
 
-const describe = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
+const WHOLE = { "request body": "the request body", "query parameter": "the query", "URL parameter": "the URL" } as const
+type Where = keyof typeof WHOLE
 
-/** One line per issue, each naming its field: "password: is missing". */
-const summarize = (error: ParseResult.ParseError) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`)
-    .join("; ")
-
-const invalid = (where: string) => (error: ParseResult.ParseError) =>
+/** The 400: the message names the parameters and what they accept; detailed_error says the same at more length. */
+const invalidWith = (where: Where, summary: string) =>
   new ApiError({
     status: 400,
     id: "api.context.invalid_param.app_error",
-    message: `Invalid ${where}: ${summarize(error)}`,
-    detailed: describe(error)
+    message: `Invalid ${where}: ${summary}`,
+    detailed: `The ${where === "request body" ? "request body" : `${where}s`} could not be accepted. ${summary}.`
   })
+
+const invalid = (where: Where) => (error: ParseResult.ParseError) => invalidWith(where, summarize(error.issue, WHOLE[where]))
+
+const storable = (where: Where, problem: InputProblem | undefined) =>
+  problem === undefined ? Effect.void : Effect.fail(invalidWith(
+    where,
+    `${problem.path.length === 0 ? WHOLE[where] : problem.path.map((k) => String(k).slice(0, MAX_QUOTE)).join(".")} ${problem.text}`
+  ))
+
+/** String parameters (query, URL) a database could not store. */
+const flatProblem = (values: Record<string, string>): InputProblem | undefined => {
+  for (const [key, value] of Object.entries(values)) {
+    const text = stringProblem(key) ?? stringProblem(value)
+    if (text !== undefined) return { path: [key], text }
+  }
+  return undefined
+}
 
 /** No JSON body a client sends comes near this; uploads are multipart or raw and have their own limit. */
 export const JSON_BODY_LIMIT = 8 * 1024 * 1024
@@ -44,14 +59,19 @@ export const jsonBody: Effect.Effect<unknown, ApiError, HttpServerRequest.HttpSe
     )
   )
   if (text.trim() === "") return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid or missing request body.")
-  return yield* Effect.try({
+  const parsed = yield* Effect.try({
     try: () => JSON.parse(text) as unknown,
     catch: () => badRequest("api.context.invalid_body_param.app_error", "Malformed JSON in request body.")
   })
+  yield* storable("request body", jsonProblem(parsed))
+  return parsed
 })
 
 export const body = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.flatMap(jsonBody, (raw) => Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("request body")))
+
+/** A schema's decode failure of a value already read (a body decoded in steps), as the same 400. */
+export const invalidBody = invalid("request body")
 
 /** Query parameters; clients send empty strings for unset values, so optional fields should accept "". */
 export const query = <A, I>(schema: Schema.Schema<A, I>) =>
@@ -59,11 +79,19 @@ export const query = <A, I>(schema: Schema.Schema<A, I>) =>
     const url = new URL(request.url, "http://localhost")
     const params: Record<string, string> = {}
     for (const [k, v] of url.searchParams) params[k] = v
-    return Effect.mapError(Schema.decodeUnknown(schema)(params), invalid("query parameter"))
+    return storable("query parameter", flatProblem(params)).pipe(
+      Effect.zipRight(Effect.mapError(Schema.decodeUnknown(schema)(params), invalid("query parameter"))),
+      // Numbers the schema made of strings ("1e400", a page past bigint): refused here rather than by the database.
+      Effect.tap((decoded) => storable("query parameter", jsonProblem(decoded)))
+    )
   })
 
 export const params = <A, I>(schema: Schema.Schema<A, I>) =>
-  Effect.flatMap(HttpRouter.params, (raw) => Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("URL parameter")))
+  Effect.flatMap(HttpRouter.params, (raw) =>
+    Effect.zipRight(
+      storable("URL parameter", flatProblem(raw as Record<string, string>)),
+      Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("URL parameter"))
+    ))
 
 /** A 26-character Mattermost id, as path and body fields carry them. */
 export const Id = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/, { message: () => "expected a 26-character id" }))
@@ -84,6 +112,8 @@ export const QueryInt = (fallback: number, bounds: { min?: number; max?: number 
         if (s === "") return ParseResult.succeed(fallback)
         const n = Number(s)
         if (!Number.isInteger(n)) return ParseResult.fail(new ParseResult.Type(ast, s, "expected an integer"))
+        const range = numberProblem(n)
+        if (range !== undefined) return ParseResult.fail(new ParseResult.Type(ast, s, range))
         if (bounds.min !== undefined && n < bounds.min) return ParseResult.fail(new ParseResult.Type(ast, s, `must be at least ${bounds.min}`))
         return ParseResult.succeed(bounds.max !== undefined ? Math.min(n, bounds.max) : n)
       },

@@ -13,14 +13,19 @@ import { Hub } from "./Hub.ts"
  */
 export const NoReply = Symbol("NoReply")
 
-/** A user's typing events for one channel (and thread) are published at most this often. */
+/**
+ * A user's typing events for one channel are published at most this often, whatever thread they name: keyed by the
+ * thread too, a client could send one per made-up parent id to every member of the channel.
+ */
 export const TYPING_THROTTLE_MS = 1000
 
+const IdString = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/))
 const Typing = Schema.Struct({
-  channel_id: Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/)),
-  parent_id: Schema.optionalWith(Schema.String, { default: () => "" })
+  channel_id: IdString,
+  /** The thread's root post, or "" for the channel itself. */
+  parent_id: Schema.optionalWith(Schema.Union(IdString, Schema.Literal("")), { default: () => "" })
 })
-const StatusIds = Schema.Struct({ user_ids: Schema.Array(Schema.String) })
+const StatusIds = Schema.Struct({ user_ids: Schema.Array(IdString) })
 const ActiveStatus = Schema.Struct({
   user_is_active: Schema.Boolean,
   manual: Schema.optionalWith(Schema.Boolean, { default: () => false })
@@ -52,10 +57,10 @@ export const handleAction = (connection: Connection, request: ClientRequest) =>
       }
       case "user_typing": {
         const hub = yield* Hub
-        const input = yield* decode(Typing, request.data, "channel_id")
+        const input = yield* decode(Typing, request.data, "channel_id or parent_id")
         if (!(yield* hub.isChannelMember(connection.userId, input.channel_id))) return yield* Effect.fail(RequestErrors.forbidden)
         const now = yield* Clock.currentTimeMillis
-        const key = `${input.channel_id}/${input.parent_id}`
+        const key = input.channel_id
         connection.lastTypingAt ??= new Map()
         const last = connection.lastTypingAt.get(key) ?? 0
         if (now - last < TYPING_THROTTLE_MS) return undefined

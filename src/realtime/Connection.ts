@@ -38,6 +38,9 @@ export class Connection {
   disconnectedAt: number | undefined = undefined
   /** The sequence number the client would have expected when its socket went away. */
   seqAtDisconnect = 0
+  /** The session that authenticated the socket carrying the connection, and when it expires: ending it ends the socket. */
+  sessionId = ""
+  sessionExpiresAt = 0
   lastTypingAt: Map<string, number> | undefined = undefined
   activeChannel = ""
 

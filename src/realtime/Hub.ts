@@ -7,6 +7,7 @@ import { Db, type DbError } from "../../layers/Db.ts"
 import { websocketActiveConnections } from "../../layers/Metrics.ts"
 import { PubSub } from "../../layers/PubSub.ts"
 import { AppConfig } from "../Config.ts"
+import { decodeSessionEnded, SESSION_ENDED_EVENT } from "../auth/SessionEnded.ts"
 import { EventBus, type Envelope } from "../events/EventBus.ts"
 import { Presence } from "../status/Presence.ts"
 import { Statuses } from "../status/Statuses.ts"
@@ -15,6 +16,7 @@ import { Connection, REPLAY_MAX_AGE_MS, type ReplayEntry } from "./Connection.ts
 import { EncodedEvent, flat, type ProtocolName } from "./Frames.ts"
 import type { LiveSocket } from "./LiveSocket.ts"
 import { applyMembership } from "./Membership.ts"
+import type { SocketAuth } from "./SocketSession.ts"
 import { Subscriptions } from "./Subscriptions.ts"
 import { findTakeoverOverlap, Handoff, type ControlMessage, ControlMessageJson, CONTROL_TOPIC, HANDOFF_WAIT } from "./Takeover.ts"
 
@@ -28,13 +30,21 @@ import { findTakeoverOverlap, Handoff, type ControlMessage, ControlMessageJson, 
  */
 export const CLOSE_TOO_MANY = { code: 1008, reason: "Too many connections" } as const
 export const CLOSE_SUPERSEDED = { code: 4002, reason: "connection resumed on another socket" } as const
+/**
+ * The session that authenticated the socket ended. The official WebSocketClient reconnects after any close; its
+ * reconnection carries the ended session's token, fails authentication (closed with "authentication failed") and
+ * the app, whose REST calls now answer 401, signs out.
+ */
+export const CLOSE_SESSION_ENDED = { code: 1008, reason: "session ended" } as const
+/** How often socket sessions are checked for expiry (in memory; the database only for those past their time). */
+const EXPIRY_CHECK_MS = 1000
 const DEFAULT_MAX_CONNECTIONS = 10
 /** A channel nobody here is known to be in is looked up at most this often (safety net for missed membership events). */
 const UNKNOWN_CHANNEL_RECHECK_MS = 30_000
 
 export interface AdmitInput {
   readonly ws: LiveSocket
-  readonly userId: string
+  readonly auth: SocketAuth
   readonly protocol: ProtocolName
   readonly resume: Option.Option<{ readonly connectionId: string; readonly sequence: number }>
 }
@@ -113,9 +123,11 @@ export const make = Effect.gen(function*() {
   const onPong = function(this: WebSocket) {
     ;(this as LiveSocket).alive = true
   }
-  const attachSocket = (connection: Connection, ws: LiveSocket, socketId: string) => {
+  const attachSocket = (connection: Connection, ws: LiveSocket, socketId: string, auth: SocketAuth) => {
     connection.ws = ws
     connection.socketId = socketId
+    connection.sessionId = auth.sessionId
+    connection.sessionExpiresAt = auth.sessionExpiresAt
     ws.alive = true
     if (!ws.counted) {
       ws.counted = true
@@ -167,13 +179,13 @@ export const make = Effect.gen(function*() {
   /** Asks the node holding the connection to let go of it and hand over its replay buffer. */
   const takeOver = (input: AdmitInput, connectionId: string) =>
     Effect.gen(function*() {
-      const connection = new Connection(connectionId, input.userId, input.protocol)
+      const connection = new Connection(connectionId, input.auth.userId, input.protocol)
       connection.pending = []
-      yield* withUser(input.userId, () => register(connection))
+      yield* withUser(input.auth.userId, () => register(connection))
       const requestId = newId()
       const released = yield* Deferred.make<void>()
       awaitingHandoff.set(requestId, released)
-      yield* pubsub.publish(CONTROL_TOPIC, encodeControl({ type: "release", connection_id: connectionId, user_id: input.userId, request_id: requestId }))
+      yield* pubsub.publish(CONTROL_TOPIC, encodeControl({ type: "release", connection_id: connectionId, user_id: input.auth.userId, request_id: requestId }))
         .pipe(Effect.ignore)
       const answered = yield* Deferred.await(released).pipe(Effect.timeout(HANDOFF_WAIT), Effect.option)
       awaitingHandoff.delete(requestId)
@@ -200,7 +212,7 @@ export const make = Effect.gen(function*() {
       const { connectionId, sequence } = input.resume.value
       const local = connections.get(connectionId)
       if (local !== undefined) {
-        if (local.userId !== input.userId || local.protocol !== input.protocol || local.pending !== undefined) return Option.none<Connection>()
+        if (local.userId !== input.auth.userId || local.protocol !== input.protocol || local.pending !== undefined) return Option.none<Connection>()
         if (!local.canResumeFrom(sequence)) {
           if (local.ws === undefined) unregister(local)
           return Option.none<Connection>()
@@ -211,7 +223,7 @@ export const make = Effect.gen(function*() {
         yield* cache.get(recordKey(connectionId)).pipe(Effect.orElseSucceed(() => Option.none<string>())),
         decodeRecord
       )
-      if (Option.isNone(record) || record.value.user_id !== input.userId || record.value.node_id === nodeId) return Option.none<Connection>()
+      if (Option.isNone(record) || record.value.user_id !== input.auth.userId || record.value.node_id === nodeId) return Option.none<Connection>()
       const taken = yield* takeOver(input, connectionId)
       if (Option.isSome(taken) && !taken.value.canResumeFrom(sequence)) {
         unregister(taken.value)
@@ -225,11 +237,11 @@ export const make = Effect.gen(function*() {
       const socketId = newId()
       const max = yield* maxConnections
       // When the cache cannot count, the limit cannot be enforced; refusing everybody would be worse.
-      const count = yield* presence.join(input.userId, socketId).pipe(Effect.orElseSucceed(() => 0))
+      const count = yield* presence.join(input.auth.userId, socketId).pipe(Effect.orElseSucceed(() => 0))
       if (count > max) {
-        yield* presence.leave(input.userId, socketId).pipe(Effect.ignore)
-        yield* Effect.logWarning(`Too many connections: user ${input.userId} has ${count - 1} open, the limit is ${max}`)
-          .pipe(Effect.annotateLogs({ user_id: input.userId, limit: max }))
+        yield* presence.leave(input.auth.userId, socketId).pipe(Effect.ignore)
+        yield* Effect.logWarning(`Too many connections: user ${input.auth.userId} has ${count - 1} open, the limit is ${max}`)
+          .pipe(Effect.annotateLogs({ user_id: input.auth.userId, limit: max }))
         input.ws.close(CLOSE_TOO_MANY.code, CLOSE_TOO_MANY.reason)
         return Option.none<Admitted>()
       }
@@ -242,23 +254,23 @@ export const make = Effect.gen(function*() {
             existing.ws = undefined
             if (previous !== undefined) previous.close(CLOSE_SUPERSEDED.code, CLOSE_SUPERSEDED.reason)
             if (!connections.has(existing.id)) register(existing)
-            attachSocket(existing, input.ws, socketId)
+            attachSocket(existing, input.ws, socketId, input.auth)
             existing.replayFrom(Option.getOrThrow(input.resume).sequence)
             return existing
           }),
         onNone: () =>
-          withUser(input.userId, () => {
+          withUser(input.auth.userId, () => {
             // A fresh connection takes its first socket's id: unique too, and one id string less per socket.
-            const fresh = new Connection(socketId, input.userId, input.protocol)
+            const fresh = new Connection(socketId, input.auth.userId, input.protocol)
             register(fresh)
-            attachSocket(fresh, input.ws, socketId)
+            attachSocket(fresh, input.ws, socketId, input.auth)
             fresh.greet(helloPrefix(fresh, now))
             return fresh
           })
       })
       yield* updateGauge
       yield* rememberOwner(connection, 24 * 60 * 60 * 1000)
-      yield* statuses.active(input.userId).pipe(Effect.ignore)
+      yield* statuses.active(input.auth.userId).pipe(Effect.ignore)
       return Option.some<Admitted>({ connection, socketId })
     })
 
@@ -268,7 +280,7 @@ export const make = Effect.gen(function*() {
         ws.counted = false
         socketCount--
       }
-      if (connection.ws === ws) {
+      if (connection.ws === ws && connections.get(connection.id) === connection) {
         connection.ws = undefined
         connection.disconnectedAt = yield* Clock.currentTimeMillis
         connection.seqAtDisconnect = connection.nextSeq
@@ -279,9 +291,68 @@ export const make = Effect.gen(function*() {
       if (remaining === 0) yield* statuses.disconnected(connection.userId).pipe(Effect.ignore)
     })
 
+  /**
+   * Sessions that ended: their sockets here close and their connections are forgotten with their replay buffers
+   * and owner records, so nothing of them can be resumed on any node.
+   */
+  const endSessions = (ids: ReadonlySet<string>) =>
+    Effect.gen(function*() {
+      const ended: Array<Connection> = []
+      for (const connection of connections.values()) {
+        if (connection.sessionId !== "" && ids.has(connection.sessionId)) ended.push(connection)
+      }
+      for (const connection of ended) {
+        unregister(connection)
+        const ws = connection.ws
+        connection.ws = undefined
+        if (ws !== undefined) {
+          if (ws.session !== undefined) ws.session.end(CLOSE_SESSION_ENDED)
+          else ws.close(CLOSE_SESSION_ENDED.code, CLOSE_SESSION_ENDED.reason)
+        }
+      }
+      if (cache.shared) yield* Effect.forEach(ended, (c) => cache.del(recordKey(c.id)).pipe(Effect.ignore), { discard: true })
+    })
+
+  /**
+   * Sessions of local connections whose time is up, or (with `all`) every one of them, checked against the database:
+   * an expired session ends its sockets, an extended one (a phone registering its device) carries on. `all` also
+   * catches a revocation whose event this node missed while the bus was down.
+   */
+  const checkSessions = (all: boolean) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const due = new Set<string>()
+      for (const connection of connections.values()) {
+        if (connection.sessionId !== "" && (all || connection.sessionExpiresAt <= now)) due.add(connection.sessionId)
+      }
+      if (due.size === 0) return
+      const live = new Map<string, number>()
+      const ids = [...due]
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = yield* db.read(sql<{ id: string; expires_at: string | number }>`
+          SELECT id, expires_at FROM sessions WHERE id IN ${sql.in(ids.slice(i, i + 500))}`)
+        for (const row of rows) live.set(row.id, Number(row.expires_at))
+      }
+      const ended = new Set<string>()
+      for (const id of ids) {
+        const expiresAt = live.get(id)
+        if (expiresAt === undefined || expiresAt <= now) ended.add(id)
+      }
+      for (const connection of connections.values()) {
+        const expiresAt = live.get(connection.sessionId)
+        if (expiresAt !== undefined) connection.sessionExpiresAt = expiresAt
+      }
+      if (ended.size > 0) yield* endSessions(ended)
+    })
+
   /** One cluster event: membership bookkeeping first, then delivery to the local connections it concerns. */
   const dispatch = (envelope: Envelope) =>
     Effect.gen(function*() {
+      if (envelope.event === SESSION_ENDED_EVENT) {
+        const ended = decodeSessionEnded(envelope.data)
+        if (Option.isSome(ended)) yield* endSessions(new Set(ended.value.session_ids))
+        return
+      }
       applyMembership(subscriptions, envelope)
       const b = envelope.broadcast
       if (!b.broadcast_to_all && b.user_id === "" && b.channel_id !== "" && !subscriptions.knowsChannel(b.channel_id)) {
@@ -376,7 +447,8 @@ export const make = Effect.gen(function*() {
     Effect.forkScoped
   )
   const heartbeatMs = (yield* AppConfig).wsPingIntervalMs
-  yield* quietly(heartbeat).pipe(Effect.repeat(Schedule.spaced(heartbeatMs)), Effect.delay(heartbeatMs), Effect.forkScoped)
+  yield* quietly(Effect.zipRight(heartbeat, checkSessions(true))).pipe(Effect.repeat(Schedule.spaced(heartbeatMs)), Effect.delay(heartbeatMs), Effect.forkScoped)
+  yield* quietly(checkSessions(false)).pipe(Effect.repeat(Schedule.spaced(EXPIRY_CHECK_MS)), Effect.delay(EXPIRY_CHECK_MS), Effect.forkScoped)
 
   const service: HubService = {
     nodeId,

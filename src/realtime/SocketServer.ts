@@ -70,7 +70,7 @@ const admission = (request: HttpServerRequest.HttpServerRequest, protocol: Proto
     let auth: SocketAuth | undefined
     if (Option.isSome(found)) {
       const session = yield* (yield* Sessions).lookup(found.value.token)
-      if (Option.isSome(session)) auth = { userId: session.value.user_id }
+      if (Option.isSome(session)) auth = { userId: session.value.user_id, sessionId: session.value.id, sessionExpiresAt: session.value.expires_at }
       else yield* refuse(`invalid token in ${found.value.via}`)
     }
     // The native socket has no challenge: no valid token, no socket.

@@ -29,6 +29,8 @@ const DEPARTURE_WAIT = "5 seconds"
 
 export interface SocketAuth {
   readonly userId: string
+  readonly sessionId: string
+  readonly sessionExpiresAt: number
 }
 
 /** What a session's effects may use: the node's runtime, captured by the socket server, provides it. */
@@ -144,6 +146,11 @@ export class SocketSession {
     return this.depart()
   }
 
+  /** Closes the socket from the hub (its session ended): frames still arriving are ignored. */
+  end(how: { readonly code: number; readonly reason: string }) {
+    this.close(how)
+  }
+
   private received(frame: string | Uint8Array) {
     if (this.has(Flag.Closing)) return
     ;(this.waiting ??= []).push(frame)
@@ -211,7 +218,7 @@ export class SocketSession {
 
   private admit(auth: SocketAuth): Effect.Effect<boolean, never, SessionServices> {
     const { protocol, resume } = this
-    return Effect.flatMap(Hub, (hub) => hub.admit({ ws: this.ws, userId: auth.userId, protocol, resume })).pipe(
+    return Effect.flatMap(Hub, (hub) => hub.admit({ ws: this.ws, auth, protocol, resume })).pipe(
       Effect.flatMap((result) => {
         if (Option.isNone(result)) {
           this.flags |= Flag.Closing
@@ -242,7 +249,7 @@ export class SocketSession {
         yield* this.refuse("invalid token in authentication_challenge")
         return this.close(CLOSE_AUTH_FAILED)
       }
-      if (yield* this.admit({ userId: session.value.user_id })) this.send(okReply(protocol, request.seq))
+      if (yield* this.admit({ userId: session.value.user_id, sessionId: session.value.id, sessionExpiresAt: session.value.expires_at })) this.send(okReply(protocol, request.seq))
     })
   }
 

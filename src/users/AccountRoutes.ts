@@ -16,7 +16,7 @@ import { refuseWebPasswordLoginWhenSsoRequired } from "../sso/PasswordPolicy.ts"
 import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
-import { isValidEmail, PASSWORD_MAX, PASSWORD_MIN, usernameProblem } from "./Validation.ts"
+import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
 
 /** Sign-up, login, logout and the current user: the account surface of mattermost-compat.md section 2. */
 
@@ -54,12 +54,8 @@ const signup = Effect.gen(function*() {
   const problem = usernameProblem(username)
   if (problem !== undefined) return yield* badRequest("model.user.is_valid.username.app_error", problem)
   if (!isValidEmail(email)) return yield* badRequest("model.user.is_valid.email.app_error", "Invalid email address.")
-  if (input.password.length < PASSWORD_MIN || input.password.length > PASSWORD_MAX) {
-    return yield* badRequest(
-      "model.user.is_valid.pwd_length.app_error",
-      `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.`
-    )
-  }
+  const weak = passwordProblem(input.password)
+  if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
   const crypto = yield* Crypto
   const repo = yield* UserRepo
   const now = yield* Clock.currentTimeMillis

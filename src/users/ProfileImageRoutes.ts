@@ -1,8 +1,9 @@
-import { HttpRouter, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
-import { Chunk, Clock, Effect, Option, Stream } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, Option, Stream } from "effect"
 import { FileStore } from "../../layers/FileStore.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
-import { ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
+import * as MultipartReader from "../files/MultipartReader.ts"
+import { type ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
 import { ok } from "../http/Respond.ts"
 import { defaultAvatar, normalizeUpload } from "./Avatar.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
@@ -60,28 +61,40 @@ const noImage = () => badRequest("api.user.upload_profile_user.no_file.app_error
 /** Collects the `image` part, cutting the stream with a 413 as soon as it passes the limit. */
 const readImagePart = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
-  if (!/^multipart\/form-data/i.test(request.headers["content-type"] ?? "")) {
+  if (!MultipartReader.isMultipart(request)) {
     return yield* badRequest("api.user.upload_profile_user.parse.app_error", "Could not parse multipart form.")
   }
   const declared = Number(request.headers["content-length"] ?? "")
   if (Number.isFinite(declared) && declared > MAX_PROFILE_IMAGE_BYTES + 64 * 1024) return yield* tooLarge()
+  // MultipartReader rather than the platform's part streams: a body without a boundary, or one cut inside a part,
+  // is a 400 there, not a defect or a stream that never ends.
   let image: Uint8Array | undefined
+  let chunks: Array<Uint8Array> | undefined
+  let size = 0
+  const parseError = () => badRequest("api.user.upload_profile_user.parse.app_error", "Could not parse multipart form.")
   yield* Stream.runForEach(
-    request.multipartStream.pipe(
-      Stream.mapError(() => badRequest("api.user.upload_profile_user.parse.app_error", "Could not parse multipart form."))
-    ),
-    (part) =>
-      Effect.gen(function*() {
-        if (!Multipart.isFile(part) || part.key !== "image" || image !== undefined) return
-        const chunks = yield* part.content.pipe(
-          Stream.mapError(() => badRequest("api.user.upload_profile_user.parse.app_error", "Could not read the image.")),
-          Stream.mapAccumEffect(0, (total, chunk): Effect.Effect<readonly [number, Uint8Array], ApiError> =>
-            total + chunk.length > MAX_PROFILE_IMAGE_BYTES ? Effect.fail(tooLarge()) : Effect.succeed([total + chunk.length, chunk] as const)),
-          Stream.runCollect
-        )
-        image = Buffer.concat(Chunk.toReadonlyArray(chunks))
-      })
-  ).pipe(Multipart.withLimits({ maxParts: Option.some(10), maxFieldSize: 10 * 1024 }))
+    MultipartReader.events({ maxFieldSize: 10 * 1024, maxParts: 10 }).pipe(Stream.mapError(parseError)),
+    (event): Effect.Effect<void, ApiError> => {
+      switch (event._tag) {
+        case "FileStart":
+          chunks = event.name === "image" && image === undefined ? [] : undefined
+          size = 0
+          return Effect.void
+        case "FileChunk":
+          if (chunks === undefined) return Effect.void
+          size += event.chunk.length
+          if (size > MAX_PROFILE_IMAGE_BYTES) return Effect.fail(tooLarge())
+          chunks.push(event.chunk)
+          return Effect.void
+        case "FileEnd":
+          if (chunks !== undefined) image = Buffer.concat(chunks)
+          chunks = undefined
+          return Effect.void
+        default:
+          return Effect.void
+      }
+    }
+  )
   if (image === undefined || image.length === 0) return yield* noImage()
   return image
 })

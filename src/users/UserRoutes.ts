@@ -13,7 +13,7 @@ import { type UserChanges, UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
 import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
-import { isValidEmail, PASSWORD_MAX, PASSWORD_MIN, usernameProblem } from "./Validation.ts"
+import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
 
 /** Users: lookups, lists, search and autocomplete under the visibility rule of UserDirectory; patch, activation, password. */
 
@@ -353,12 +353,8 @@ const changePassword = Effect.gen(function*() {
     const valid = user.password !== "" && (yield* crypto.verifyPassword(input.current_password, user.password))
     if (!valid) return yield* badRequest("api.user.update_password.incorrect.app_error", "The \"Current Password\" you entered is incorrect.")
   }
-  if (input.new_password.length < PASSWORD_MIN || input.new_password.length > PASSWORD_MAX) {
-    return yield* badRequest(
-      "model.user.is_valid.pwd_length.app_error",
-      `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.`
-    )
-  }
+  const weak = passwordProblem(input.new_password)
+  if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
   const now = yield* Clock.currentTimeMillis
   yield* repo.setPassword(userId, yield* crypto.hashPassword(input.new_password), now)
   // Every other session of the account ends: whoever knew the old password is signed out.

@@ -1,3 +1,5 @@
+import { isCommonPassword } from "./CommonPasswords.ts"
+
 /** Mattermost's rules for usernames and emails, shared by sign-up, patch and SSO provisioning. */
 export const RESERVED_USERNAMES = new Set(["all", "channel", "here", "matterbot", "system", "admin", "root", "everyone"])
 
@@ -20,3 +22,18 @@ export const isValidEmail = (email: string) =>
 
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 72
+
+/**
+ * Why a new password is refused (sign-up, change, reset), as the Mattermost error id and message: a length outside
+ * the bounds, only whitespace, or one of the 10,000 most common passwords.
+ */
+export const passwordProblem = (password: string): { readonly id: string; readonly message: string } | undefined => {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    return { id: "model.user.is_valid.pwd_length.app_error", message: `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.` }
+  }
+  if (password.trim() === "") return { id: "model.user.is_valid.pwd.app_error", message: "Your password must contain more than spaces." }
+  if (isCommonPassword(password)) {
+    return { id: "model.user.is_valid.pwd.app_error", message: "This password is one of the most commonly used passwords. Please choose another." }
+  }
+  return undefined
+}

@@ -1,0 +1,149 @@
+import type { Channel } from "@mattermost/types/channels"
+import type { Post } from "@mattermost/types/posts"
+import type { Team } from "@mattermost/types/teams"
+import { Chunk } from "effect"
+import fc from "fast-check"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { routes } from "../../src/Routes.ts"
+import { newUser, unique } from "../support/Clients.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+
+/**
+ * Hostile input against every implemented route, driven by the router's own table: malformed and oversized bodies,
+ * JSON nested thousands deep, strings PostgreSQL cannot store, numbers past bigint, multipart bodies without a
+ * boundary, garbage path and query parameters. Whatever comes in, the answer is a 4xx (or a success) with a JSON
+ * error body of a bounded size, never a 5xx, and the server keeps serving.
+ */
+let server: TestServer
+let token = ""
+const known: Record<string, string> = {}
+
+/** Routes that would end the fuzzer's own session (it then only sees 401s) or are sockets, not requests. */
+const SKIPPED = /logout|revoke|\/websocket|\/api\/v1\/ws|sessions\/revoke/
+
+const table = Chunk.toReadonlyArray(routes.routes)
+  .map((r) => ({ method: r.method, path: r.path as string }))
+  .filter((r) => r.method !== "*" && !r.path.endsWith("*") && !SKIPPED.test(r.path))
+
+const DEEP = "[".repeat(5000) + "]".repeat(5000)
+const WIDE = JSON.stringify({ name: 123, message: { nested: "x".repeat(900_000) }, channel_id: ["x".repeat(1000)] })
+const NUL = JSON.stringify({ name: "a\u0000b", message: "a\u0000b", display_name: "a\u0000b", channel_id: "a\u0000b", props: { "k\u0000": 1 } })
+// JSON.stringify would escape the surrogate as "\ud800": that is exactly what a client sends.
+const SURROGATE = '{"name":"\\ud800","message":"x\\udc00y","display_name":"\\ud800","terms":"\\ud800"}'
+const HUGE_NUMBERS = JSON.stringify({ page: 1e300, per_page: -1e300, since: 9.3e18, create_at: 1e30, sort_order: 1e20, position: 1e25 })
+
+const garbageSegment = fc.oneof(
+  fc.constantFrom("x", "%00", "a%00b", "%ED%A0%80", "0".repeat(26), "me", "..", "%2e%2e", "9".repeat(40), "x".repeat(3000)),
+  fc.string({ maxLength: 40 }).map(encodeURIComponent)
+)
+const segmentFor = (name: string) =>
+  known[name] !== undefined ? fc.oneof(fc.constant(known[name]), garbageSegment) : garbageSegment
+
+const queryValue = fc.oneof(
+  fc.constantFrom("1e400", "99999999999999999999999", "-1", "-9999999999999999999", "NaN", "%00", "x%00", "", "true", "0".repeat(26)),
+  fc.string({ maxLength: 30 }).map(encodeURIComponent)
+)
+const queryKey = fc.constantFrom("page", "per_page", "since", "before", "after", "sort", "in_channel", "in_team", "term", "limit", "q", "include_deleted")
+const query = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"))
+
+type Body = { readonly contentType: string; readonly body: string }
+const body: fc.Arbitrary<Body> = fc.oneof(
+  fc.constantFrom<Body>(
+    { contentType: "application/json", body: DEEP },
+    { contentType: "application/json", body: NUL },
+    { contentType: "application/json", body: SURROGATE },
+    { contentType: "application/json", body: HUGE_NUMBERS },
+    { contentType: "application/json", body: "{\"unterminated" },
+    { contentType: "application/json", body: "null" },
+    { contentType: "application/json", body: "[]" },
+    { contentType: "multipart/form-data", body: "--x\r\nContent-Disposition: form-data; name=\"image\"\r\n\r\nabc" },
+    { contentType: "multipart/form-data; boundary=zzz", body: "garbage without parts" },
+    { contentType: "text/plain", body: "hello" }
+  ),
+  fc.json({ maxDepth: 4 }).map((text) => ({ contentType: "application/json", body: text })),
+  fc.dictionary(fc.constantFrom("name", "message", "channel_id", "user_id", "team_id", "props", "type", "display_name", "password", "email", "active", "roles"), fc.anything({ maxDepth: 2 }))
+    .map((value) => ({ contentType: "application/json", body: JSON.stringify(value) ?? "{}" }))
+)
+
+const fillPath = (path: string, values: ReadonlyArray<string>) => {
+  let i = 0
+  return path.replace(/:(\w+)/g, () => values[i++] ?? "x")
+}
+const paramNames = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1])
+
+/** Sends one request; fails the property with what was sent when the answer is not an acceptable one. */
+const probe = async (method: string, path: string, search: string, sent: Body) => {
+  const url = `${server.url}${path}${search === "" ? "" : `?${search}`}`
+  const hasBody = method !== "GET" && method !== "HEAD"
+  const response = await fetch(url, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": sent.contentType, "X-Requested-With": "XMLHttpRequest" },
+    body: hasBody ? sent.body : undefined,
+    redirect: "manual"
+  })
+  const text = await response.text()
+  const what = `${method} ${path.slice(0, 200)}?${search.slice(0, 200)} with ${sent.contentType} ${sent.body.slice(0, 80)} -> ${response.status} ${text.slice(0, 300)}`
+  // 501 is this server's honest answer for what it does not implement; every other 5xx is a defect.
+  expect(response.status === 501 || response.status < 500, what).toBe(true)
+  if (response.status >= 400) {
+    expect(response.headers.get("content-type"), what).toMatch(/^application\/json/)
+    const parsed = JSON.parse(text) as Record<string, unknown>
+    expect(typeof (parsed.message ?? (parsed.error as Record<string, unknown> | undefined)?.message), what).toBe("string")
+    // Nothing of a large input comes back.
+    expect(text.length, what).toBeLessThan(4096)
+  }
+}
+
+describe("hostile input on every route", () => {
+  beforeAll(async () => {
+    server = await startServer()
+    const admin = await newUser(server.url, "fuzzadmin")
+    const other = await newUser(server.url, "fuzzother")
+    token = admin.client.getToken()
+    const team: Team = await admin.client.createTeam({ name: unique("fz"), display_name: "Fuzz", type: "O" } as Team)
+    const channel: Channel = await admin.client.createChannel({ team_id: team.id, name: unique("fz"), display_name: "Fuzz", type: "O" } as Channel)
+    const post: Post = await admin.client.createPost({ channel_id: channel.id, message: "hello" } as Post)
+    Object.assign(known, { team_id: team.id, channel_id: channel.id, user_id: other.user.id, post_id: post.id })
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("answers the worst bodies on every route with a 4xx and a small JSON error", async () => {
+    expect(table.length).toBeGreaterThan(100)
+    const worst: ReadonlyArray<Body> = [
+      { contentType: "application/json", body: DEEP },
+      { contentType: "application/json", body: WIDE },
+      { contentType: "application/json", body: NUL },
+      { contentType: "application/json", body: SURROGATE },
+      { contentType: "application/json", body: HUGE_NUMBERS },
+      { contentType: "multipart/form-data", body: "no boundary" }
+    ]
+    for (const route of table) {
+      const path = fillPath(route.path, paramNames(route.path).map((n) => known[n] ?? "x"))
+      for (const sent of route.method === "GET" ? worst.slice(0, 1) : worst) {
+        await probe(route.method, path, "page=1e400&per_page=99999999999999999999999&since=%00", sent)
+      }
+    }
+  }, 240_000)
+
+  it("answers random malformed bodies, parameters and queries without a 5xx", async () => {
+    const request = fc.integer({ min: 0, max: table.length - 1 }).chain((index) => {
+      const route = table[index]
+      return fc.record({
+        route: fc.constant(route),
+        segments: fc.tuple(...paramNames(route.path).map(segmentFor), fc.constant("")),
+        search: query,
+        body
+      })
+    })
+    await fc.assert(
+      fc.asyncProperty(request, async ({ route, segments, search, body: sent }) => {
+        await probe(route.method, fillPath(route.path, segments), search, sent)
+      }),
+      { numRuns: 400, seed: Number(process.env.FUZZ_SEED ?? 20261123) }
+    )
+    const live = await fetch(`${server.url}/api/v1/health/live`)
+    expect(live.status).toBe(200)
+  }, 240_000)
+})
