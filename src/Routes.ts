@@ -28,8 +28,8 @@ import * as Statuses from "./status/Routes.ts"
 import * as Sso from "./sso/Routes.ts"
 import * as LoginPage from "./web/LoginPage.ts"
 
-/** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
-export const routes = HttpRouter.concatAll(
+/** Every route the service serves, one line per feature; the feature folder's Routes file lists its paths. */
+export const served = HttpRouter.concatAll(
   Health.routes,
   Teams.routes,
   Channels.routes,
@@ -56,6 +56,8 @@ export const routes = HttpRouter.concatAll(
   Statuses.routes,
   Sso.routes,
   LoginPage.routes,
-  EmptyByDesign.routes,
-  NotImplemented.routes
+  EmptyByDesign.routes
 )
+
+/** The served routes, then a 501 for each Mattermost route they lack and Mattermost's 404 for the rest of /api/v4. */
+export const routes = NotImplemented.withFallbacks(served)
