@@ -27,6 +27,7 @@ import * as Realtime from "./realtime/Routes.ts"
 import * as Statuses from "./status/Routes.ts"
 import * as Sso from "./sso/Routes.ts"
 import * as LoginPage from "./web/LoginPage.ts"
+import * as WebApp from "./web/WebApp.ts"
 
 /** Every route the service serves, one line per feature; the feature folder's Routes file lists its paths. */
 export const served = HttpRouter.concatAll(
@@ -56,6 +57,7 @@ export const served = HttpRouter.concatAll(
   Statuses.routes,
   Sso.routes,
   LoginPage.routes,
+  WebApp.routes,
   EmptyByDesign.routes
 )
 
