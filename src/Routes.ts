@@ -14,6 +14,7 @@ import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Users from "./users/UserRoutes.ts"
+import * as AdminUsers from "./users/AdminUserRoutes.ts"
 import * as UserSessions from "./users/SessionRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
@@ -39,6 +40,7 @@ export const served = HttpRouter.concatAll(
   System.routes,
   SystemRoles.routes,
   Users.routes,
+  AdminUsers.routes,
   UserSessions.routes,
   CustomStatus.routes,
   ProfileImages.routes,
