@@ -1,5 +1,7 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { existsSync, statSync } from "node:fs"
 import { isIP } from "node:net"
+import { join } from "node:path"
 import { checkSecretStrength } from "./config/SecretRules.ts"
 
 /** Everything the service reads from the environment, loaded once and shared by every layer. */
@@ -27,6 +29,8 @@ export interface AppConfigShape {
   readonly dbPreparedStatements: boolean
   readonly trustedProxies: ReadonlyArray<string>
   readonly logLevel: LogLevel.LogLevel
+  /** A Mattermost web app build (its root.html and /static files) served at the site root, if set. */
+  readonly webappDir: Option.Option<string>
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -134,7 +138,8 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     message: "every entry must be an IP address or a CIDR range",
     validation: isAddressOrCidr
   }),
-  logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+  logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR"))
 }).pipe(
   Config.map((c) => ({
     ...c,
@@ -170,7 +175,8 @@ const hints: Record<string, string> = {
   SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
-  SERVICE_ENVIRONMENT: "production, or anything else for development"
+  SERVICE_ENVIRONMENT: "production, or anything else for development",
+  SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 
 export const hintFor = (variable: string) => hints[variable] ?? "see the configuration table in README.md"
@@ -234,6 +240,10 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
       severity: "warning"
     })
   }
+  if (Option.isSome(c.webappDir)) {
+    const problem = webappDirProblem(c.webappDir.value)
+    if (problem !== undefined) problems.push({ variable: "SERVICE_WEBAPP_DIR", message: problem, hint: hintFor("SERVICE_WEBAPP_DIR"), severity: "error" })
+  }
   if (c.dbPoolMin > c.dbPoolMax) {
     problems.push({
       variable: "SERVICE_DB_POOL__MIN_CONNECTIONS",
@@ -243,6 +253,14 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
     })
   }
   return problems
+}
+
+/** Why a directory is not a web app build the service can serve, if it is not. */
+const webappDirProblem = (dir: string): string | undefined => {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return `${dir} is not a directory`
+  const index = join(dir, "root.html")
+  if (!existsSync(index) || !statSync(index).isFile()) return `${dir} holds no root.html: not a Mattermost web app build`
+  return undefined
 }
 
 export interface ConfigReport {

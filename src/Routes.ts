@@ -14,6 +14,7 @@ import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Users from "./users/UserRoutes.ts"
+import * as AdminUsers from "./users/AdminUserRoutes.ts"
 import * as UserSessions from "./users/SessionRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
@@ -27,9 +28,10 @@ import * as Realtime from "./realtime/Routes.ts"
 import * as Statuses from "./status/Routes.ts"
 import * as Sso from "./sso/Routes.ts"
 import * as LoginPage from "./web/LoginPage.ts"
+import * as WebApp from "./web/WebApp.ts"
 
-/** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
-export const routes = HttpRouter.concatAll(
+/** Every route the service serves, one line per feature; the feature folder's Routes file lists its paths. */
+export const served = HttpRouter.concatAll(
   Health.routes,
   Teams.routes,
   Channels.routes,
@@ -38,6 +40,7 @@ export const routes = HttpRouter.concatAll(
   System.routes,
   SystemRoles.routes,
   Users.routes,
+  AdminUsers.routes,
   UserSessions.routes,
   CustomStatus.routes,
   ProfileImages.routes,
@@ -56,6 +59,9 @@ export const routes = HttpRouter.concatAll(
   Statuses.routes,
   Sso.routes,
   LoginPage.routes,
-  EmptyByDesign.routes,
-  NotImplemented.routes
+  WebApp.routes,
+  EmptyByDesign.routes
 )
+
+/** The served routes, then a 501 for each Mattermost route they lack and Mattermost's 404 for the rest of /api/v4. */
+export const routes = NotImplemented.withFallbacks(served)

@@ -35,6 +35,7 @@ import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
+import * as WebApp from "./web/WebApp.ts"
 
 /**
  * Composition: capabilities chosen once from Config (or overridden by tests), feature services on top, the HTTP
@@ -86,7 +87,8 @@ const services = Layer.mergeAll(
   CallRepo.layer,
   PostRepo.layer,
   ThreadRepo.layer,
-  SsoDirectory.layer
+  SsoDirectory.layer,
+  WebApp.layer
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */

@@ -37,6 +37,8 @@ export interface SessionsService {
     options?: { readonly expiresAt?: number }
   ) => Effect.Effect<Option.Option<Session>, DbError>
   readonly touch: (session: Session) => Effect.Effect<void, DbError>
+  /** Gives every session of the user new roles (a promotion or demotion takes effect at once, as in Mattermost). */
+  readonly setRolesForUser: (userId: string, roles: string) => Effect.Effect<void, DbError>
 }
 
 export class Sessions extends Context.Tag("service/Sessions")<Sessions, SessionsService>() {}
@@ -174,6 +176,11 @@ export const make = Effect.gen(function*() {
         yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
         yield* ended(rows.map((r) => r.id))
         return rows.map((r) => r.id)
+      }),
+    setRolesForUser: (userId, roles) =>
+      Effect.gen(function*() {
+        const rows = yield* db.execute(sql<{ id: string }>`UPDATE sessions SET roles = ${roles} WHERE user_id = ${userId} RETURNING id`)
+        yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
       }),
     updateDevice: (id, deviceId, props, options = {}) =>
       Effect.gen(function*() {

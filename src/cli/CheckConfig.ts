@@ -36,7 +36,8 @@ export const summary = (c: AppConfigShape) => [
   `  rate limits        ${c.rateLimitEnabled ? `auth ${c.rateLimitAuthPerMinute}/min, websocket ${c.rateLimitWsPerMinute}/min per IP` : "disabled"}`,
   `  trusted proxies    ${c.trustedProxies.join(", ") || "(none)"}`,
   `  database pool      ${c.dbPoolMin}..${c.dbPoolMax} connections, prepared statements ${c.dbPreparedStatements ? "on" : "off"}`,
-  `  log level          ${c.logLevel.label}`
+  `  log level          ${c.logLevel.label}`,
+  `  web app            ${Option.getOrElse(c.webappDir, () => "(built-in pages)")}`
 ].join("\n")
 
 export const checkConfig: Effect.Effect<number> = Effect.gen(function*() {

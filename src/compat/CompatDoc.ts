@@ -1,11 +1,14 @@
+import * as FindMyWay from "find-my-way-ts"
 import { EMPTY_BY_DESIGN, routerPath } from "./EmptyByDesign.ts"
 import { MATTERMOST_ROUTES } from "./MattermostRoutes.ts"
+import { FALLBACK_PATH, unservedMattermostRoutes } from "./NotImplemented.ts"
 
 /**
  * docs/compat.md, generated from the router: for every route of Mattermost's API description, whether this server
- * implements it, answers it empty by design, or answers 501. The state is decided the way requests are routed (a
- * static segment before a parameter, backtracking), by sending a sample path for each template through a copy of
- * our route table, so the document says what a client would actually get.
+ * implements it, answers it empty by design, or answers 501. The state is decided by sending a sample path for each
+ * template through the same router library, with the same routes, as HttpRouter builds for requests (the served
+ * routes, the 501 routes NotImplemented adds for the Mattermost routes they lack, and the /api/v4 catch-all), so the
+ * document says what a client would actually get.
  */
 export interface OurRoute {
   readonly method: string
@@ -14,46 +17,32 @@ export interface OurRoute {
 
 export type State = "implemented" | "implemented (`me` only)" | "empty by design" | "501"
 
-interface Node {
-  readonly statics: Map<string, Node>
-  param?: Node
-  readonly handlers: Map<string, string>
+interface Target {
+  readonly path: string
+  readonly served: boolean
 }
 
-const node = (): Node => ({ statics: new Map(), handlers: new Map() })
+/** The route table requests go through: `served` plus NotImplemented's routes, as HttpRouter registers them. */
+export const routeTable = (served: ReadonlyArray<OurRoute>) => {
+  const table = FindMyWay.make<Target & { readonly method: string }>({})
+  const add = (method: string, path: string, isServed: boolean) => {
+    const target = { method, path, served: isServed }
+    if (method === "*") table.all(path as FindMyWay.PathInput, target)
+    else table.on(method, path as FindMyWay.PathInput, target)
+  }
+  for (const route of served) add(route.method, route.path, true)
+  for (const route of unservedMattermostRoutes(served)) add(route.method, route.path, false)
+  add("*", FALLBACK_PATH, false)
+  return table
+}
 
 const segmentsOf = (path: string) => path.split("/").slice(1)
 
-const buildTable = (routes: ReadonlyArray<OurRoute>) => {
-  const root = node()
-  for (const route of routes) {
-    let at = root
-    for (const segment of segmentsOf(route.path)) {
-      if (segment.startsWith(":")) at = at.param ??= node()
-      else {
-        const next = at.statics.get(segment) ?? node()
-        at.statics.set(segment, next)
-        at = next
-      }
-    }
-    at.handlers.set(route.method, route.path)
-  }
-  return root
-}
-
-const lookup = (at: Node, method: string, segments: ReadonlyArray<string>): string | undefined => {
-  if (segments.length === 0) return at.handlers.get(method)
-  const [head, ...rest] = segments
-  const viaStatic = at.statics.get(head)
-  const found = viaStatic !== undefined ? lookup(viaStatic, method, rest) : undefined
-  if (found !== undefined) return found
-  return head !== "" && at.param !== undefined ? lookup(at.param, method, rest) : undefined
-}
-
 const SAMPLE = "x0000000000000000000000000"
 
-const instantiate = (template: string, userId: string) =>
-  segmentsOf(template).map((s) => (s === "{user_id}" ? userId : /^\{.+\}$/.test(s) ? SAMPLE : s))
+/** A concrete path for a template: each parameter a sample id, `{user_id}` the given user. */
+export const samplePath = (template: string, userId = SAMPLE) =>
+  template.replace(/\{user_id\}/g, userId).replace(/\{[^}]+\}/g, SAMPLE)
 
 /** Paths that belong to the Mattermost-compatible surface (the native /api/v1 is documented elsewhere). */
 const isCompatPath = (path: string) => path.startsWith("/api/v4/") || path.startsWith("/plugins/") || path.startsWith("/oauth/") || path.startsWith("/files/")
@@ -65,18 +54,19 @@ export interface Row {
 }
 
 export const classify = (ours: ReadonlyArray<OurRoute>) => {
+  const table = routeTable(ours)
   const served = ours.filter((r) => r.method !== "*" && isCompatPath(r.path))
-  const table = buildTable(served)
   const empty = new Set(EMPTY_BY_DESIGN.map((e) => `${e.method} ${routerPath(e.path)}`))
   const reached = new Set<string>()
-  const stateOf = (method: string, hit: string | undefined, fallback: State): State | undefined => {
-    if (hit === undefined) return undefined
-    reached.add(`${method} ${hit}`)
-    return empty.has(`${method} ${hit}`) ? "empty by design" : fallback
+  const stateOf = (method: string, path: string, fallback: State): State | undefined => {
+    const hit = table.find(method, path)?.handler
+    if (hit === undefined || !hit.served) return undefined
+    reached.add(`${hit.method} ${hit.path}`)
+    return empty.has(`${method} ${hit.path}`) ? "empty by design" : fallback
   }
   const mattermost: Array<Row> = MATTERMOST_ROUTES.map((route) => {
-    const state = stateOf(route.method, lookup(table, route.method, instantiate(route.path, SAMPLE)), "implemented") ??
-      (route.path.includes("{user_id}") ? stateOf(route.method, lookup(table, route.method, instantiate(route.path, "me")), "implemented (`me` only)") : undefined) ??
+    const state = stateOf(route.method, samplePath(route.path), "implemented") ??
+      (route.path.includes("{user_id}") ? stateOf(route.method, samplePath(route.path, "me"), "implemented (`me` only)") : undefined) ??
       "501"
     return { method: route.method, path: route.path, state }
   })

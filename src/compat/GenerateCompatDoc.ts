@@ -1,10 +1,10 @@
 import { Chunk } from "effect"
 import { writeFileSync } from "node:fs"
-import { routes } from "../Routes.ts"
+import { served } from "../Routes.ts"
 import { render } from "./CompatDoc.ts"
 
 /** Writes docs/compat.md from the router: `npm run compat-doc`. */
-export const currentDoc = () => render(Chunk.toReadonlyArray(routes.routes).map((r) => ({ method: r.method, path: r.path })))
+export const currentDoc = () => render(Chunk.toReadonlyArray(served.routes).map((r) => ({ method: r.method, path: r.path })))
 
 export const DOC_PATH = new URL("../../docs/compat.md", import.meta.url)
 

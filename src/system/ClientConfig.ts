@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { AppConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
-import { loginOptions, pushConfigured, siteName } from "./ServerSettings.ts"
+import { loginOptions, noAccounts, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
 import { SigningKey } from "./SigningKey.ts"
 import { BUILD_HASH, BUILD_NUMBER, MATTERMOST_VERSION } from "./Version.ts"
 
@@ -22,6 +22,8 @@ export const clientConfig = (full: boolean) =>
     const push = yield* pushConfigured
     const name = yield* siteName
     const files = yield* Effect.flatMap(FileSettings, (settings) => settings.current)
+    const switches = yield* siteSwitches
+    const empty = yield* noAccounts
 
     const limited: Record<string, string> = {
       Version: MATTERMOST_VERSION,
@@ -44,8 +46,8 @@ export const clientConfig = (full: boolean) =>
       EnableSignUpWithEmail: flag(login.passwordLogin),
       EnableSignInWithEmail: flag(login.passwordLogin),
       EnableSignInWithUsername: flag(login.passwordLogin),
-      EnableUserCreation: "true",
-      EnableOpenServer: "true",
+      EnableUserCreation: flag(switches.enableUserCreation),
+      EnableOpenServer: flag(switches.enableOpenServer),
       EnableLdap: "false",
       LdapLoginFieldName: "",
       EnableSaml: "false",
@@ -83,7 +85,7 @@ export const clientConfig = (full: boolean) =>
       ReportAProblemType: "",
       ReportAProblemMail: "",
       SupportEmail: "",
-      NoAccounts: "false",
+      NoAccounts: flag(empty),
       EnableCustomTermsOfService: "false",
       CustomTermsOfServiceId: "",
       CustomTermsOfServiceReAcceptancePeriod: "0",
@@ -241,20 +243,9 @@ export const clientConfig = (full: boolean) =>
     }
   })
 
-/** GET /license/client?format=old for an unlicensed server: every feature key present and "false". */
-export const LICENSE_FEATURES = [
-  "LDAP", "LDAPGroups", "MFA", "SAML", "Cluster", "Metrics", "GoogleOAuth", "Office365OAuth", "OpenId", "Compliance",
-  "MHPNS", "Announcement", "Elasticsearch", "DataRetention", "IDLoadedPushNotifications", "EmailNotificationContents",
-  "MessageExport", "CustomPermissionsSchemes", "GuestAccounts", "GuestAccountsPermissions", "CustomTermsOfService",
-  "LockTeammateNameDisplay", "Cloud", "SharedChannels", "RemoteClusterService", "SelfHostedProducts", "IsGovSku",
-  "IsTrial"
-] as const
-
-export const clientLicense = (): Record<string, string> => ({
-  IsLicensed: "false",
-  SkuName: "",
-  SkuShortName: "",
-  Users: "0",
-  Company: "",
-  ...Object.fromEntries(LICENSE_FEATURES.map((f) => [f, "false"]))
-})
+/**
+ * GET /license/client?format=old (and trial-license/prev) for an unlicensed server, exactly as Mattermost's
+ * GetClientLicense(nil): `IsLicensed` alone. No seat fields: the web app compares `Users` with the user count and
+ * would warn admins that an absent licence's "0 seats" are exceeded.
+ */
+export const clientLicense = (): Record<string, string> => ({ IsLicensed: "false" })

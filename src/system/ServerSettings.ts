@@ -49,3 +49,32 @@ export const loginOptions: Effect.Effect<LoginOptions, DbError, SsoDirectory> = 
 
 /** The site section's display name, if an administrator set one. */
 export const siteName: Effect.Effect<string, DbError, Db> = Effect.map(section("site"), (site) => text(site.site_name) || "Team Chat")
+
+/**
+ * The `site` section's switches the System Console edits (TeamSettings in Mattermost's config): who may create
+ * accounts and teams. Mattermost's defaults: all on.
+ */
+export interface SiteSwitches {
+  readonly enableUserCreation: boolean
+  readonly enableOpenServer: boolean
+  readonly enableTeamCreation: boolean
+}
+
+const switchOn = (value: unknown) => value !== false
+
+export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map(section("site"), (site) => ({
+  enableUserCreation: switchOn(site.enable_user_creation),
+  enableOpenServer: switchOn(site.enable_open_server),
+  enableTeamCreation: switchOn(site.enable_team_creation)
+}))
+
+/** Sets keys of the `site` section in one statement, so that concurrent saves of different keys both land. */
+export const updateSite = (values: Readonly<Record<string, string | boolean>>, now: number) =>
+  Effect.flatMap(Db, (db) =>
+    db.execute(db.sql`
+      INSERT INTO server_config (section, value, update_at) VALUES ('site', ${JSON.stringify(values)}::jsonb, ${now})
+      ON CONFLICT (section) DO UPDATE SET value = server_config.value || EXCLUDED.value, update_at = EXCLUDED.update_at`))
+
+/** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */
+export const noAccounts: Effect.Effect<boolean, DbError, Db> = Effect.flatMap(Db, (db) =>
+  Effect.map(db.read(db.sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM users) AS any`), (rows) => !rows[0].any))

@@ -8,6 +8,7 @@ import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
+import { siteSwitches } from "../system/ServerSettings.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import * as Membership from "./Membership.ts"
 import { DESCRIPTION_MAX, displayNameProblem, teamNameProblem } from "./TeamValidation.ts"
@@ -86,6 +87,9 @@ const readableTeam = (caller: Caller, where: "id" | "name", value: string) =>
 const createTeam = Effect.gen(function*() {
   const caller = yield* requireCaller
   const input = yield* Decode.body(CreateTeamBody)
+  if (!caller.isSystemAdmin && !(yield* siteSwitches).enableTeamCreation) {
+    return yield* forbidden("api.team.is_team_creation_allowed.disabled.app_error", "Team creation has been disabled. Please ask your System Administrator for details.")
+  }
   const name = input.name.trim()
   const nameProblem = teamNameProblem(name)
   if (nameProblem !== undefined) return yield* badRequest("model.team.is_valid.url.app_error", nameProblem)

@@ -7,12 +7,16 @@ import { clientInfo } from "../auth/ClientInfo.ts"
 import { SessionLength } from "../auth/Session.ts"
 import { clearSessionCookies, attachSessionCookies } from "../auth/SessionCookies.ts"
 import { Sessions } from "../auth/Sessions.ts"
-import { ApiError, badRequest, unauthorized } from "../http/ApiError.ts"
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import { EventBus } from "../events/EventBus.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { refuseWebPasswordLoginWhenSsoRequired } from "../sso/PasswordPolicy.ts"
+import { Db } from "../../layers/Db.ts"
+import { noAccounts, siteSwitches } from "../system/ServerSettings.ts"
+import * as Membership from "../teams/Membership.ts"
+import * as TeamEvents from "../teams/TeamEvents.ts"
 import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
@@ -39,6 +43,53 @@ const LoginBody = Schema.Struct({
   ldap_only: Schema.optional(Schema.Union(Schema.String, Schema.Boolean))
 })
 
+/** `iid`: the invite id of a team's invite link; the new account joins that team. */
+const SignupQuery = Schema.Struct({ iid: Schema.optionalWith(Schema.String, { default: () => "" }) })
+
+/** Mattermost's CheckUserDomain: an email domain among a team's allowed domains (comma or space separated), if any. */
+const domainAllowed = (email: string, allowed: string) => {
+  const domains = allowed.split(/[\s,]+/).map((d) => d.trim().toLowerCase().replace(/^@/, "")).filter((d) => d !== "")
+  return domains.length === 0 || domains.some((d) => email.toLowerCase().endsWith(`@${d}`))
+}
+
+/**
+ * Who may sign up (Mattermost's IsUserSignUpAllowed and CreateUserFromSignup): nobody while user creation is off
+ * (501, as Mattermost); with an invite id, anyone the team's allowed domains admit; without one, anyone while the
+ * server is open, else only the very first account. System admins create accounts whatever the switches say.
+ * Answers the team an invite id names.
+ */
+const signupTeam = (iid: string, email: string) =>
+  Effect.gen(function*() {
+    const caller = yield* optionalCaller.pipe(Effect.orElseSucceed(() => Option.none()))
+    if (Option.isSome(caller) && caller.value.isSystemAdmin) return yield* inviteTeam(iid, email)
+    const switches = yield* siteSwitches
+    if (!switches.enableUserCreation) {
+      return yield* new ApiError({ status: 501, id: "api.user.create_user.signup_email_disabled.app_error", message: "User sign-up is disabled on this server." })
+    }
+    if (iid !== "") return yield* inviteTeam(iid, email)
+    if (!switches.enableOpenServer && !(yield* noAccounts)) {
+      return yield* forbidden("api.user.create_user.no_open_server", "This server does not allow open signups. Please speak with your Administrator to receive an invitation.")
+    }
+    return Option.none<InviteTeam>()
+  })
+
+interface InviteTeam {
+  readonly id: string
+}
+
+const inviteTeam = (iid: string, email: string) =>
+  Effect.gen(function*() {
+    if (iid === "") return Option.none<InviteTeam>()
+    const db = yield* Db
+    const [team] = yield* db.read(db.sql<{ id: string; allowed_domains: string }>`
+      SELECT id, allowed_domains FROM teams WHERE invite_id = ${iid} AND invite_id <> '' AND delete_at = 0`)
+    if (team === undefined) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Unable to find the existing team.")
+    if (!domainAllowed(email, team.allowed_domains)) {
+      return yield* badRequest("api.team.invite_members.invalid_email.app_error", `The email domain is not one of the team's allowed domains: ${team.allowed_domains.slice(0, 200)}`)
+    }
+    return Option.some<InviteTeam>({ id: team.id })
+  })
+
 const invalidCredentials = () =>
   unauthorized("api.user.login.invalid_credentials_email_username", "Enter a valid email or username and/or password.")
 
@@ -56,11 +107,14 @@ const signup = Effect.gen(function*() {
   if (!isValidEmail(email)) return yield* badRequest("model.user.is_valid.email.app_error", "Invalid email address.")
   const weak = passwordProblem(input.password)
   if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
+  const { iid } = yield* Decode.query(SignupQuery)
+  const team = yield* signupTeam(iid, email)
   const crypto = yield* Crypto
   const repo = yield* UserRepo
+  const db = yield* Db
   const now = yield* Clock.currentTimeMillis
   const passwordHash = yield* crypto.hashPassword(input.password)
-  const row = yield* repo.insert({
+  const insert = repo.insert({
     id: newId(),
     now,
     username,
@@ -80,9 +134,16 @@ const signup = Effect.gen(function*() {
     Effect.catchIf((e) => e === "email_exists", () =>
       badRequest("app.user.save.email_exists.app_error", "An account with that email already exists."))
   )
+  // The account and its team membership are written together: no account is left behind without its team.
+  const { row, join } = yield* db.transaction(Effect.gen(function*() {
+    const row = yield* insert
+    const join = Option.isSome(team) ? Option.some(yield* Membership.add(db.sql, team.value.id, [row.id], false, now)) : Option.none()
+    return { row, join }
+  }))
   const bus = yield* EventBus
   const wire = toWire(row, "self")
   yield* bus.publish("new_user", { user_id: row.id }, {})
+  if (Option.isSome(team) && Option.isSome(join)) yield* TeamEvents.joined(bus, team.value.id, join.value)
   return json(wire, 201)
 })
 

@@ -1,7 +1,8 @@
-import { HttpRouter } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, Option } from "effect"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { htmlPage } from "./Html.ts"
+import { webAppIndex } from "./WebApp.ts"
 
 /**
  * The minimal sign-in page at GET /login, until a full web interface exists: a button per active SSO provider (from
@@ -82,4 +83,16 @@ ${settings.require_sso ? `<p id="sso-required">This server requires single sign-
 </body></html>`)
 })
 
-export const routes = HttpRouter.empty.pipe(HttpRouter.get("/login", page))
+/**
+ * With a web app served (SERVICE_WEBAPP_DIR), /login is the web app's own sign-in page, except where the SSO flow
+ * ends: `/login?code=…` and `/login?error=…` still get this page, which redeems the code into the session cookies
+ * the web app reads and goes on to `redirect_to` (or shows the refusal), since the web app knows nothing of codes.
+ */
+const login = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const query = new URL(request.url, "http://localhost").searchParams
+  if (query.has("code") || query.has("error")) return yield* page
+  return yield* Effect.flatMap(webAppIndex, Option.match({ onNone: () => page, onSome: Effect.succeed }))
+})
+
+export const routes = HttpRouter.empty.pipe(HttpRouter.get("/login", login))

@@ -139,4 +139,17 @@ describe.concurrent("--check-config", { timeout: 120_000 }, () => {
     const dev = await checkConfig({ SERVICE_CORS_ALLOWED_ORIGINS: "*" })
     expect(dev.code).toBe(0)
   })
+
+  it("accepts SERVICE_WEBAPP_DIR naming a web app build and refuses a directory without root.html", async () => {
+    const build = new URL("../fixtures/webapp", import.meta.url).pathname
+    const good = await checkConfig({ SERVICE_WEBAPP_DIR: build })
+    expect(good.code).toBe(0)
+    expect(good.stdout).toMatch(new RegExp(`web app\\s+${build}`))
+    const empty = await checkConfig({ SERVICE_WEBAPP_DIR: new URL("../fixtures/webapp/emoji", import.meta.url).pathname })
+    expect(empty.code).toBe(1)
+    expect(empty.stderr).toMatch(/✗ SERVICE_WEBAPP_DIR: .*holds no root\.html.*\n\s+hint: the client\/ folder of a Mattermost 10\.11 release/)
+    const missing = await checkConfig({ SERVICE_WEBAPP_DIR: "/nonexistent/webapp" })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain("✗ SERVICE_WEBAPP_DIR: /nonexistent/webapp is not a directory")
+  })
 })

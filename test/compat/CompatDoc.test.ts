@@ -4,7 +4,7 @@ import { classify } from "../../src/compat/CompatDoc.ts"
 import { extractRoutes } from "../../src/compat/GenerateMattermostRoutes.ts"
 import { currentDoc, DOC_PATH } from "../../src/compat/GenerateCompatDoc.ts"
 import { MATTERMOST_ROUTES } from "../../src/compat/MattermostRoutes.ts"
-import { routes } from "../../src/Routes.ts"
+import { served } from "../../src/Routes.ts"
 import { Chunk } from "effect"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -29,7 +29,7 @@ describe("docs/compat.md", () => {
   })
 
   it("states what each route really answers: 501 where it says 501, served elsewhere", async () => {
-    const { mattermost } = classify(Chunk.toReadonlyArray(routes.routes).map((r) => ({ method: r.method, path: r.path })))
+    const { mattermost } = classify(Chunk.toReadonlyArray(served.routes).map((r) => ({ method: r.method, path: r.path })))
     expect(mattermost.length).toBe(MATTERMOST_ROUTES.length)
     const sample = (template: string) => template.replace(/\{[^}]+\}/g, "x0000000000000000000000000")
     const mismatches: Array<string> = []

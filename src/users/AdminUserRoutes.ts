@@ -1,0 +1,236 @@
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Schema } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
+import { Sessions } from "../auth/Sessions.ts"
+import { badRequest, invalidParam, notFound } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { publishUserUpdated } from "./UserEvents.ts"
+import { UserDirectory } from "./UserDirectory.ts"
+import type { UserRow } from "./UserRow.ts"
+import { toWire } from "./UserWire.ts"
+import { targetUserId } from "./UserParam.ts"
+
+/**
+ * What the System Console's user pages call: user counts, the paged user report of User Management > Users, and
+ * changing a user's system roles (promote to admin, demote).
+ */
+
+/** Go's strconv.ParseBool truths, as the console sends them. */
+const Flag = Schema.optionalWith(
+  Schema.transform(Schema.String, Schema.Boolean, {
+    strict: true,
+    decode: (s) => ["1", "t", "T", "true", "TRUE", "True"].includes(s),
+    encode: (b) => (b ? "true" : "false")
+  }),
+  { default: () => false }
+)
+const OptionalId = Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.Id), { default: () => "" as const })
+
+/** GET /users/stats: the active users (bots aside) the caller can see; everyone for system admins. */
+const stats = Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const db = yield* Db
+  if (caller.isSystemAdmin) {
+    const [row] = yield* db.read(db.sql<{ n: string }>`SELECT count(*) AS n FROM users WHERE delete_at = 0 AND NOT is_bot`)
+    return json({ total_users_count: Number(row.n) })
+  }
+  const known = yield* (yield* UserDirectory).knownIds(caller)
+  return json({ total_users_count: new Set([...known, caller.userId]).size })
+})
+
+const FilteredQuery = Schema.Struct({
+  in_team: OptionalId,
+  in_channel: OptionalId,
+  include_deleted: Flag,
+  include_bots: Flag,
+  include_remote_users: Flag,
+  roles: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { default: () => "" }),
+  team_roles: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { default: () => "" }),
+  channel_roles: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { default: () => "" })
+})
+
+const listOf = (raw: string) => raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
+
+/** Team and channel roles are scheme flags on the membership: `team_admin`, `team_user`, `channel_admin`, `channel_user`. */
+const memberRoleClause = (sql: Db["Type"]["sql"], table: "tm" | "cm", roles: ReadonlyArray<string>, kind: "team" | "channel") => {
+  if (roles.length === 0) return sql`TRUE`
+  const admin = roles.includes(`${kind}_admin`)
+  const user = roles.includes(`${kind}_user`)
+  if (admin && user) return sql`TRUE`
+  if (admin) return table === "tm" ? sql`tm.scheme_admin` : sql`cm.scheme_admin`
+  if (user) return table === "tm" ? sql`NOT tm.scheme_admin` : sql`NOT cm.scheme_admin`
+  return sql`FALSE`
+}
+
+/** GET /users/stats/filtered (system admins): how many users match the console's filters. */
+const filteredStats = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const q = yield* Decode.query(FilteredQuery)
+  const db = yield* Db
+  const sql = db.sql
+  const roles = listOf(q.roles)
+  const [row] = yield* db.read(sql<{ n: string }>`
+    SELECT count(*) AS n FROM users u
+    WHERE ${q.include_deleted ? sql`TRUE` : sql`u.delete_at = 0`}
+      AND ${q.include_bots ? sql`TRUE` : sql`NOT u.is_bot`}
+      AND ${roles.length === 0 ? sql`TRUE` : sql`string_to_array(u.roles, ' ') && ${roles}::text[]`}
+      AND ${q.in_team === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${q.in_team}
+            AND tm.delete_at = 0 AND ${memberRoleClause(sql, "tm", listOf(q.team_roles), "team")})`}
+      AND ${q.in_channel === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = u.id AND cm.channel_id = ${q.in_channel}
+            AND ${memberRoleClause(sql, "cm", listOf(q.channel_roles), "channel")})`}`)
+  return json({ total_users_count: Number(row.n) })
+})
+
+const SORT_COLUMNS = { Username: "username", Email: "email", CreateAt: "create_at", FirstName: "first_name", LastName: "last_name", Nickname: "nickname" } as const
+
+const ReportFilter = {
+  role_filter: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { default: () => "" }),
+  team_filter: OptionalId,
+  has_no_team: Flag,
+  hide_active: Flag,
+  hide_inactive: Flag,
+  search_term: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(256)), { default: () => "" }),
+  guest_filter: Schema.optionalWith(Schema.String, { default: () => "" }),
+  date_range: Schema.optionalWith(Schema.Literal("all_time", "last_30_days", "previous_month", "last_6_months"), { default: () => "all_time" as const })
+}
+
+const ReportQuery = Schema.Struct({
+  ...ReportFilter,
+  sort_column: Schema.optionalWith(Schema.Literal("Username", "Email", "CreateAt", "FirstName", "LastName", "Nickname"), { default: () => "Username" as const }),
+  sort_direction: Schema.optionalWith(Schema.Literal("asc", "desc"), { default: () => "asc" as const }),
+  direction: Schema.optionalWith(Schema.Literal("next", "prev"), { default: () => "next" as const }),
+  page_size: Decode.QueryInt(50, { min: 1, max: 100 }),
+  from_column_value: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(256)), { default: () => "" }),
+  from_id: OptionalId
+})
+
+const CountQuery = Schema.Struct(ReportFilter)
+
+const likeTerm = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** The console's user filters as one WHERE clause over `users u`. */
+const reportWhere = (sql: Db["Type"]["sql"], f: Schema.Schema.Type<typeof CountQuery>) => {
+  const term = f.search_term.trim()
+  return sql`NOT u.is_bot
+    AND ${f.hide_active ? sql`u.delete_at <> 0` : sql`TRUE`}
+    AND ${f.hide_inactive ? sql`u.delete_at = 0` : sql`TRUE`}
+    AND ${f.role_filter === "" ? sql`TRUE` : sql`${f.role_filter} = ANY (string_to_array(u.roles, ' '))`}
+    AND ${f.team_filter === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${f.team_filter} AND tm.delete_at = 0)`}
+    AND ${f.has_no_team ? sql`NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.delete_at = 0)` : sql`TRUE`}
+    AND ${term === "" ? sql`TRUE` : sql`(u.username ILIKE ${likeTerm(term)} OR u.email ILIKE ${likeTerm(term)} OR u.first_name ILIKE ${likeTerm(term)}
+          OR u.last_name ILIKE ${likeTerm(term)} OR u.nickname ILIKE ${likeTerm(term)})`}`
+}
+
+const DAY = 86_400_000
+
+/** The start of a report's date range (posts counted from then on), 0 for all time. */
+const rangeStart = (range: Schema.Schema.Type<typeof CountQuery>["date_range"], now: number) => {
+  const today = new Date(now)
+  switch (range) {
+    case "last_30_days":
+      return now - 30 * DAY
+    case "previous_month":
+      return Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1)
+    case "last_6_months":
+      return now - 183 * DAY
+    default:
+      return 0
+  }
+}
+
+/**
+ * GET /reports/users (system admins): one page of users for the console's table, cursor-paged on the sort column
+ * and the id, with each user's last login and their posting in the date range (one aggregate over the page).
+ */
+const userReport = Effect.gen(function*() {
+  const caller = yield* requireSystemAdmin
+  const q = yield* Decode.query(ReportQuery)
+  const db = yield* Db
+  const sql = db.sql
+  const column = SORT_COLUMNS[q.sort_column]
+  if (column === "create_at" && q.from_column_value !== "" && !/^\d{1,16}$/.test(q.from_column_value)) return yield* invalidParam("from_column_value")
+  // Going back ("prev") reads the other way from the cursor and turns the page round again.
+  const ascending = (q.sort_direction === "asc") === (q.direction === "next")
+  const cursor = q.from_id === ""
+    ? sql`TRUE`
+    : column === "create_at"
+    ? (ascending ? sql`(u.create_at, u.id) > (${Number(q.from_column_value || 0)}, ${q.from_id})` : sql`(u.create_at, u.id) < (${Number(q.from_column_value || 0)}, ${q.from_id})`)
+    : (ascending
+      ? sql`(${sql(column)}, u.id) > (${q.from_column_value}, ${q.from_id})`
+      : sql`(${sql(column)}, u.id) < (${q.from_column_value}, ${q.from_id})`)
+  const order = ascending ? sql`${sql(column)} ASC, u.id ASC` : sql`${sql(column)} DESC, u.id DESC`
+  const rows = yield* db.read(sql<UserRow>`
+    SELECT u.* FROM users u WHERE ${reportWhere(sql, q)} AND ${cursor} ORDER BY ${order} LIMIT ${q.page_size}`)
+  const page = q.direction === "prev" ? [...rows].reverse() : rows
+  const now = yield* Clock.currentTimeMillis
+  const since = rangeStart(q.date_range, now)
+  const activity = page.length === 0 ? [] : yield* db.read(sql<{ user_id: string; total: string; last: string; days: string }>`
+    SELECT user_id, count(*) AS total, max(create_at) AS last,
+           count(DISTINCT (create_at / ${DAY})) AS days
+    FROM posts WHERE user_id IN ${sql.in(page.map((u) => u.id))} AND delete_at = 0 AND create_at >= ${since}
+    GROUP BY user_id`)
+  const byUser = new Map(activity.map((a) => [a.user_id, a]))
+  return json(page.map((row) => {
+    const posts = byUser.get(row.id)
+    return {
+      ...toWire(row, { userId: caller.userId, isSystemAdmin: true }),
+      last_login: Number(row.last_login ?? 0),
+      total_posts: Number(posts?.total ?? 0),
+      days_active: Number(posts?.days ?? 0),
+      ...(posts !== undefined ? { last_post_date: Number(posts.last) } : {})
+    }
+  }))
+})
+
+/** GET /reports/users/count (system admins): how many users the same filters match (a bare number, as Mattermost). */
+const userReportCount = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const q = yield* Decode.query(CountQuery)
+  const db = yield* Db
+  const [row] = yield* db.read(db.sql<{ n: string }>`SELECT count(*) AS n FROM users u WHERE ${reportWhere(db.sql, q)}`)
+  return json(Number(row.n))
+})
+
+const RolesBody = Schema.Struct({ roles: Schema.String.pipe(Schema.maxLength(256)) })
+
+/** The system roles a user may hold here: every user is a system_user, optionally a system_admin. */
+const ASSIGNABLE = new Set(["system_user", "system_admin"])
+
+/**
+ * PUT /users/{user_id}/roles (system admins): replaces the user's system roles, as the console's "Manage roles"
+ * and "Promote to admin" do; the user's sessions take the new roles at once. An admin cannot demote themself
+ * (the server would lose its last way in); `system_user` is required, as in Mattermost.
+ */
+const updateRoles = Effect.gen(function*() {
+  const caller = yield* requireSystemAdmin
+  const userId = yield* targetUserId(caller)
+  const { roles } = yield* Decode.body(RolesBody)
+  const wanted = [...new Set(roles.split(" ").filter((r) => r !== ""))]
+  if (!wanted.includes("system_user") || wanted.some((r) => !ASSIGNABLE.has(r))) {
+    return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid roles: every user is a system_user and may also be a system_admin.")
+  }
+  if (userId === caller.userId && !wanted.includes("system_admin")) {
+    return yield* badRequest("api.user.update_user_roles.self_demotion.app_error", "You cannot remove your own system admin role.")
+  }
+  const value = wanted.includes("system_admin") ? "system_admin system_user" : "system_user"
+  const db = yield* Db
+  const now = yield* Clock.currentTimeMillis
+  const rows = yield* db.transaction(db.sql<UserRow>`
+    UPDATE users SET roles = ${value}, update_at = ${now} WHERE id = ${userId} AND NOT is_bot RETURNING *`)
+  if (rows.length === 0) return yield* notFound("app.user.missing_account.const", "Unable to find the user.")
+  yield* (yield* Sessions).setRolesForUser(userId, value)
+  yield* publishUserUpdated(rows[0])
+  return ok()
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/v4/users/stats", stats),
+  HttpRouter.get("/api/v4/users/stats/filtered", filteredStats),
+  HttpRouter.get("/api/v4/reports/users", userReport),
+  HttpRouter.get("/api/v4/reports/users/count", userReportCount),
+  HttpRouter.put("/api/v4/users/:user_id/roles", updateRoles)
+)
+
+
