@@ -26,7 +26,7 @@ import * as Reactions from "./reactions/Routes.ts"
 import * as Realtime from "./realtime/Routes.ts"
 import * as Statuses from "./status/Routes.ts"
 import * as Sso from "./sso/Routes.ts"
-import * as LoginPage from "./web/LoginPage.ts"
+import * as ClientApp from "./web/ClientApp.ts"
 
 /** Every route of the service, one line per feature; the feature folder's Routes file lists its paths. */
 export const routes = HttpRouter.concatAll(
@@ -55,7 +55,7 @@ export const routes = HttpRouter.concatAll(
   Realtime.routes,
   Statuses.routes,
   Sso.routes,
-  LoginPage.routes,
   EmptyByDesign.routes,
-  NotImplemented.routes
+  NotImplemented.routes,
+  ClientApp.routes
 )

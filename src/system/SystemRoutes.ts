@@ -9,13 +9,7 @@ import { clientConfig, clientLicense } from "./ClientConfig.ts"
 import { redirectLocation } from "./RedirectLocation.ts"
 import { pushConfigured } from "./ServerSettings.ts"
 
-/** The site root, ping, client config and license, limits, time zones and link expansion (compat sections 3, 5, 12). */
-
-const ROOT_PAGE = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Team Chat</title></head>" +
-  "<body><p>This server speaks the Mattermost API. Connect with the Mattermost mobile or desktop app.</p></body></html>"
-
-const root = Effect.succeed(HttpServerResponse.text(ROOT_PAGE, { contentType: "text/html; charset=utf-8" }))
-const rootHead = Effect.succeed(HttpServerResponse.empty({ status: 200 }))
+/** Ping, client config and license, limits, time zones and link expansion (compat sections 3, 5, 12). */
 
 const PingQuery = Schema.Struct({
   get_server_status: Schema.optionalWith(Decode.QueryBool, { default: () => false }),
@@ -89,8 +83,6 @@ const redirect = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/", root),
-  HttpRouter.head("/", rootHead),
   HttpRouter.get("/api/v4/system/ping", ping),
   HttpRouter.get("/api/v4/config/client", configClient),
   HttpRouter.get("/api/v4/license/client", licenseClient),
