@@ -140,8 +140,11 @@ const addToTimeline = (post: Post) => {
 
 export const postCreated = (post: Post) => {
   batch(() => {
+    const known = posts.value[post.id] !== undefined
     addPosts([post])
     addToTimeline(post)
+    const root = post.root_id ? posts.value[post.root_id] : undefined
+    if (root && !known) addPosts([{ ...root, reply_count: (root.reply_count ?? 0) + 1 }])
   })
 }
 

@@ -110,7 +110,7 @@ export const Signup = () => {
   const first = config.value.NoAccounts === "true"
 
   useEffect(() => {
-    if (inviteId) client.getTeamInviteInfo(inviteId).then((t) => setTeam(t as any), () => setError("This invite link is invalid."))
+    if (inviteId) client.getTeamInviteInfo(inviteId).then((t) => setTeam(t as any), () => setTeam(null))
   }, [inviteId])
 
   const submit = async (event: Event) => {

@@ -35,6 +35,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
   const area = useRef<HTMLTextAreaElement>(null)
   const lastTyping = useRef(0)
   const file = useRef<HTMLInputElement>(null)
+  const pending = useRef(new Map<string, Promise<string | undefined>>())
 
   useEffect(() => {
     setText(localStorage.getItem(draftKey(channelId, rootId)) ?? "")
@@ -86,16 +87,23 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
       const key = `${f.name}-${Math.random()}`
       setUploads((list) => [...list, { key, name: f.name, progress: 0 }])
       const update = (patch: Partial<Upload>) => setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...patch } : u)))
-      uploadFile(channelId, f, (p) => update({ progress: p }))
-        .then((r) => update({ progress: 1, id: r.file_infos[0]?.id }))
-        .catch((e) => update({ error: errorMessage(e) }))
+      pending.current.set(key, uploadFile(channelId, f, (p) => update({ progress: p }))
+        .then((r) => {
+          update({ progress: 1, id: r.file_infos[0]?.id })
+          return r.file_infos[0]?.id
+        })
+        .catch((e) => {
+          update({ error: errorMessage(e) })
+          return undefined
+        }))
     }
   }
 
   const send = async () => {
     const message = text.trim()
-    const fileIds = uploads.filter((u) => u.id).map((u) => u.id!)
-    if (uploads.some((u) => !u.id && !u.error)) return setError("Wait for the uploads to finish")
+    // Sending while files are still uploading waits for them (the message goes out with every finished file).
+    const keys = uploads.map((u) => u.key)
+    const fileIds = (await Promise.all(keys.map((k) => pending.current.get(k)))).filter((id): id is string => !!id)
     if (!message && fileIds.length === 0) return
     setError("")
     try {
@@ -103,6 +111,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
       postCreated(post)
       setText("")
       setUploads([])
+      pending.current.clear()
     } catch (e) {
       setError(errorMessage(e, "The message could not be sent"))
     }
