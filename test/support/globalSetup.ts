@@ -1,9 +1,11 @@
 import type { TestProject } from "vitest/node"
 import pg from "pg"
 import { Redis } from "ioredis"
-import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { CLIENT_DIR } from "../../src/web/ClientApp.ts"
 
 /**
  * Finds the PostgreSQL and Redis the integration tests use. PostgreSQL: TEST_DATABASE_URL, else the machine's server
@@ -44,6 +46,8 @@ const redisAnswers = async (url: string) => {
 }
 
 export default async function setup(project: TestProject) {
+  // The service serves the built web client at / and /login; a checkout installed without scripts has no build yet.
+  if (!existsSync(join(CLIENT_DIR, "index.html"))) execFileSync(process.execPath, ["web/build.mjs"], { stdio: "inherit" })
   const ci = process.env.CI === "true"
   let teardown: (() => Promise<void>) | undefined
   let pgUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"

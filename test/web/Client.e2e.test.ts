@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as IdP from "../../layers/IdP.ts"
 import { startFakeOidc, type FakeOidc } from "../sso/support/FakeOidc.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { ensureClientBuilt, haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
+import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
 
 /**
  * Two people in two browser contexts against a fresh server, through the web client only: the first visitor signs up
@@ -24,7 +24,6 @@ const contexts: Array<BrowserContext> = []
 const step = (name: string, body: () => Promise<void>) => withScreenshots(name, () => [alice, bob].filter(Boolean), body)
 
 beforeAll(async () => {
-  ensureClientBuilt()
   server = await startServer({ overrides: { idp: IdP.layer({ allowInsecureRequests: true, timeoutSeconds: 2, breakerMaxFailures: 3, breakerResetAfter: "30 seconds" }) } })
   op = await startFakeOidc({ redirectUris: [`${server.url}/api/v1/oauth2/corp/callback`] })
   ;({ browser, close: closeBrowser } = await launch())

@@ -1,8 +1,6 @@
-import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { chromium, type Browser, type Page } from "playwright-core"
-import { CLIENT_DIR } from "../../../src/web/ClientApp.ts"
 
 /**
  * Debian's Chromium driven by playwright-core (no browser download), headless, with a fresh profile per launch and
@@ -11,11 +9,6 @@ import { CLIENT_DIR } from "../../../src/web/ClientApp.ts"
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 export const haveChromium = existsSync(CHROMIUM)
 if (!haveChromium && process.env.CI === "true") throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`)
-
-/** The tests serve the built client; a checkout without a build (npm ci --ignore-scripts) gets one here. */
-export const ensureClientBuilt = () => {
-  if (!existsSync(join(CLIENT_DIR, "index.html"))) execFileSync(process.execPath, ["web/build.mjs"], { stdio: "inherit" })
-}
 
 export const launch = async (): Promise<{ browser: Browser; close: () => Promise<void> }> => {
   // playwright gives every launch a fresh temporary profile (--user-data-dir) and removes it on close.
