@@ -2,10 +2,11 @@ import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { htmlPage } from "./Html.ts"
+import * as ClientApp from "./ClientApp.ts"
 import { webAppIndex } from "./WebApp.ts"
 
 /**
- * The minimal sign-in page at GET /login, until a full web interface exists: a button per active SSO provider (from
+ * The built-in sign-in page at GET /login when a Mattermost web app build is served (SERVICE_WEBAPP_DIR): a button per active SSO provider (from
  * the public list), the password form unless SSO is required, and the end of the SSO flow: `/login?code=…` is
  * redeemed through POST /api/v1/oauth2/exchange (which sets the session cookies) and the code is first removed from
  * the address bar; `/login?error=…` shows the message. Plain HTML and a small script, no framework.
@@ -90,9 +91,11 @@ ${settings.require_sso ? `<p id="sso-required">This server requires single sign-
  */
 const login = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
+  const index = yield* webAppIndex
+  // Without a Mattermost web app, /login is our own client's page, which redeems codes and shows refusals itself.
+  if (Option.isNone(index)) return yield* ClientApp.page
   const query = new URL(request.url, "http://localhost").searchParams
-  if (query.has("code") || query.has("error")) return yield* page
-  return yield* Effect.flatMap(webAppIndex, Option.match({ onNone: () => page, onSome: Effect.succeed }))
+  return query.has("code") || query.has("error") ? yield* page : index.value
 })
 
 export const routes = HttpRouter.empty.pipe(HttpRouter.get("/login", login))

@@ -1,12 +1,12 @@
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { RouteNotFound } from "@effect/platform/HttpServerError"
+import { HttpRouter } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
+import * as ClientApp from "./ClientApp.ts"
 import { inlineScriptHashes, makeSite, type Site, type SiteRules } from "./StaticSite.ts"
 
 /**
  * The web application served at the site root: a Mattermost web app build when SERVICE_WEBAPP_DIR is set, else
- * none (the root answers a sentence and /login is the built-in sign-in page).
+ * none, and the service's own web client (web/, ClientApp.ts) answers instead.
  */
 export class WebApp extends Context.Tag("service/WebApp")<WebApp, Option.Option<Site>>() {}
 
@@ -52,22 +52,19 @@ export const layer = Layer.effect(
   Effect.map(AppConfig, (config) => Option.map(config.webappDir, (dir) => makeSite(mattermostRules(dir))))
 )
 
-const ROOT_PAGE = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Team Chat</title></head>" +
-  "<body><p>This server speaks the Mattermost API. Connect with the Mattermost mobile or desktop app.</p></body></html>"
-
-/** The site root and every other GET no route of the API took: the web app's, or (without one) today's answers. */
+/** The site root and every other GET no route of the API took: the Mattermost web app's, or our own client's. */
 const site = Effect.gen(function*() {
   const app = yield* WebApp
-  const request = yield* HttpServerRequest.HttpServerRequest
-  if (Option.isSome(app)) return yield* app.value.handle
-  if (new URL(request.url, "http://localhost").pathname === "/") {
-    return HttpServerResponse.text(ROOT_PAGE, { contentType: "text/html; charset=utf-8" })
-  }
-  return yield* Effect.fail(new RouteNotFound({ request }))
+  return Option.isSome(app) ? yield* app.value.handle : yield* ClientApp.handle
 })
 
 /** The web app's index for a path that a built-in page serves when there is no web app; none without one. */
 export const webAppIndex = Effect.flatMap(WebApp, (app) =>
   Option.match(app, { onNone: () => Effect.succeedNone, onSome: (s) => Effect.map(s.index, Option.some) }))
 
-export const routes = HttpRouter.empty.pipe(HttpRouter.get("/", site), HttpRouter.get("/*", site))
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/", site),
+  HttpRouter.get("/*", site),
+  HttpRouter.head("/", site),
+  HttpRouter.head("/*", site)
+)

@@ -1,9 +1,11 @@
 import type { TestProject } from "vitest/node"
 import pg from "pg"
 import { Redis } from "ioredis"
-import { chmodSync, mkdirSync, mkdtempSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { CLIENT_DIR } from "../../src/web/ClientApp.ts"
 import { removeDir } from "./Cleanup.ts"
 import { deleteRunRedisKeys, deleteStaleRedisKeys, dropRunDatabases, dropStaleDatabases, removeStaleTmp } from "./Leftovers.ts"
 import { newTag, TMP_ROOT_PREFIX } from "./Run.ts"
@@ -62,6 +64,8 @@ const sweepStale = async (pgUrl: string, redisUrl: string, tmpBase: string, embe
 }
 
 export default async function setup(project: Pick<TestProject, "provide">) {
+  // The service serves the built web client at / and /login; a checkout installed without scripts has no build yet.
+  if (!existsSync(join(CLIENT_DIR, "index.html"))) execFileSync(process.execPath, ["web/build.mjs"], { stdio: "inherit" })
   const ci = process.env.CI === "true"
   const tag = newTag()
   const tmpBase = tmpdir()

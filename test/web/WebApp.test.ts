@@ -168,13 +168,14 @@ describe("with SERVICE_WEBAPP_DIR", () => {
 })
 
 describe("without SERVICE_WEBAPP_DIR", () => {
-  it("keeps the root sentence, the built-in /login page and 404 for other paths", async () => {
-    const root = await get(plain.url, "/")
-    expect(root.status).toBe(200)
-    expect(root.body.toString()).toContain("Mattermost API")
-    const login = await get(plain.url, "/login")
-    expect(login.body.toString()).toContain("/api/v1/oauth2/exchange")
-    expect((await get(plain.url, "/myteam/channels/town-square")).status).toBe(404)
+  it("serves the service's own web client at the root, /login and application paths, and 404 for unknown built files", async () => {
+    for (const path of ["/", "/login", "/login?code=abc", "/myteam/channels/town-square"]) {
+      const page = await get(plain.url, path)
+      expect(page.status, path).toBe(200)
+      expect(page.body.toString(), path).toContain('<div id="app"></div>')
+      expect(page.body.toString(), path).not.toContain("/api/v1/oauth2/exchange") // not the built-in page
+    }
     expect((await get(plain.url, "/static/main.0123abcd89.js")).status).toBe(404)
+    expect((await get(plain.url, "/api/v4/no/such/route")).status).toBe(404)
   })
 })

@@ -1,0 +1,67 @@
+import { effect } from "@preact/signals"
+import { render } from "preact"
+import { lazy, Suspense } from "preact/compat"
+import { useEffect, useState } from "preact/hooks"
+import "./styles.css"
+import { location$, navigate, path, query } from "./router.ts"
+import { boot, home } from "./session.ts"
+import { isAdmin, me, teams, totalMentions } from "./store.ts"
+import { CreateTeam, Login, Signup } from "./views/Auth.tsx"
+import { Chat } from "./views/Chat.tsx"
+
+const Admin = lazy(() => import("./views/Admin.tsx"))
+
+/** The unread mention count leads the tab title, as in Mattermost: "(2) Team Chat". */
+effect(() => {
+  const n = totalMentions.value
+  document.title = n > 0 ? `(${n}) Team Chat` : "Team Chat"
+})
+
+const PUBLIC = ["/login", "/signup_user_complete", "/signup_email"]
+
+const App = () => {
+  const [ready, setReady] = useState(false)
+  useEffect(() => {
+    boot().finally(() => setReady(true))
+  }, [])
+  void location$.value
+  if (!ready) return <p class="muted center" role="status">Loading…</p>
+  const p = path()
+  const user = me.value
+  if (!user) {
+    if (p === "/login") return <Login />
+    if (p === "/signup_user_complete" || p === "/signup_email") return <Signup />
+    queueMicrotask(() => navigate(p === "/" ? "/login" : `/login?redirect_to=${encodeURIComponent(location$.value)}`, true))
+    return null
+  }
+  if (PUBLIC.includes(p)) {
+    const invite = query().get("id")
+    if (p === "/signup_user_complete" && invite) return <Signup />
+    queueMicrotask(home)
+    return null
+  }
+  if (p === "/" || p === "/select_team") {
+    queueMicrotask(home)
+    return null
+  }
+  if (p === "/create_team") return <CreateTeam />
+  if (p.startsWith("/admin_console")) {
+    if (!isAdmin.value) return <main class="auth"><div class="card"><h1>Not allowed</h1><p>Only system administrators can open the system console.</p></div></main>
+    return <Suspense fallback={<p class="muted center">Loading…</p>}><Admin /></Suspense>
+  }
+  const parts = p.split("/").filter(Boolean).map(decodeURIComponent)
+  if (parts.length >= 3 && parts[1] === "channels") return <Chat teamName={parts[0]} channelName={parts[2]} />
+  if (parts.length >= 3 && parts[1] === "messages") {
+    return parts[2].startsWith("@") ? <Chat teamName={parts[0]} dmUser={parts[2].slice(1)} /> : <Chat teamName={parts[0]} channelName={parts[2]} />
+  }
+  if (parts.length === 1 && teams.value.some((t) => t.name === parts[0])) {
+    queueMicrotask(() => navigate(`/${parts[0]}/channels/town-square`, true))
+    return null
+  }
+  return (
+    <main class="auth"><div class="card"><h1>Page not found</h1><p>There is nothing at this address.</p>
+      <a href="/" onClick={(e) => { e.preventDefault(); navigate("/") }}>Go home</a></div></main>
+  )
+}
+
+render(<App />, document.getElementById("app")!)

@@ -1,0 +1,68 @@
+import DOMPurify from "dompurify"
+import { Marked } from "marked"
+import { emojiChar } from "./emoji.ts"
+
+/**
+ * Markdown as Mattermost writes it (GFM: code blocks, tables, links, strikethrough) plus @mentions, ~channels and
+ * :emoji:, always passed through DOMPurify: a message is someone else's input and must never run in our origin.
+ * Rendering is cached per message text, since a channel re-renders the same posts many times.
+ */
+const marked = new Marked({ gfm: true, breaks: true, async: false })
+
+marked.use({
+  extensions: [
+    {
+      name: "mention",
+      level: "inline",
+      start: (src: string) => src.search(/[@~]/),
+      tokenizer(src: string) {
+        const m = /^([@~])([a-z0-9][a-z0-9._-]*[a-z0-9]|[a-z0-9])/i.exec(src)
+        if (!m) return undefined
+        return { type: "mention", raw: m[0], sigil: m[1], name: m[2] }
+      },
+      renderer(token: any) {
+        const cls = token.sigil === "@" ? "mention" : "channel-link"
+        return `<span class="${cls}" data-name="${token.name}">${token.sigil}${token.name}</span>`
+      }
+    },
+    {
+      name: "emoji",
+      level: "inline",
+      start: (src: string) => src.indexOf(":"),
+      tokenizer(src: string) {
+        const m = /^:([a-z0-9_+-]+):/.exec(src)
+        if (!m || !emojiChar(m[1])) return undefined
+        return { type: "emoji", raw: m[0], name: m[1] }
+      },
+      renderer(token: any) {
+        return `<span class="emoji" role="img" aria-label="${token.name}">${emojiChar(token.name)}</span>`
+      }
+    }
+  ]
+})
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    node.setAttribute("target", "_blank")
+    node.setAttribute("rel", "noopener noreferrer")
+  }
+  // Remote images would leak readers' addresses to whoever posted them; they show as links instead.
+  if (node.tagName === "IMG") {
+    const src = node.getAttribute("src") ?? ""
+    if (!src.startsWith("/") || src.startsWith("//")) {
+      node.removeAttribute("src")
+      node.setAttribute("alt", `[image: ${node.getAttribute("alt") ?? ""}]`)
+    }
+  }
+})
+
+const cache = new Map<string, string>()
+
+export const renderMarkdown = (text: string): string => {
+  const hit = cache.get(text)
+  if (hit !== undefined) return hit
+  const html = DOMPurify.sanitize(marked.parse(text) as string, { FORBID_TAGS: ["style", "form", "input", "button"], FORBID_ATTR: ["style"] })
+  if (cache.size > 2000) cache.clear()
+  cache.set(text, html)
+  return html
+}

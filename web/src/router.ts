@@ -1,0 +1,22 @@
+import { signal } from "@preact/signals"
+
+/** A history-API router: the path is a signal, links call navigate, the back button updates it. */
+export const location$ = signal(location.pathname + location.search)
+
+export const navigate = (to: string, replace = false) => {
+  if (to === location.pathname + location.search) return
+  if (replace) history.replaceState(null, "", to)
+  else history.pushState(null, "", to)
+  location$.value = to
+}
+
+addEventListener("popstate", () => {
+  location$.value = location.pathname + location.search
+})
+
+export const path = () => location$.value.split("?")[0]
+export const query = () => new URLSearchParams(location$.value.split("?")[1] ?? "")
+
+/** Only same-origin paths are followed after sign-in (no open redirect). */
+export const localPath = (p: string | null | undefined) =>
+  typeof p === "string" && p.startsWith("/") && !p.startsWith("//") && !p.includes("\\") ? p : "/"

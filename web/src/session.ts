@@ -1,0 +1,33 @@
+import { client, cookie } from "./api.ts"
+import { navigate } from "./router.ts"
+import { config, me, startSocket, stopSocket, teams } from "./store.ts"
+
+/** Boot and sign-in/out: the config first (anonymous), then the user when a session cookie says there is one. */
+export const boot = async () => {
+  config.value = (await client.getClientConfig().catch(() => ({}))) as unknown as Record<string, string>
+  if (cookie("MMUSERID")) await signedIn().catch(() => undefined)
+}
+
+export const signedIn = async () => {
+  const user = await client.getMe()
+  const [mine, full] = await Promise.all([client.getMyTeams(), client.getClientConfig()])
+  config.value = full as unknown as Record<string, string>
+  teams.value = mine
+  me.value = user
+  startSocket()
+  return user
+}
+
+export const signOut = async () => {
+  await client.logout().catch(() => undefined)
+  stopSocket()
+  me.value = null
+  teams.value = []
+  // A full reload drops every cached post and profile of the previous user.
+  location.assign("/login")
+}
+
+export const home = () => {
+  const team = teams.value[0]
+  navigate(team ? `/${team.name}/channels/town-square` : "/create_team", true)
+}

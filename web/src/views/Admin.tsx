@@ -1,0 +1,239 @@
+import type { Team } from "@mattermost/types/teams"
+import type { UserProfile } from "@mattermost/types/users"
+import { useEffect, useState } from "preact/hooks"
+import { client, errorMessage, v1 } from "../api.ts"
+import { path } from "../router.ts"
+import { link } from "./Auth.tsx"
+
+/**
+ * The system console (system admins only; loaded on demand, so its code is not part of the first load): SSO providers
+ * and switches, push notifications, users, teams, server health and statistics. Everything goes through the same
+ * APIs an integration would use (/api/v1/admin, /api/v1/health, /api/v4/users and /teams).
+ */
+interface Provider {
+  id: string
+  provider_key: string
+  provider_type: string
+  display_name: string
+  issuer_url?: string
+  client_id: string
+  is_active: boolean
+  auto_provision: boolean
+  default_role?: string
+  last_tested_at?: number | null
+  last_test_success?: boolean | null
+}
+
+const useLoad = <T,>(load: () => Promise<T>, deps: Array<unknown> = []) => {
+  const [data, setData] = useState<T | null>(null)
+  const [error, setError] = useState("")
+  const reload = () => load().then((d) => { setData(d); setError("") }, (e) => setError(errorMessage(e)))
+  useEffect(() => void reload(), deps)
+  return { data, error, reload, setError }
+}
+
+const Sso = () => {
+  const providers = useLoad(() => v1<Array<Provider>>("GET", "/api/v1/admin/sso"))
+  const settings = useLoad(() => v1<{ enable_sso: boolean; require_sso: boolean }>("GET", "/api/v1/admin/sso/settings"))
+  const [results, setResults] = useState<Record<string, string>>({})
+  const [error, setError] = useState("")
+  const act = async (f: () => Promise<unknown>) => {
+    try {
+      setError("")
+      await f()
+      await providers.reload()
+      await settings.reload()
+    } catch (e) {
+      setError(errorMessage(e))
+    }
+  }
+  const create = (e: Event) => {
+    e.preventDefault()
+    const form = e.currentTarget as HTMLFormElement
+    const d = new FormData(form)
+    void act(async () => {
+      await v1("POST", "/api/v1/admin/sso", {
+        provider_key: d.get("provider_key"), provider_type: d.get("provider_type"), display_name: d.get("display_name"),
+        issuer_url: d.get("issuer_url") || undefined, client_id: d.get("client_id"), client_secret: d.get("client_secret"),
+        is_active: d.get("is_active") === "on", auto_provision: d.get("auto_provision") === "on", default_role: "member"
+      })
+      form.reset()
+    })
+  }
+  const test = (p: Provider) =>
+    act(async () => {
+      const r = await v1<{ success: boolean; message?: string; error?: string; details?: unknown }>("POST", `/api/v1/admin/sso/${p.id}/test`)
+      setResults((m) => ({ ...m, [p.id]: r.success ? "Test succeeded" : `Test failed: ${r.message ?? r.error ?? JSON.stringify(r.details ?? r)}` }))
+    })
+  return (
+    <section aria-labelledby="sso-title">
+      <h2 id="sso-title">Single sign-on</h2>
+      {(error || providers.error) && <p class="alert" role="alert">{error || providers.error}</p>}
+      {settings.data && (
+        <fieldset>
+          <legend>Global switches</legend>
+          <label class="check"><input type="checkbox" checked={settings.data.enable_sso} onChange={(e) => void act(() => v1("PUT", "/api/v1/admin/sso/settings", { enable_sso: e.currentTarget.checked }))} /> Enable SSO</label>
+          <label class="check"><input type="checkbox" checked={settings.data.require_sso} onChange={(e) => void act(() => v1("PUT", "/api/v1/admin/sso/settings", { require_sso: e.currentTarget.checked }))} /> Require SSO for web sign-in</label>
+        </fieldset>
+      )}
+      <table>
+        <caption>Providers</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Type</th><th scope="col">Active</th><th scope="col">Last test</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+          {providers.data?.map((p) => (
+            <tr key={p.id}>
+              <td>{p.display_name}</td><td>{p.provider_key}</td><td>{p.provider_type}</td><td>{p.is_active ? "Yes" : "No"}</td>
+              <td role="status">{results[p.id] ?? (p.last_tested_at ? (p.last_test_success ? "Passed" : "Failed") : "Never")}</td>
+              <td class="row">
+                <button type="button" aria-label={`Test ${p.display_name}`} onClick={() => void test(p)}>Test</button>
+                <button type="button" class="secondary" aria-label={`${p.is_active ? "Deactivate" : "Activate"} ${p.display_name}`} onClick={() => void act(() => v1("PUT", `/api/v1/admin/sso/${p.id}`, { is_active: !p.is_active }))}>{p.is_active ? "Deactivate" : "Activate"}</button>
+                <button type="button" class="danger" aria-label={`Delete ${p.display_name}`} onClick={() => confirm(`Delete ${p.display_name}?`) && void act(() => v1("DELETE", `/api/v1/admin/sso/${p.id}`))}>Delete</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form onSubmit={create} class="grid-form">
+        <h3>Add a provider</h3>
+        <label>Display name<input name="display_name" required /></label>
+        <label>Key<input name="provider_key" required pattern="[a-z0-9\-]+" /></label>
+        <label>Type<select name="provider_type"><option value="oidc">Generic OIDC</option><option value="webidp">Web identity provider (OIDC)</option><option value="codehost">Code host (OAuth 2.0)</option></select></label>
+        <label>Issuer URL<input name="issuer_url" type="url" /></label>
+        <label>Client ID<input name="client_id" required /></label>
+        <label>Client secret<input name="client_secret" type="password" required autocomplete="off" /></label>
+        <label class="check"><input type="checkbox" name="is_active" defaultChecked /> Active</label>
+        <label class="check"><input type="checkbox" name="auto_provision" defaultChecked /> Create accounts on first sign-in</label>
+        <button type="submit">Add provider</button>
+      </form>
+    </section>
+  )
+}
+
+const Push = () => {
+  const push = useLoad(() => v1<Record<string, unknown>>("GET", "/api/v1/admin/push"))
+  const [text, setText] = useState("")
+  const [message, setMessage] = useState("")
+  useEffect(() => { if (push.data) setText(JSON.stringify(push.data, null, 2)) }, [push.data])
+  const save = async (e: Event) => {
+    e.preventDefault()
+    try {
+      await v1("PUT", "/api/v1/admin/push", JSON.parse(text))
+      setMessage("Saved")
+      await push.reload()
+    } catch (err) {
+      push.setError(errorMessage(err))
+    }
+  }
+  return (
+    <section aria-labelledby="push-title">
+      <h2 id="push-title">Push notifications</h2>
+      {push.error && <p class="alert" role="alert">{push.error}</p>}
+      {message && <p role="status">{message}</p>}
+      <form onSubmit={save}>
+        <label>Configuration (JSON; secrets are write-only)<textarea rows={12} value={text} onInput={(e) => setText(e.currentTarget.value)} /></label>
+        <button type="submit">Save push configuration</button>
+      </form>
+    </section>
+  )
+}
+
+const Users = () => {
+  const [term, setTerm] = useState("")
+  const users = useLoad(() => (term ? client.searchUsers(term, { allow_inactive: true }) : client.getProfiles(0, 100, { active: undefined } as any)), [term])
+  const act = async (f: () => Promise<unknown>) => {
+    try {
+      await f()
+      await users.reload()
+    } catch (e) {
+      users.setError(errorMessage(e))
+    }
+  }
+  return (
+    <section aria-labelledby="users-title">
+      <h2 id="users-title">Users</h2>
+      {users.error && <p class="alert" role="alert">{users.error}</p>}
+      <label>Search users<input type="search" value={term} onInput={(e) => setTerm(e.currentTarget.value)} /></label>
+      <table>
+        <thead><tr><th scope="col">Username</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+          {(users.data as Array<UserProfile> | null)?.map((u) => {
+            const admin = u.roles.includes("system_admin")
+            return (
+              <tr key={u.id}>
+                <td>{u.username}</td><td>{u.email}</td><td>{admin ? "System admin" : "Member"}</td><td>{u.delete_at ? "Deactivated" : "Active"}</td>
+                <td class="row">
+                  <button type="button" class="secondary" aria-label={`${u.delete_at ? "Activate" : "Deactivate"} ${u.username}`} onClick={() => void act(() => client.updateUserActive(u.id, u.delete_at > 0))}>{u.delete_at ? "Activate" : "Deactivate"}</button>
+                  <button type="button" class="secondary" aria-label={`${admin ? "Demote" : "Promote"} ${u.username}`} onClick={() => void act(() => client.updateUserRoles(u.id, admin ? "system_user" : "system_user system_admin"))}>{admin ? "Demote" : "Promote"}</button>
+                  <button type="button" class="secondary" aria-label={`Revoke sessions of ${u.username}`} onClick={() => void act(() => client.revokeAllSessionsForUser(u.id))}>Revoke sessions</button>
+                </td>
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+    </section>
+  )
+}
+
+const Teams = () => {
+  const teams = useLoad(() => client.getTeams(0, 100) as Promise<Array<Team>>)
+  return (
+    <section aria-labelledby="teams-title">
+      <h2 id="teams-title">Teams</h2>
+      {teams.error && <p class="alert" role="alert">{teams.error}</p>}
+      <table>
+        <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Type</th><th scope="col">Invite link</th></tr></thead>
+        <tbody>
+          {teams.data?.map((t) => (
+            <tr key={t.id}><td>{t.display_name}</td><td>/{t.name}</td><td>{t.type === "O" ? "Open" : "Invite only"}</td>
+              <td><code>{`${location.origin}/signup_user_complete?id=${t.invite_id}`}</code></td></tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
+
+const Health = () => {
+  const ready = useLoad(() => fetch("/api/v1/health/ready").then((r) => r.json()))
+  const stats = useLoad(() => v1<Record<string, unknown>>("GET", "/api/v1/health/stats"))
+  return (
+    <section aria-labelledby="health-title">
+      <h2 id="health-title">Server health and statistics</h2>
+      {(ready.error || stats.error) && <p class="alert" role="alert">{ready.error || stats.error}</p>}
+      <h3>Readiness</h3>
+      <pre>{ready.data ? JSON.stringify(ready.data, null, 2) : "…"}</pre>
+      <h3>Statistics</h3>
+      <pre>{stats.data ? JSON.stringify(stats.data, null, 2) : "…"}</pre>
+      <button type="button" class="secondary" onClick={() => { void ready.reload(); void stats.reload() }}>Refresh</button>
+    </section>
+  )
+}
+
+const SECTIONS = [
+  ["sso", "Single sign-on", Sso],
+  ["push", "Push notifications", Push],
+  ["users", "Users", Users],
+  ["teams", "Teams", Teams],
+  ["health", "Health and statistics", Health]
+] as const
+
+export default function Admin() {
+  const current = path().split("/")[2] || "sso"
+  const section = SECTIONS.find(([key]) => key === current) ?? SECTIONS[0]
+  const View = section[2]
+  return (
+    <div class="admin">
+      <nav aria-label="System console">
+        <h1>System console</h1>
+        <ul>
+          {SECTIONS.map(([key, label]) => (
+            <li key={key}><a href={`/admin_console/${key}`} onClick={link(`/admin_console/${key}`)} aria-current={key === section[0] ? "page" : undefined}>{label}</a></li>
+          ))}
+        </ul>
+        <a href="/" onClick={link("/")}>Back to chat</a>
+      </nav>
+      <main><View /></main>
+    </div>
+  )
+}

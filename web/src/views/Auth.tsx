@@ -1,0 +1,189 @@
+import { useEffect, useState } from "preact/hooks"
+import { client, errorMessage, v1 } from "../api.ts"
+import { localPath, navigate, query } from "../router.ts"
+import { home, signedIn } from "../session.ts"
+import { config, teams } from "../store.ts"
+
+interface Provider {
+  readonly id: string
+  readonly display_name: string
+  readonly login_url: string
+}
+
+const Alert = ({ text }: { text: string }) => (text ? <p class="alert" role="alert">{text}</p> : null)
+
+const Card = ({ title, children }: { title: string; children: any }) => (
+  <main class="auth">
+    <div class="card">
+      <p class="brand" aria-hidden="true">Team Chat</p>
+      <h1>{title}</h1>
+      {children}
+    </div>
+  </main>
+)
+
+/** /login: password sign-in, SSO buttons, and the end of the SSO flow (?code= exchanged for the session cookie). */
+export const Login = () => {
+  const q = query()
+  const next = localPath(q.get("redirect_to"))
+  const [error, setError] = useState(q.get("error") ?? "")
+  const [providers, setProviders] = useState<Array<Provider>>([])
+  const [busy, setBusy] = useState(false)
+  const passwordAllowed = config.value.EnableSignInWithEmail !== "false" || config.value.EnableSignInWithUsername !== "false"
+
+  useEffect(() => {
+    const code = q.get("code")
+    if (code) {
+      // The code is single-use and must not stay in the address bar or history.
+      history.replaceState(null, "", "/login")
+      setBusy(true)
+      v1<{ redirect_uri?: string }>("POST", "/api/v1/oauth2/exchange", { code })
+        .then(async (body) => {
+          await signedIn()
+          navigate(localPath(body?.redirect_uri), true)
+          if (localPath(body?.redirect_uri) === "/") home()
+        })
+        .catch((e) => setError(errorMessage(e, "Sign-in failed")))
+        .finally(() => setBusy(false))
+    }
+    v1<Array<Provider>>("GET", "/api/v1/oauth2/providers").then(setProviders, () => setProviders([]))
+  }, [])
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    const data = new FormData(form)
+    setBusy(true)
+    setError("")
+    try {
+      await client.login(String(data.get("login_id")), String(data.get("password")))
+      await signedIn()
+      if (next !== "/") navigate(next, true)
+      else home()
+    } catch (e) {
+      setError(errorMessage(e, "Sign-in failed"))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <Card title="Sign in">
+      <Alert text={error} />
+      {providers.length > 0 && (
+        <ul class="providers" aria-label="Single sign-on">
+          {providers.map((p) => (
+            <li key={p.id}>
+              <a class="button secondary" href={`${p.login_url}?redirect_uri=${encodeURIComponent(next)}`}>Sign in with {p.display_name}</a>
+            </li>
+          ))}
+        </ul>
+      )}
+      {passwordAllowed ? (
+        <form onSubmit={submit}>
+          <label>Email or username<input name="login_id" autocomplete="username" required /></label>
+          <label>Password<input name="password" type="password" autocomplete="current-password" required /></label>
+          <button type="submit" disabled={busy}>Sign in</button>
+        </form>
+      ) : (
+        <p>This server requires single sign-on.</p>
+      )}
+      {passwordAllowed && config.value.EnableUserCreation !== "false" && (
+        <p class="muted">No account yet? <a href="/signup_user_complete" onClick={link("/signup_user_complete")}>Create an account</a></p>
+      )}
+    </Card>
+  )
+}
+
+export const link = (to: string) => (event: MouseEvent) => {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return
+  event.preventDefault()
+  navigate(to)
+}
+
+/** /signup_user_complete[?id=<invite id>]: a new account, joined to the invited team when there is one. */
+export const Signup = () => {
+  const inviteId = query().get("id") ?? ""
+  const [error, setError] = useState("")
+  const [busy, setBusy] = useState(false)
+  const [team, setTeam] = useState<{ display_name: string; name: string } | null>(null)
+  const first = config.value.NoAccounts === "true"
+
+  useEffect(() => {
+    if (inviteId) client.getTeamInviteInfo(inviteId).then((t) => setTeam(t as any), () => setTeam(null))
+  }, [inviteId])
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const data = new FormData(event.currentTarget as HTMLFormElement)
+    setBusy(true)
+    setError("")
+    try {
+      const user = { email: String(data.get("email")), username: String(data.get("username")).toLowerCase(), password: String(data.get("password")) }
+      await client.createUser(user as any, "", inviteId)
+      await client.login(user.username, user.password)
+      await signedIn()
+      if (inviteId && teams.value.length === 0) {
+        await client.addToTeamFromInvite("", inviteId).catch(() => undefined)
+        await signedIn()
+      }
+      const invited = team && teams.value.find((t) => t.name === team.name)
+      navigate(invited ? `/${invited.name}/channels/town-square` : teams.value.length ? `/${teams.value[0].name}/channels/town-square` : "/create_team", true)
+    } catch (e) {
+      setError(errorMessage(e, "The account could not be created"))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <Card title={team ? `Join ${team.display_name}` : "Create your account"}>
+      {first && <p>Welcome! This server has no accounts yet: the first account administers it.</p>}
+      <Alert text={error} />
+      <form onSubmit={submit}>
+        <label>Email<input name="email" type="email" autocomplete="email" required /></label>
+        <label>Username<input name="username" autocomplete="username" required pattern="[A-Za-z0-9._\-]{3,22}" title="3 to 22 letters, digits, dots, dashes or underscores" /></label>
+        <label>Password<input name="password" type="password" autocomplete="new-password" required minLength={Number(config.value.PasswordMinimumLength || 8)} /></label>
+        <button type="submit" disabled={busy}>Create account</button>
+      </form>
+      <p class="muted">Already have an account? <a href="/login" onClick={link("/login")}>Sign in</a></p>
+    </Card>
+  )
+}
+
+const slug = (s: string) => s.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60)
+
+/** /create_team: the first team (or another one). */
+export const CreateTeam = () => {
+  const [error, setError] = useState("")
+  const [busy, setBusy] = useState(false)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const data = new FormData(event.currentTarget as HTMLFormElement)
+    const displayName = String(data.get("display_name")).trim()
+    let name = slug(String(data.get("name") || displayName))
+    if (name.length < 2) name = `team-${name}`
+    setBusy(true)
+    setError("")
+    try {
+      const team = await client.createTeam({ name, display_name: displayName, type: "O" } as any)
+      teams.value = [...teams.value, team]
+      navigate(`/${team.name}/channels/town-square`, true)
+    } catch (e) {
+      setError(errorMessage(e, "The team could not be created"))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <Card title="Create a team">
+      <Alert text={error} />
+      <form onSubmit={submit}>
+        <label>Team name<input name="display_name" required maxLength={64} /></label>
+        <label>Team URL (optional)<input name="name" pattern="[a-z0-9\-]*" maxLength={64} /></label>
+        <button type="submit" disabled={busy}>Create team</button>
+      </form>
+      {teams.value.length > 0 && <p class="muted"><a href="/" onClick={link("/")}>Back</a></p>}
+    </Card>
+  )
+}

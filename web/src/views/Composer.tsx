@@ -1,0 +1,185 @@
+import { useEffect, useRef, useState } from "preact/hooks"
+import type { Post } from "@mattermost/types/posts"
+import { client, errorMessage, socket, uploadFile } from "../api.ts"
+import { searchEmoji, EMOJI } from "../emoji.ts"
+import { channels, me, postCreated, posts, timelines, users } from "../store.ts"
+
+/** Drafts survive channel switches and reloads (per channel and thread, in localStorage). */
+const draftKey = (channelId: string, rootId: string) => `draft:${me.value?.id}:${channelId}:${rootId}`
+
+interface Upload {
+  readonly key: string
+  readonly name: string
+  progress: number
+  id?: string
+  error?: string
+}
+
+interface Suggestion {
+  readonly label: string
+  readonly insert: string
+}
+
+/** The message box: Enter sends, Shift+Enter breaks the line, Up edits your last message, @ ~ : autocomplete. */
+export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
+  channelId: string
+  rootId?: string
+  label: string
+  onEditLast?: (id: string) => void
+}) => {
+  const [text, setText] = useState(() => localStorage.getItem(draftKey(channelId, rootId)) ?? "")
+  const [uploads, setUploads] = useState<Array<Upload>>([])
+  const [error, setError] = useState("")
+  const [suggestions, setSuggestions] = useState<Array<Suggestion>>([])
+  const [active, setActive] = useState(0)
+  const area = useRef<HTMLTextAreaElement>(null)
+  const lastTyping = useRef(0)
+  const file = useRef<HTMLInputElement>(null)
+  const pending = useRef(new Map<string, Promise<string | undefined>>())
+
+  useEffect(() => {
+    setText(localStorage.getItem(draftKey(channelId, rootId)) ?? "")
+    setUploads([])
+    setError("")
+  }, [channelId, rootId])
+
+  useEffect(() => {
+    const key = draftKey(channelId, rootId)
+    if (text) localStorage.setItem(key, text)
+    else localStorage.removeItem(key)
+  }, [text, channelId, rootId])
+
+  const suggest = async (value: string, caret: number) => {
+    const before = value.slice(0, caret)
+    const m = /(^|\s)([@~:])([\w.-]*)$/.exec(before)
+    if (!m || (m[2] === ":" && m[3].length < 2)) return setSuggestions([])
+    const [, , sigil, term] = m
+    if (sigil === ":") {
+      setSuggestions(searchEmoji(term, 8).map((n) => ({ label: `${EMOJI[n]} :${n}:`, insert: `:${n}: ` })))
+    } else if (sigil === "@") {
+      const channel = channels.value[channelId]
+      const found = await client.autocompleteUsers(term, channel?.team_id ?? "", channelId).catch(() => null)
+      const list = [...(found?.users ?? []), ...(found?.out_of_channel ?? [])].slice(0, 8)
+      setSuggestions(list.map((u) => ({ label: `@${u.username}${u.first_name ? ` ${u.first_name} ${u.last_name}` : ""}`, insert: `@${u.username} ` })))
+    } else {
+      const channel = channels.value[channelId]
+      const found = channel?.team_id ? await client.autocompleteChannels(channel.team_id, term).catch(() => []) : []
+      setSuggestions(found.slice(0, 8).map((c) => ({ label: `~${c.name} ${c.display_name}`, insert: `~${c.name} ` })))
+    }
+    setActive(0)
+  }
+
+  const apply = (s: Suggestion) => {
+    const el = area.current!
+    const caret = el.selectionStart
+    const before = text.slice(0, caret).replace(/([@~:])([\w.-]*)$/, "")
+    const next = before + s.insert + text.slice(caret)
+    setText(next)
+    setSuggestions([])
+    requestAnimationFrame(() => {
+      el.focus()
+      el.selectionStart = el.selectionEnd = before.length + s.insert.length
+    })
+  }
+
+  const attach = (files: FileList | Array<File>) => {
+    for (const f of Array.from(files)) {
+      const key = `${f.name}-${Math.random()}`
+      setUploads((list) => [...list, { key, name: f.name, progress: 0 }])
+      const update = (patch: Partial<Upload>) => setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...patch } : u)))
+      pending.current.set(key, uploadFile(channelId, f, (p) => update({ progress: p }))
+        .then((r) => {
+          update({ progress: 1, id: r.file_infos[0]?.id })
+          return r.file_infos[0]?.id
+        })
+        .catch((e) => {
+          update({ error: errorMessage(e) })
+          return undefined
+        }))
+    }
+  }
+
+  const send = async () => {
+    const message = text.trim()
+    // Sending while files are still uploading waits for them (the message goes out with every finished file).
+    const keys = uploads.map((u) => u.key)
+    const fileIds = (await Promise.all(keys.map((k) => pending.current.get(k)))).filter((id): id is string => !!id)
+    if (!message && fileIds.length === 0) return
+    setError("")
+    try {
+      const post = await client.createPost({ channel_id: channelId, root_id: rootId, message, file_ids: fileIds } as Post)
+      postCreated(post)
+      setText("")
+      setUploads([])
+      pending.current.clear()
+    } catch (e) {
+      setError(errorMessage(e, "The message could not be sent"))
+    }
+  }
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (suggestions.length > 0) {
+      if (e.key === "ArrowDown") { e.preventDefault(); return setActive((active + 1) % suggestions.length) }
+      if (e.key === "ArrowUp") { e.preventDefault(); return setActive((active - 1 + suggestions.length) % suggestions.length) }
+      if (e.key === "Enter" || e.key === "Tab") { e.preventDefault(); return apply(suggestions[active]) }
+      if (e.key === "Escape") return setSuggestions([])
+    }
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault()
+      void send()
+    } else if (e.key === "ArrowUp" && text === "" && onEditLast) {
+      const order = timelines.value[channelId]?.order ?? []
+      const last = [...order].reverse().find((id) => posts.value[id]?.user_id === me.value?.id && !posts.value[id]?.delete_at && (!rootId || posts.value[id]?.root_id === rootId || id === rootId))
+      if (last) { e.preventDefault(); onEditLast(last) }
+    }
+  }
+
+  const onInput = (e: Event) => {
+    const el = e.currentTarget as HTMLTextAreaElement
+    setText(el.value)
+    void suggest(el.value, el.selectionStart)
+    const now = Date.now()
+    if (now - lastTyping.current > 3000) {
+      lastTyping.current = now
+      socket.userTyping(channelId, rootId)
+    }
+  }
+
+  return (
+    <div class="composer" onDragOver={(e) => e.preventDefault()} onDrop={(e) => { e.preventDefault(); if (e.dataTransfer?.files.length) attach(e.dataTransfer.files) }}>
+      {suggestions.length > 0 && (
+        <ul class="suggestions" role="listbox" aria-label="Suggestions">
+          {suggestions.map((s, i) => (
+            <li key={s.insert} role="option" aria-selected={i === active} onMouseDown={(e) => { e.preventDefault(); apply(s) }}>{s.label}</li>
+          ))}
+        </ul>
+      )}
+      {uploads.length > 0 && (
+        <ul class="uploads" aria-label="Attachments">
+          {uploads.map((u) => (
+            <li key={u.key}>
+              {u.name}{" "}
+              {u.error ? <span class="alert">{u.error}</span> : <progress max={1} value={u.progress} aria-label={`Uploading ${u.name}`} />}
+              <button type="button" class="link" aria-label={`Remove ${u.name}`} onClick={() => setUploads((l) => l.filter((x) => x.key !== u.key))}>✕</button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && <p class="alert" role="alert">{error}</p>}
+      <div class="row">
+        <button type="button" class="icon" aria-label="Attach files" title="Attach files" onClick={() => file.current?.click()}>📎</button>
+        <input ref={file} type="file" multiple hidden aria-label="Files to attach" onChange={(e) => { const f = e.currentTarget.files; if (f) attach(f); e.currentTarget.value = "" }} />
+        <textarea ref={area} rows={1} aria-label={label} placeholder={label} value={text} onInput={onInput} onKeyDown={onKeyDown}
+          onPaste={(e) => { const f = e.clipboardData?.files; if (f && f.length) { e.preventDefault(); attach(f) } }} />
+        <button type="button" aria-label="Send" onClick={() => void send()}>Send</button>
+      </div>
+    </div>
+  )
+}
+
+export const typingText = (who: Array<string>) => {
+  const names = who.map((id) => users.value[id]?.username ?? "Someone")
+  if (names.length === 0) return ""
+  if (names.length === 1) return `${names[0]} is typing…`
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]} are typing…`
+}

@@ -1,0 +1,172 @@
+import type { Post } from "@mattermost/types/posts"
+import { useState } from "preact/hooks"
+import { client, errorMessage } from "../api.ts"
+import { emojiChar } from "../emoji.ts"
+import { renderMarkdown } from "../markdown.ts"
+import { addPosts, flagged, me, posts, statuses, users } from "../store.ts"
+import { EmojiPicker } from "./EmojiPicker.tsx"
+import { openThread, showProfile } from "./panels.ts"
+
+const time = (at: number) => new Date(at).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })
+
+export const Avatar = ({ userId, size = 32 }: { userId: string; size?: number }) => {
+  const user = users.value[userId]
+  const status = statuses.value[userId] ?? "offline"
+  return (
+    <span class="avatar" style={{ width: `${size}px`, height: `${size}px` }}>
+      <img src={`/api/v4/users/${userId}/image?_=${user?.last_picture_update ?? 0}`} alt="" width={size} height={size} loading="lazy" />
+      <span class={`status ${status}`} title={status} aria-hidden="true" />
+    </span>
+  )
+}
+
+const Files = ({ post }: { post: Post }) => {
+  const files = post.metadata?.files ?? []
+  const [open, setOpen] = useState<string | null>(null)
+  if (files.length === 0) return null
+  return (
+    <div class="files">
+      {files.map((f) =>
+        f.mime_type?.startsWith("image/") ? (
+          <button key={f.id} class="thumb" type="button" aria-label={`Open image ${f.name}`} onClick={() => setOpen(f.id)}>
+            <img src={`/api/v4/files/${f.id}/thumbnail`} alt={f.name} loading="lazy" />
+          </button>
+        ) : (
+          <a key={f.id} class="file" href={`/api/v4/files/${f.id}?download=1`} download={f.name}>📎 {f.name} <span class="muted">{Math.ceil((f.size ?? 0) / 1024)} KB</span></a>
+        )
+      )}
+      {open && (
+        <div class="lightbox" role="dialog" aria-modal="true" aria-label="Image preview" onClick={() => setOpen(null)} onKeyDown={(e) => e.key === "Escape" && setOpen(null)}>
+          <img src={`/api/v4/files/${open}/preview`} alt={files.find((f) => f.id === open)?.name ?? ""} />
+          <button type="button" class="close" autoFocus onClick={() => setOpen(null)}>Close preview</button>
+        </div>
+      )}
+    </div>
+  )
+}
+
+const Reactions = ({ post }: { post: Post }) => {
+  const list = post.metadata?.reactions ?? []
+  if (list.length === 0) return null
+  const byName = new Map<string, Array<string>>()
+  for (const r of list) byName.set(r.emoji_name, [...(byName.get(r.emoji_name) ?? []), r.user_id])
+  const myId = me.value?.id ?? ""
+  return (
+    <div class="reactions">
+      {[...byName].map(([name, who]) => {
+        const mine = who.includes(myId)
+        const label = `${name} reaction by ${who.map((id) => users.value[id]?.username ?? "someone").join(", ")}`
+        return (
+          <button key={name} type="button" class={mine ? "reaction mine" : "reaction"} aria-pressed={mine} aria-label={label} title={label}
+            onClick={() => (mine ? client.removeReaction(myId, post.id, name) : client.addReaction(myId, post.id, name)).catch(() => undefined)}>
+            {emojiChar(name) ?? `:${name}:`} {who.length}
+          </button>
+        )
+      })}
+    </div>
+  )
+}
+
+export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
+  id: string
+  compact: boolean
+  inThread?: boolean
+  editing: boolean
+  setEditing: (id: string | null) => void
+}) => {
+  const post = posts.value[id]
+  const [picker, setPicker] = useState(false)
+  const [menu, setMenu] = useState(false)
+  if (!post) return null
+  const author = users.value[post.user_id]
+  const name = author?.username ?? "…"
+  const mine = post.user_id === me.value?.id
+  const deleted = post.delete_at > 0 || post.state === "DELETED"
+  const saved = flagged.value.has(post.id)
+  const replies = post.reply_count ?? 0
+
+  const save = async (text: string) => {
+    try {
+      addPosts([await client.patchPost({ id: post.id, message: text } as any)])
+      setEditing(null)
+    } catch (e) {
+      alert(errorMessage(e))
+    }
+  }
+  const toggleSave = async () => {
+    const pref = { user_id: me.value!.id, category: "flagged_post", name: post.id, value: "true" }
+    if (saved) await client.deletePreferences(me.value!.id, [pref])
+    else await client.savePreferences(me.value!.id, [pref])
+    const next = new Set(flagged.value)
+    if (saved) next.delete(post.id)
+    else next.add(post.id)
+    flagged.value = next
+  }
+  const togglePin = async () => {
+    if (post.is_pinned) await client.unpinPost(post.id)
+    else await client.pinPost(post.id)
+    addPosts([{ ...post, is_pinned: !post.is_pinned }])
+  }
+
+  return (
+    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}>
+      {!compact ? <Avatar userId={post.user_id} /> : <span class="gutter" aria-hidden="true">{time(post.create_at)}</span>}
+      <div class="body">
+        {!compact && (
+          <header>
+            <button type="button" class="author" onClick={(e) => showProfile(post.user_id, e.currentTarget as HTMLElement)}>{name}</button>
+            <time dateTime={new Date(post.create_at).toISOString()}>{time(post.create_at)}</time>
+            {post.is_pinned && <span class="tag">Pinned</span>}
+          </header>
+        )}
+        {deleted ? (
+          <p class="muted deleted">(message deleted)</p>
+        ) : editing ? (
+          <EditBox initial={post.message} onSave={save} onCancel={() => setEditing(null)} />
+        ) : (
+          <div class="message" dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
+        )}
+        {!deleted && post.edit_at > 0 && !editing && <span class="muted edited">(edited)</span>}
+        {!deleted && <Files post={post} />}
+        {!deleted && <Reactions post={post} />}
+        {!inThread && !post.root_id && replies > 0 && (
+          <button type="button" class="link replies" onClick={() => openThread(post.id)}>{replies === 1 ? "1 reply" : `${replies} replies`}</button>
+        )}
+      </div>
+      {!deleted && (
+        <div class="actions" role="group" aria-label="Message actions">
+          <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker(!picker)}>☺</button>
+          {!inThread && <button type="button" aria-label="Reply" title="Reply" onClick={() => openThread(post.root_id || post.id)}>↩</button>}
+          <button type="button" aria-label="More actions" title="More actions" aria-haspopup="menu" aria-expanded={menu} onClick={() => setMenu(!menu)}>⋯</button>
+          {menu && (
+            <div class="menu" role="menu" onClick={() => setMenu(false)}>
+              <button role="menuitem" type="button" onClick={togglePin}>{post.is_pinned ? "Unpin" : "Pin to channel"}</button>
+              <button role="menuitem" type="button" onClick={toggleSave}>{saved ? "Remove from saved" : "Save"}</button>
+              {mine && <button role="menuitem" type="button" onClick={() => setEditing(post.id)}>Edit</button>}
+              {mine && (
+                <button role="menuitem" type="button" class="danger" onClick={() => confirm("Delete this message?") && client.deletePost(post.id).catch(() => undefined)}>Delete</button>
+              )}
+            </div>
+          )}
+          {picker && (
+            <EmojiPicker onPick={(n) => { setPicker(false); void client.addReaction(me.value!.id, post.id, n).catch(() => undefined) }} onClose={() => setPicker(false)} />
+          )}
+        </div>
+      )}
+    </article>
+  )
+}
+
+const EditBox = ({ initial, onSave, onCancel }: { initial: string; onSave: (t: string) => void; onCancel: () => void }) => {
+  const [text, setText] = useState(initial)
+  return (
+    <form class="edit" onSubmit={(e) => { e.preventDefault(); onSave(text) }}>
+      <textarea aria-label="Edit message" value={text} autoFocus onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") onCancel()
+          if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); onSave(text) }
+        }} />
+      <div class="row"><button type="submit">Save</button><button type="button" class="secondary" onClick={onCancel}>Cancel</button></div>
+    </form>
+  )
+}
