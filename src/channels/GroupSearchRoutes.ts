@@ -4,6 +4,7 @@ import { Db } from "../../layers/Db.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
+import { likePrefix } from "../search/Like.ts"
 import { type ChannelRow, toChannel } from "./ChannelWire.ts"
 
 /**
@@ -15,8 +16,6 @@ const SearchBody = Schema.Struct({ term: Schema.String.pipe(Schema.maxLength(256
 
 const LIMIT = 50
 
-const prefix = (word: string) => `${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-
 const search = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { term } = yield* Decode.body(SearchBody)
@@ -26,8 +25,8 @@ const search = Effect.gen(function*() {
   const sql = db.sql
   const matches = words.map((word) => sql`EXISTS (
     SELECT 1 FROM channel_members m JOIN users u ON u.id = m.user_id
-    WHERE m.channel_id = c.id AND (u.username ILIKE ${prefix(word)} OR u.first_name ILIKE ${prefix(word)}
-      OR u.last_name ILIKE ${prefix(word)} OR u.nickname ILIKE ${prefix(word)}))`)
+    WHERE m.channel_id = c.id AND (u.username ILIKE ${likePrefix(word)} OR u.first_name ILIKE ${likePrefix(word)}
+      OR u.last_name ILIKE ${likePrefix(word)} OR u.nickname ILIKE ${likePrefix(word)}))`)
   const rows = yield* db.read(sql<ChannelRow>`
     SELECT c.* FROM channel_members mine JOIN channels c ON c.id = mine.channel_id
     WHERE mine.user_id = ${caller.userId} AND c.type = 'G' AND c.delete_at = 0 AND ${sql.and(matches)}
