@@ -83,6 +83,9 @@ describe("invite links", () => {
     const member = await bob.client.addToTeamFromInvite("", team.invite_id)
     expect(member).toMatchObject({ team_id: team.id, user_id: bob.user.id })
     expect(await status(bob.client.addToTeamFromInvite("", "abcdefghijklmnopqrstuvwxyz"))).toBe(404)
+    expect(await bob.client.addToTeamFromInvite("", team.invite_id)).toMatchObject({ team_id: team.id, user_id: bob.user.id })
+    expect((await raw(server.url, "/api/v4/teams/members/invite", { method: "POST", token: bob.client.getToken() })).status).toBe(400)
+    expect(await status(anonymous().addToTeamFromInvite("", team.invite_id))).toBe(401)
   })
 })
 
@@ -205,7 +208,9 @@ describe("statistics", () => {
     expect(perDay.find((r) => r.name === today)?.value).toBeGreaterThanOrEqual(1)
     const users = await admin.client.getAnalytics("user_counts_with_posts_day", team.id) as unknown as Array<{ name: string; value: number }>
     expect(users.find((r) => r.name === today)?.value).toBe(1)
+    expect(await admin.client.getAnalytics("bot_post_counts_day")).toEqual([])
     expect(await status(alice.client.getAnalytics("standard"))).toBe(403)
+    expect(await status(alice.client.getAnalytics("post_counts_day", team.id))).toBe(403)
     expect(await status(admin.client.getAnalytics("everything"))).toBe(400)
   })
 })
