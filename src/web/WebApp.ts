@@ -47,6 +47,7 @@ export const mattermostRules = (directory: string): SiteRules => ({
   isReserved: (pathname) => RESERVED.test(pathname)
 })
 
+/** The build served at the root; another build (the service's own client) plugs in as the `onNone` case. */
 export const layer = Layer.effect(
   WebApp,
   Effect.map(AppConfig, (config) => Option.map(config.webappDir, (dir) => makeSite(mattermostRules(dir))))
