@@ -13,6 +13,8 @@ import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
+import * as Analytics from "./system/AnalyticsRoutes.ts"
+import * as ConfigAdmin from "./system/ConfigRoutes.ts"
 import * as Users from "./users/UserRoutes.ts"
 import * as AdminUsers from "./users/AdminUserRoutes.ts"
 import * as UserSessions from "./users/SessionRoutes.ts"
@@ -38,6 +40,8 @@ export const served = HttpRouter.concatAll(
   Categories.routes,
   Accounts.routes,
   System.routes,
+  Analytics.routes,
+  ConfigAdmin.routes,
   SystemRoles.routes,
   Users.routes,
   AdminUsers.routes,

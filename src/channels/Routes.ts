@@ -1,8 +1,9 @@
 import { HttpRouter } from "@effect/platform"
 import * as ChannelMembers from "./ChannelMemberRoutes.ts"
 import * as Channels from "./ChannelRoutes.ts"
+import * as GroupSearch from "./GroupSearchRoutes.ts"
 import * as MyChannels from "./MyChannelRoutes.ts"
 import * as TeamChannels from "./TeamChannelRoutes.ts"
 
 /** Every /api/v4 channel path. */
-export const routes = HttpRouter.concatAll(Channels.routes, ChannelMembers.routes, MyChannels.routes, TeamChannels.routes)
+export const routes = HttpRouter.concatAll(Channels.routes, ChannelMembers.routes, MyChannels.routes, TeamChannels.routes, GroupSearch.routes)

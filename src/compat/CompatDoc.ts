@@ -114,6 +114,15 @@ to admins (\`ShowEmailAddress\` is false), and only admins may look users up by 
 - Profile pictures: uploads up to 10 MiB and 7680x4320 pixels, re-encoded as a 256x256 PNG; without one, a generated
   128x128 identicon. Custom statuses live in the user's props, as in Mattermost.
 - Client config reports features this server does not have as off, so the apps do not call their endpoints.
+- Literal path segments win over parameters: every Mattermost route this server lacks has its own 501 route, so
+  \`/users/stats\` or \`/users/tokens\` never reach \`/users/{user_id}\` (\`test/compat/RouteMatching.test.ts\`).
+- The System Console's configuration (\`GET\`/\`PUT /config\`, \`PUT /config/patch\`, system admins only) is the
+  service's real settings in Mattermost's config shape, secrets masked. Settings that change at run time:
+  \`TeamSettings.SiteName\`, \`EnableUserCreation\`, \`EnableOpenServer\`, \`EnableTeamCreation\`,
+  \`FileSettings.MaxFileSize\`, \`EnablePublicLink\`, \`EmailSettings.PushNotificationServer\`,
+  \`SendPushNotifications\`, and the \`Enable\` switch of \`GitLabSettings\`, \`GoogleSettings\` and \`OpenIdSettings\`
+  (the service's one SSO switch). Any other change is refused with 400 naming the setting, and nothing is applied.
+- The licence is Mattermost's answer for an unlicensed server (\`{"IsLicensed": "false"}\`, no seat fields).
 `
 
 const emptyTable = () => [

@@ -68,13 +68,6 @@ export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map
   enableTeamCreation: switchOn(site.enable_team_creation)
 }))
 
-/** Sets keys of the `site` section in one statement, so that concurrent saves of different keys both land. */
-export const updateSite = (values: Readonly<Record<string, string | boolean>>, now: number) =>
-  Effect.flatMap(Db, (db) =>
-    db.execute(db.sql`
-      INSERT INTO server_config (section, value, update_at) VALUES ('site', ${JSON.stringify(values)}::jsonb, ${now})
-      ON CONFLICT (section) DO UPDATE SET value = server_config.value || EXCLUDED.value, update_at = EXCLUDED.update_at`))
-
 /** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */
 export const noAccounts: Effect.Effect<boolean, DbError, Db> = Effect.flatMap(Db, (db) =>
   Effect.map(db.read(db.sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM users) AS any`), (rows) => !rows[0].any))

@@ -5,6 +5,7 @@ import { requireCaller } from "../auth/Authenticate.ts"
 import { forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
+import { likePrefix } from "../search/Like.ts"
 import { type TeamRow, toTeam } from "./TeamWire.ts"
 
 /** A team's public face for its invite link, and team search (the System Console's Teams list and the team picker). */
@@ -34,8 +35,6 @@ const SearchBody = Schema.Struct({
   per_page: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.between(1, 200))),
   allow_open_invite: Schema.optional(Schema.Boolean)
 })
-
-const likePrefix = (term: string) => `${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /**
  * POST /teams/search: teams whose name or display name starts with the term (case-insensitive), among those the

@@ -6,6 +6,7 @@ import { Sessions } from "../auth/Sessions.ts"
 import { badRequest, invalidParam, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
+import { likeContaining } from "../search/Like.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import type { UserRow } from "./UserRow.ts"
@@ -108,8 +109,6 @@ const ReportQuery = Schema.Struct({
 
 const CountQuery = Schema.Struct(ReportFilter)
 
-const likeTerm = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-
 /** The console's user filters as one WHERE clause over `users u`. */
 const reportWhere = (sql: Db["Type"]["sql"], f: Schema.Schema.Type<typeof CountQuery>) => {
   const term = f.search_term.trim()
@@ -119,8 +118,8 @@ const reportWhere = (sql: Db["Type"]["sql"], f: Schema.Schema.Type<typeof CountQ
     AND ${f.role_filter === "" ? sql`TRUE` : sql`${f.role_filter} = ANY (string_to_array(u.roles, ' '))`}
     AND ${f.team_filter === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${f.team_filter} AND tm.delete_at = 0)`}
     AND ${f.has_no_team ? sql`NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.delete_at = 0)` : sql`TRUE`}
-    AND ${term === "" ? sql`TRUE` : sql`(u.username ILIKE ${likeTerm(term)} OR u.email ILIKE ${likeTerm(term)} OR u.first_name ILIKE ${likeTerm(term)}
-          OR u.last_name ILIKE ${likeTerm(term)} OR u.nickname ILIKE ${likeTerm(term)})`}`
+    AND ${term === "" ? sql`TRUE` : sql`(u.username ILIKE ${likeContaining(term)} OR u.email ILIKE ${likeContaining(term)} OR u.first_name ILIKE ${likeContaining(term)}
+          OR u.last_name ILIKE ${likeContaining(term)} OR u.nickname ILIKE ${likeContaining(term)})`}`
 }
 
 const DAY = 86_400_000

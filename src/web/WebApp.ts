@@ -47,6 +47,7 @@ export const mattermostRules = (directory: string): SiteRules => ({
   isReserved: (pathname) => RESERVED.test(pathname)
 })
 
+/** The build served at the root; without SERVICE_WEBAPP_DIR none (the place for another build, such as the service's own client). */
 export const layer = Layer.effect(
   WebApp,
   Effect.map(AppConfig, (config) => Option.map(config.webappDir, (dir) => makeSite(mattermostRules(dir))))

@@ -1,0 +1,334 @@
+import { Effect, Option } from "effect"
+import { AppConfig, type ResolvedConfig } from "../Config.ts"
+import { FileSettings } from "../files/FileSettings.ts"
+import { PushSettings } from "../push/PushSettings.ts"
+import { SsoDirectory } from "../sso/SsoDirectory.ts"
+import { loginOptions, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
+
+/**
+ * GET /config: the service's real settings in the shape of Mattermost's config document (what the System Console
+ * reads), every section present so that no console page finds one missing. Values are what this server does:
+ * features it lacks are off, secrets are masked as Mattermost masks them. Which settings can change at run time,
+ * and how, is ConfigUpdate.ts.
+ */
+export const MASK = "********************************"
+
+const LOG_LEVELS: Record<string, string> = { Trace: "DEBUG", Debug: "DEBUG", Info: "INFO", Warning: "WARN", Error: "ERROR", Fatal: "ERROR", All: "DEBUG", None: "ERROR" }
+
+const sso = (enabled: boolean) => ({
+  Enable: enabled,
+  Secret: enabled ? MASK : "",
+  Id: "",
+  Scope: "",
+  AuthEndpoint: "",
+  TokenEndpoint: "",
+  UserAPIEndpoint: "",
+  DiscoveryEndpoint: "",
+  ButtonText: "",
+  ButtonColor: ""
+})
+
+export const configDocument = Effect.gen(function*() {
+  const app: ResolvedConfig = yield* AppConfig
+  const name = yield* siteName
+  const switches = yield* siteSwitches
+  const files = yield* Effect.flatMap(FileSettings, (s) => s.current)
+  const login = yield* loginOptions
+  const push = yield* pushConfigured
+  const pushView = yield* Effect.flatMap(PushSettings, (s) => s.view)
+  const ssoSettings = yield* Effect.flatMap(SsoDirectory, (d) => d.settings)
+  const cluster = Option.isSome(app.cacheUrl)
+  return {
+    ServiceSettings: {
+      SiteURL: app.siteUrl,
+      ListenAddress: `${app.host}:${app.port}`,
+      ConnectionSecurity: "",
+      TrustedProxyIPHeader: ["X-Forwarded-For", "X-Real-IP"],
+      EnableInsecureOutgoingConnections: false,
+      EnableOAuthServiceProvider: false,
+      EnableIncomingWebhooks: false,
+      EnableOutgoingWebhooks: false,
+      EnableOutgoingOAuthConnections: false,
+      EnableCommands: false,
+      EnablePostUsernameOverride: false,
+      EnablePostIconOverride: false,
+      EnableLinkPreviews: false,
+      EnablePermalinkPreviews: true,
+      EnableTesting: false,
+      EnableDeveloper: false,
+      EnableClientPerformanceDebugging: false,
+      EnableSecurityFixAlert: false,
+      EnableInsecureOutgoingConnection: false,
+      AllowCorsFrom: app.corsAllowedOrigins.join(" "),
+      CorsAllowCredentials: app.corsAllowedOrigins.length > 0,
+      SessionLengthWebInHours: 720,
+      SessionLengthMobileInHours: 720,
+      SessionLengthSSOInHours: 720,
+      SessionCacheInMinutes: 10,
+      WebsocketURL: "",
+      EnableCustomEmoji: true,
+      EnableEmojiPicker: true,
+      EnableGifPicker: false,
+      GiphySdkKey: "",
+      EnableUserAccessTokens: false,
+      EnableBotAccountCreation: false,
+      EnableUserTypingMessages: true,
+      EnableChannelViewedMessages: true,
+      EnableUserStatuses: true,
+      EnablePreviewFeatures: false,
+      EnableTutorial: false,
+      EnableOnboardingFlow: false,
+      ExperimentalEnableDefaultChannelLeaveJoinMessages: false,
+      ExperimentalGroupUnreadChannels: "disabled",
+      EnableAPITeamDeletion: false,
+      EnableAPIUserDeletion: false,
+      EnableAPIChannelDeletion: false,
+      ExperimentalEnableHardenedMode: false,
+      EnableEmailInvitations: false,
+      PostEditTimeLimit: -1,
+      TimeBetweenUserTypingUpdatesMilliseconds: 5000,
+      EnableCrossTeamSearch: true,
+      CollapsedThreads: "default_on",
+      ThreadAutoFollow: true,
+      ManagedResourcePaths: "",
+      EnableLocalMode: false,
+      EnableLatex: true,
+      EnableInlineLatex: true,
+      EnableAWSMetering: false,
+      SplitKey: "",
+      FeatureFlagSyncIntervalSeconds: 0,
+      DebugSplit: false,
+      EnableSVGs: false,
+      EnableFileSearch: true,
+      MaximumLoginAttempts: 10,
+      WebserverMode: Option.isSome(app.webappDir) ? "gzip" : "disabled",
+      GoroutineHealthThreshold: -1,
+      MaximumPayloadSizeBytes: 300000,
+      MaximumURLLength: 2048,
+      ScheduledPosts: false,
+      RefreshPostStatsRunTime: "00:00",
+      AllowSyncedDrafts: false,
+      UniqueEmojiReactionLimitPerPost: 50,
+      PersistentNotificationIntervalMinutes: 5,
+      PersistentNotificationMaxCount: 6,
+      PersistentNotificationMaxRecipients: 5,
+      AllowPersistentNotifications: false,
+      AllowPersistentNotificationsForGuests: false,
+      SelfHostedPurchase: false,
+      EnableAPIPostDeletion: false,
+      EnableDesktopLandingPage: true
+    },
+    TeamSettings: {
+      SiteName: name,
+      MaxUsersPerTeam: 50000,
+      EnableCustomUserStatuses: true,
+      EnableUserCreation: switches.enableUserCreation,
+      EnableOpenServer: switches.enableOpenServer,
+      EnableTeamCreation: switches.enableTeamCreation,
+      EnableUserDeactivation: false,
+      RestrictCreationToDomains: "",
+      EnableCustomBrand: false,
+      CustomBrandText: "",
+      CustomDescriptionText: "",
+      RestrictDirectMessage: "any",
+      UserStatusAwayTimeout: 300,
+      MaxChannelsPerTeam: 2000,
+      MaxNotificationsPerChannel: 1000,
+      EnableConfirmNotificationsToChannel: true,
+      TeammateNameDisplay: "username",
+      ExperimentalViewArchivedChannels: true,
+      ExperimentalEnableAutomaticReplies: false,
+      LockTeammateNameDisplay: false,
+      ExperimentalPrimaryTeam: "",
+      ExperimentalDefaultChannels: [],
+      EnableLastActiveTime: true,
+      EnableJoinLeaveMessageByDefault: false,
+      EnableChannelCategorySorting: true
+    },
+    ClientRequirements: { AndroidLatestVersion: "", AndroidMinVersion: "", IosLatestVersion: "", IosMinVersion: "" },
+    SqlSettings: {
+      DriverName: "postgres",
+      DataSource: MASK,
+      DataSourceReplicas: [],
+      DataSourceSearchReplicas: [],
+      MaxIdleConns: app.dbPoolMin,
+      MaxOpenConns: app.dbPoolMax,
+      ConnMaxLifetimeMilliseconds: 3600000,
+      ConnMaxIdleTimeMilliseconds: 300000,
+      Trace: false,
+      AtRestEncryptKey: MASK,
+      QueryTimeout: 10,
+      DisableDatabaseSearch: false,
+      MigrationsStatementTimeoutSeconds: 0,
+      ReplicaLagSettings: [],
+      ReplicaMonitorIntervalSeconds: 5
+    },
+    LogSettings: {
+      EnableConsole: true,
+      ConsoleLevel: LOG_LEVELS[app.logLevel.label] ?? "INFO",
+      ConsoleJson: true,
+      EnableColor: false,
+      EnableFile: false,
+      FileLevel: "INFO",
+      FileJson: true,
+      FileLocation: "",
+      EnableWebhookDebugging: false,
+      EnableDiagnostics: false,
+      EnableSentry: false,
+      AdvancedLoggingJSON: {},
+      MaxFieldSize: 2048
+    },
+    ExperimentalAuditSettings: { FileEnabled: false, FileName: "", FileMaxSizeMB: 100, FileMaxAgeDays: 0, FileMaxBackups: 0, FileCompress: false, FileMaxQueueSize: 1000, AdvancedLoggingJSON: {} },
+    PasswordSettings: { MinimumLength: 8, Lowercase: false, Number: false, Uppercase: false, Symbol: false, EnableForgotLink: false },
+    FileSettings: {
+      EnableFileAttachments: true,
+      EnableMobileUpload: true,
+      EnableMobileDownload: true,
+      MaxFileSize: files.maxFileSize,
+      MaxImageResolution: 33177600,
+      MaxImageDecoderConcurrency: -1,
+      DriverName: "local",
+      Directory: `${app.dataDir}/files`,
+      EnablePublicLink: files.enablePublicLink,
+      ExtractContent: false,
+      ArchiveRecursion: false,
+      PublicLinkSalt: MASK,
+      InitialFont: "nunito-bold.ttf",
+      AmazonS3AccessKeyId: "",
+      AmazonS3SecretAccessKey: "",
+      AmazonS3Bucket: "",
+      AmazonS3PathPrefix: "",
+      AmazonS3Region: "",
+      AmazonS3Endpoint: "",
+      AmazonS3SSL: true,
+      AmazonS3SignV2: false,
+      AmazonS3SSE: false,
+      AmazonS3Trace: false,
+      AmazonS3RequestTimeoutMilliseconds: 30000,
+      DedicatedExportStore: false
+    },
+    EmailSettings: {
+      EnableSignUpWithEmail: login.passwordLogin,
+      EnableSignInWithEmail: login.passwordLogin,
+      EnableSignInWithUsername: login.passwordLogin,
+      SendEmailNotifications: false,
+      UseChannelInEmailNotifications: false,
+      RequireEmailVerification: false,
+      FeedbackName: "",
+      FeedbackEmail: "",
+      ReplyToAddress: "",
+      FeedbackOrganization: "",
+      EnableSMTPAuth: false,
+      SMTPUsername: "",
+      SMTPPassword: "",
+      SMTPServer: "",
+      SMTPPort: "",
+      SMTPServerTimeout: 10,
+      ConnectionSecurity: "",
+      SendPushNotifications: push,
+      PushNotificationServer: pushView.push_proxy_url ?? "",
+      PushNotificationContents: "full",
+      PushNotificationBuffer: 1000,
+      EnableEmailBatching: false,
+      EmailBatchingBufferSize: 256,
+      EmailBatchingInterval: 30,
+      EnablePreviewModeBanner: false,
+      SkipServerCertificateVerification: false,
+      EmailNotificationContentsType: "full",
+      LoginButtonColor: "",
+      LoginButtonBorderColor: "",
+      LoginButtonTextColor: ""
+    },
+    RateLimitSettings: {
+      Enable: app.rateLimitEnabled,
+      PerSec: Math.max(1, Math.round(app.rateLimitAuthPerMinute / 60)),
+      MaxBurst: app.rateLimitAuthPerMinute,
+      MemoryStoreSize: 10000,
+      VaryByRemoteAddr: true,
+      VaryByUser: false,
+      VaryByHeader: ""
+    },
+    PrivacySettings: { ShowEmailAddress: false, ShowFullName: true },
+    SupportSettings: {
+      TermsOfServiceLink: "",
+      PrivacyPolicyLink: "",
+      AboutLink: "",
+      HelpLink: "",
+      ReportAProblemLink: "",
+      ReportAProblemType: "",
+      ReportAProblemMail: "",
+      AllowDownloadLogs: false,
+      SupportEmail: "",
+      CustomTermsOfServiceEnabled: false,
+      CustomTermsOfServiceReAcceptancePeriod: 365,
+      EnableAskCommunityLink: false
+    },
+    AnnouncementSettings: {
+      EnableBanner: false,
+      BannerText: "",
+      BannerColor: "#f2a93b",
+      BannerTextColor: "#333333",
+      AllowBannerDismissal: true,
+      AdminNoticesEnabled: false,
+      UserNoticesEnabled: false,
+      NoticesURL: "",
+      NoticesFetchFrequency: 3600,
+      NoticesSkipCache: false
+    },
+    ThemeSettings: { EnableThemeSelection: true, DefaultTheme: "default", AllowCustomThemes: true, AllowedThemes: [] },
+    GitLabSettings: sso(ssoSettings.enable_sso && login.gitlab),
+    GoogleSettings: sso(ssoSettings.enable_sso && login.google),
+    Office365Settings: { ...sso(false), DirectoryId: "" },
+    OpenIdSettings: { ...sso(ssoSettings.enable_sso && Option.isSome(login.openId)), ButtonText: Option.getOrElse(login.openId, () => "") },
+    LdapSettings: { Enable: false, EnableSync: false, LdapServer: "", LdapPort: 389, ConnectionSecurity: "", BaseDN: "", BindUsername: "", BindPassword: "", LoginFieldName: "", EnableAdminFilter: false, MaxPageSize: 0, SyncIntervalMinutes: 60 },
+    ComplianceSettings: { Enable: false, Directory: "", EnableDaily: false, BatchSize: 30000 },
+    LocalizationSettings: { DefaultServerLocale: "en", DefaultClientLocale: "en", AvailableLocales: "", EnableExperimentalLocales: false },
+    SamlSettings: { Enable: false, EnableSyncWithLdap: false, EnableSyncWithLdapIncludeAuth: false, IgnoreGuestsLdapSync: false, Verify: true, Encrypt: true, SignRequest: false, IdpURL: "", IdpDescriptorURL: "", IdpMetadataURL: "", ServiceProviderIdentifier: "", AssertionConsumerServiceURL: "", PrivateKeyFile: "", PublicCertificateFile: "", IdpCertificateFile: "", LoginButtonText: "" },
+    NativeAppSettings: { AppCustomURLSchemes: ["mmauth://", "mmauthbeta://"], AppDownloadLink: "", AndroidAppDownloadLink: "", IosAppDownloadLink: "", MobileExternalBrowser: false, MobileEnableBiometrics: false, MobilePreventScreenCapture: false, MobileJailbreakProtection: false, MobileEnableSecureFilePreview: false, MobileAllowPdfLinkNavigation: false },
+    IntuneSettings: { Enable: false, TenantId: "", ClientId: "", AuthService: "" },
+    ClusterSettings: { Enable: cluster, ClusterName: "", OverrideHostname: "", NetworkInterface: "", BindAddress: "", AdvertiseAddress: "", UseIPAddress: true, EnableGossipCompression: true, EnableExperimentalGossipEncryption: false, ReadOnlyConfig: true, GossipPort: 8074 },
+    MetricsSettings: { Enable: true, BlockProfileRate: 0, ListenAddress: `${app.host}:${app.port}`, EnableClientMetrics: false, EnableNotificationMetrics: false, ClientSideUserIds: [] },
+    ExperimentalSettings: { ClientSideCertEnable: false, ClientSideCertCheck: "secondary", LinkMetadataTimeoutMilliseconds: 5000, RestrictSystemAdmin: false, EnableSharedChannels: false, EnableRemoteClusterService: false, DisableAppBar: false, DisableRefetchingOnBrowserFocus: false, DelayChannelAutocomplete: false, DisableWakeUpReconnectHandler: false, UsersStatusAndProfileFetchingPollIntervalMilliseconds: 3000, YoutubeReferrerPolicy: false, ExperimentalChannelCategorySorting: false },
+    AnalyticsSettings: { MaxUsersForStatistics: 2500 },
+    CacheSettings: { CacheType: cluster ? "redis" : "lru", RedisAddress: cluster ? MASK : "", RedisPassword: cluster ? MASK : "", RedisDB: 0, RedisCachePrefix: "", DisableClientCache: false },
+    ElasticsearchSettings: { ConnectionURL: "", Username: "", Password: "", EnableIndexing: false, EnableSearching: false, EnableAutocomplete: false, Sniff: false, PostIndexReplicas: 1, PostIndexShards: 1, ChannelIndexReplicas: 1, ChannelIndexShards: 1, UserIndexReplicas: 1, UserIndexShards: 1, AggregatePostsAfterDays: 365, PostsAggregatorJobStartTime: "03:00", IndexPrefix: "", LiveIndexingBatchSize: 1, BatchSize: 10000, RequestTimeoutSeconds: 30, SkipTLSVerification: false, CA: "", ClientCert: "", ClientKey: "", Trace: "", Backend: "elasticsearch", IgnoredPurgeIndexes: "" },
+    DataRetentionSettings: { EnableMessageDeletion: false, EnableFileDeletion: false, EnableBoardsDeletion: false, MessageRetentionDays: 365, MessageRetentionHours: 0, FileRetentionDays: 365, FileRetentionHours: 0, BoardsRetentionDays: 365, DeletionJobStartTime: "02:00", BatchSize: 3000, TimeBetweenBatchesMilliseconds: 100, RetentionIdsBatchSize: 100 },
+    MessageExportSettings: { EnableExport: false, ExportFormat: "actiance", DailyRunTime: "01:00", ExportFromTimestamp: 0, BatchSize: 10000, DownloadExportResults: false, ChannelBatchSize: 100, ChannelHistoryBatchSize: 10, GlobalRelaySettings: { CustomerType: "A9", SMTPUsername: "", SMTPPassword: "", EmailAddress: "", SMTPServerTimeout: 1800, CustomSMTPServerName: "", CustomSMTPPort: "25" } },
+    JobSettings: { RunJobs: true, RunScheduler: true, CleanupJobsThresholdDays: -1, CleanupConfigThresholdDays: -1 },
+    PluginSettings: { Enable: false, EnableUploads: false, AllowInsecureDownloadURL: false, EnableHealthCheck: true, Directory: "", ClientDirectory: "", Plugins: {}, PluginStates: {}, EnableMarketplace: false, EnableRemoteMarketplace: false, AutomaticPrepackagedPlugins: false, RequirePluginSignature: false, MarketplaceURL: "", SignaturePublicKeyFiles: [], ChimeraOAuthProxyURL: "" },
+    DisplaySettings: { CustomURLSchemes: [], MaxMarkdownNodes: 0 },
+    GuestAccountsSettings: { Enable: false, HideTags: false, AllowEmailAccounts: true, EnforceMultifactorAuthentication: false, RestrictCreationToDomains: "" },
+    ImageProxySettings: { Enable: false, ImageProxyType: "local", RemoteImageProxyURL: "", RemoteImageProxyOptions: "" },
+    CloudSettings: { CWSURL: "", CWSAPIURL: "", CWSMock: false, Disable: true },
+    FeatureFlags: { CallsEnabled: true, CollapsedThreads: true, CustomProfileAttributes: false },
+    ImportSettings: { Directory: "", RetentionDays: 30 },
+    ExportSettings: { Directory: "", RetentionDays: 30 },
+    WranglerSettings: { PermittedWranglerRoles: [], AllowedEmailDomain: [], MoveThreadMaxCount: 100, MoveThreadToAnotherTeamEnable: false, MoveThreadFromPrivateChannelEnable: false, MoveThreadFromDirectMessageChannelEnable: false, MoveThreadFromGroupMessageChannelEnable: false },
+    ConnectedWorkspacesSettings: { EnableSharedChannels: false, EnableRemoteClusterService: false, DisableSharedChannelsStatusSync: false, MaxPostsPerSync: 50 },
+    AccessControlSettings: { EnableAttributeBasedAccessControl: false, EnableChannelScopeAccessControl: false, EnableUserManagedAttributes: false },
+    ContentFlaggingSettings: { EnableContentFlagging: false },
+    AutoTranslationSettings: { Enable: false },
+    MobileEphemeralModeSettings: { Enable: false }
+  }
+})
+
+export type ConfigDocument = Effect.Effect.Success<typeof configDocument>
+
+/**
+ * GET /config/environment: the settings fixed by the environment (SERVICE_* variables), which the console shows
+ * as not editable there, in Mattermost's shape (`true` for each).
+ */
+export const environmentSettings = Effect.gen(function*() {
+  const app = yield* AppConfig
+  const env: Record<string, Record<string, boolean>> = {
+    ServiceSettings: { SiteURL: true, ListenAddress: true, AllowCorsFrom: true },
+    SqlSettings: { DriverName: true, DataSource: true, MaxIdleConns: true, MaxOpenConns: true },
+    LogSettings: { ConsoleLevel: true },
+    RateLimitSettings: { Enable: true },
+    FileSettings: { DriverName: true, Directory: true },
+    ClusterSettings: { Enable: true },
+    CacheSettings: { CacheType: true }
+  }
+  if (Option.isSome(app.cacheUrl)) env.CacheSettings = { ...env.CacheSettings, RedisAddress: true, RedisPassword: true }
+  return env
+})

@@ -1,0 +1,155 @@
+import { Clock, Effect } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { badRequest } from "../http/ApiError.ts"
+import { PushSettings } from "../push/PushSettings.ts"
+import { SsoDirectory } from "../sso/SsoDirectory.ts"
+import { type ConfigDocument, MASK } from "./ConfigDocument.ts"
+
+/**
+ * PUT /config and PUT /config/patch: the System Console saves the whole document it read with its page's fields
+ * changed. Each changed setting is applied if the service can change it while running, and the request is refused
+ * (400, nothing applied) if any other setting changed, naming them: what the service cannot do is never pretended.
+ * Settings this document does not have are accepted only as empty values (the console fills a page's fields in).
+ * The three SSO `Enable` switches share the service's one SSO switch (`enable_sso`): turning any on turns it on.
+ */
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+
+const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+const isEmpty = (v: unknown) => v === null || v === "" || v === false || v === 0 || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0)
+
+/** The leaves (`Section.Setting`, arrays as values) of `incoming` that differ from `current`. */
+export const changedSettings = (current: unknown, incoming: unknown, path: Array<string> = []): Array<{ path: string; value: unknown; known: boolean }> => {
+  if (isObject(incoming) && (isObject(current) || current === undefined)) {
+    return Object.entries(incoming).flatMap(([key, value]) => changedSettings(isObject(current) ? current[key] : undefined, value, [...path, key]))
+  }
+  if (current === undefined) return isEmpty(incoming) ? [] : [{ path: path.join("."), value: incoming, known: false }]
+  if (same(current, incoming) || (current === MASK && incoming === MASK)) return []
+  return [{ path: path.join("."), value: incoming, known: true }]
+}
+
+interface Writes {
+  site: Record<string, string | boolean>
+  files: Record<string, number | boolean>
+  pushProxy?: string | null
+  enableSso?: boolean
+}
+
+const bool = (path: string, value: unknown) =>
+  typeof value === "boolean" ? Effect.succeed(value) : Effect.fail(badRequest("api.config.update.invalid_value.app_error", `${path} must be true or false.`))
+
+const SITE_NAME_MAX = 30
+
+/** How each setting the service can change at run time is validated and where it is written. */
+const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocument) => Effect.Effect<void, ReturnType<typeof badRequest>>> = {
+  "TeamSettings.SiteName": (value, writes) => {
+    const name = typeof value === "string" ? value.trim() : ""
+    if (name === "" || [...name].length > SITE_NAME_MAX) {
+      return Effect.fail(badRequest("model.config.is_valid.sitename_length.app_error", `TeamSettings.SiteName must be between 1 and ${SITE_NAME_MAX} characters.`))
+    }
+    writes.site.site_name = name
+    return Effect.void
+  },
+  "TeamSettings.EnableUserCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableUserCreation", value), (b) => void (writes.site.enable_user_creation = b)),
+  "TeamSettings.EnableOpenServer": (value, writes) => Effect.map(bool("TeamSettings.EnableOpenServer", value), (b) => void (writes.site.enable_open_server = b)),
+  "TeamSettings.EnableTeamCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableTeamCreation", value), (b) => void (writes.site.enable_team_creation = b)),
+  "FileSettings.MaxFileSize": (value, writes) => {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+      return Effect.fail(badRequest("model.config.is_valid.max_file_size.app_error", "FileSettings.MaxFileSize must be a positive whole number of bytes."))
+    }
+    writes.files.max_file_size = value
+    return Effect.void
+  },
+  "FileSettings.EnablePublicLink": (value, writes) => Effect.map(bool("FileSettings.EnablePublicLink", value), (b) => void (writes.files.enable_public_link = b)),
+  "EmailSettings.PushNotificationServer": (value, writes) => {
+    if (typeof value !== "string" || (value.trim() !== "" && !/^https?:\/\/[^\s]+$/.test(value.trim()))) {
+      return Effect.fail(badRequest("model.config.is_valid.email_push_server.app_error", "EmailSettings.PushNotificationServer must be an http(s) URL or empty."))
+    }
+    writes.pushProxy = value.trim() === "" ? null : value.trim()
+    return Effect.void
+  },
+  "EmailSettings.SendPushNotifications": (value, writes, doc) =>
+    Effect.flatMap(bool("EmailSettings.SendPushNotifications", value), (on) => {
+      if (!on) {
+        writes.pushProxy = null
+        return Effect.void
+      }
+      if ((writes.pushProxy ?? doc.EmailSettings.PushNotificationServer) === "") {
+        return Effect.fail(badRequest("api.config.update.push_server_required.app_error", "EmailSettings.SendPushNotifications needs EmailSettings.PushNotificationServer (or push credentials set with /api/v1/admin/push)."))
+      }
+      return Effect.void
+    }),
+  "GitLabSettings.Enable": (value, writes) => Effect.map(bool("GitLabSettings.Enable", value), (b) => void (writes.enableSso = (writes.enableSso ?? false) || b)),
+  "GoogleSettings.Enable": (value, writes) => Effect.map(bool("GoogleSettings.Enable", value), (b) => void (writes.enableSso = (writes.enableSso ?? false) || b)),
+  "OpenIdSettings.Enable": (value, writes) => Effect.map(bool("OpenIdSettings.Enable", value), (b) => void (writes.enableSso = (writes.enableSso ?? false) || b))
+}
+
+/** Settings the environment fixes, with the variable to change instead, for the refusal message. */
+const FROM_ENVIRONMENT: Record<string, string> = {
+  "ServiceSettings.SiteURL": "SERVICE_SITE_URL",
+  "ServiceSettings.ListenAddress": "SERVICE_HOST and SERVICE_PORT",
+  "ServiceSettings.AllowCorsFrom": "SERVICE_CORS_ALLOWED_ORIGINS",
+  "SqlSettings.DataSource": "SERVICE_DATABASE_URL",
+  "SqlSettings.MaxOpenConns": "SERVICE_DB_POOL__MAX_CONNECTIONS",
+  "SqlSettings.MaxIdleConns": "SERVICE_DB_POOL__MIN_CONNECTIONS",
+  "LogSettings.ConsoleLevel": "SERVICE_LOG_LEVEL",
+  "RateLimitSettings.Enable": "SERVICE_SECURITY_RATE_LIMIT_ENABLED"
+}
+
+const refusal = (paths: ReadonlyArray<{ path: string; known: boolean }>) => {
+  const shown = paths.slice(0, 5).map(({ path, known }) => {
+    const env = FROM_ENVIRONMENT[path]
+    const name = path.slice(0, 120)
+    return env !== undefined ? `${name} (set with ${env})` : known ? name : `${name} (not a setting of this server)`
+  })
+  const more = paths.length > 5 ? ` and ${paths.length - 5} more` : ""
+  return badRequest(
+    "api.config.update.not_changeable.app_error",
+    `These settings cannot be changed on this server while it runs: ${shown.join(", ")}${more}. Nothing was changed.`
+  )
+}
+
+/** Applies `incoming` (a whole document, or a part of one for /config/patch) over `current`. */
+export const applyConfig = (current: ConfigDocument, incoming: unknown) =>
+  Effect.gen(function*() {
+    if (!isObject(incoming)) return yield* badRequest("api.config.update.invalid_body.app_error", "The configuration must be a JSON object.")
+    const changes = changedSettings(current, incoming)
+    const refused = changes.filter((c) => WRITABLE[c.path] === undefined)
+    if (refused.length > 0) return yield* refusal(refused)
+    const writes: Writes = { site: {}, files: {} }
+    // The push server before the switch that depends on it, whatever the order of the document.
+    const ordered = [...changes].sort((a, b) => Number(a.path === "EmailSettings.SendPushNotifications") - Number(b.path === "EmailSettings.SendPushNotifications"))
+    for (const change of ordered) yield* WRITABLE[change.path](change.value, writes, current)
+    if (writes.enableSso === true) {
+      const providers = yield* Effect.flatMap(SsoDirectory, (d) => d.active)
+      if (providers.length === 0) {
+        return yield* badRequest("api.config.update.sso_no_provider.app_error", "Single sign-on cannot be enabled: no provider is configured (add one with /api/v1/admin/sso).")
+      }
+    }
+    const db = yield* Db
+    const now = yield* Clock.currentTimeMillis
+    const upsert = (section: string, values: Record<string, unknown>) =>
+      db.sql`
+        INSERT INTO server_config (section, value, update_at) VALUES (${section}, ${JSON.stringify(values)}::jsonb, ${now})
+        ON CONFLICT (section) DO UPDATE SET value = server_config.value || EXCLUDED.value, update_at = EXCLUDED.update_at`
+    if (Object.keys(writes.site).length > 0 || Object.keys(writes.files).length > 0) {
+      yield* db.transaction(Effect.gen(function*() {
+        if (Object.keys(writes.site).length > 0) yield* upsert("site", writes.site)
+        if (Object.keys(writes.files).length > 0) yield* upsert("files", writes.files)
+      }))
+    }
+    if (writes.pushProxy !== undefined) yield* Effect.flatMap(PushSettings, (s) => s.update({ push_proxy_url: writes.pushProxy }))
+    if (writes.enableSso !== undefined) yield* Effect.flatMap(SsoDirectory, (d) => d.updateSettings({ enable_sso: writes.enableSso }))
+    return changes.map((c) => c.path)
+  })
+
+/** Merges a partial document over a whole one (PUT /config/patch). */
+export const mergeConfig = (base: unknown, patch: unknown): unknown => {
+  if (!isObject(base) || !isObject(patch)) return patch
+  const merged: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(patch)) merged[key] = mergeConfig(base[key], value)
+  return merged
+}
