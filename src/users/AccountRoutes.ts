@@ -212,11 +212,12 @@ const me = Effect.gen(function*() {
 
 /**
  * POST /users/login/type tells a login screen whether a login id signs in by guest magic link. Mattermost answers
- * it only when guest magic links and guest accounts are on; otherwise, before reading the body, a 404 with an empty
- * body. This server offers neither (config/client reports EnableGuestMagicLink "false", so the apps do not ask), and
- * answers as Mattermost does then, without looking the login id up.
+ * it only when guest magic links and guest accounts are on; otherwise, before reading the body, a 404. This server
+ * offers neither (config/client reports EnableGuestMagicLink "false", so the apps do not ask) and answers the 404
+ * without looking the login id up, so nobody can probe accounts with it; unlike Mattermost's empty body, the 404
+ * carries the error body every other error has, which clients can parse.
  */
-const loginType = Effect.succeed(HttpServerResponse.text("", { status: 404, contentType: "application/json" }))
+const loginType = notFound("api.user.login_type.disabled.app_error", "Guest magic links are not enabled on this server.")
 
 export const routes = HttpRouter.empty.pipe(
   HttpRouter.post("/api/v4/users", signup),
