@@ -11,7 +11,6 @@
  * ratio as JSON. The databases are dropped at the end. Needs wrk on PATH and PostgreSQL at BENCH_PG_URL
  * (postgres://postgres@127.0.0.1:5432/postgres by default).
  */
-import { Client4 } from "@mattermost/client"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -103,13 +102,22 @@ const ready = async (instance: Instance) => {
 }
 
 const populate = async (instance: Instance) => {
-  const client = new Client4()
-  client.setUrl(instance.url)
+  const call = async <A>(path: string, body: unknown, token?: string): Promise<{ body: A; token: string }> => {
+    const res = await fetch(`${instance.url}/api/v4${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) },
+      body: JSON.stringify(body)
+    })
+    if (!res.ok) throw new Error(`${instance.label}: POST ${path} answered ${res.status}: ${await res.text()}`)
+    return { body: (await res.json()) as A, token: res.headers.get("token") ?? token ?? "" }
+  }
   const password = "correct-horse-battery"
-  await client.createUser({ username: "bench", email: "bench@example.com", password } as never, "", "")
-  const user = await client.login("bench", password)
-  const team = await client.createTeam({ name: "bench", display_name: "Bench", type: "O" } as never)
-  const channel = await client.createChannel({ team_id: team.id, name: "page", display_name: "Page", type: "O" } as never)
+  await call("/users", { username: "bench", email: "bench@example.com", password })
+  const login = await call<{ id: string }>("/users/login", { login_id: "bench", password })
+  const user = login.body
+  const token = login.token
+  const team = (await call<{ id: string }>("/teams", { name: "bench", display_name: "Bench", type: "O" }, token)).body
+  const channel = (await call<{ id: string }>("/channels", { team_id: team.id, name: "page", display_name: "Page", type: "O" }, token)).body
   const base = Date.now() - 1_000_000_000
   await withAdmin(dbUrl(instance.database), async (c) => {
     await c.query(`
@@ -134,7 +142,7 @@ const populate = async (instance: Instance) => {
       ANALYZE`)
   })
   instance.path = `/api/v4/channels/${channel.id}/posts?page=0&per_page=60`
-  instance.token = client.getToken()
+  instance.token = token
   const res = await fetch(`${instance.url}${instance.path}`, { headers: { Authorization: `Bearer ${instance.token}` } })
   const body = (await res.json()) as { order: Array<string> }
   if (body.order.length !== 60) throw new Error(`${instance.label}: expected a page of 60 posts, got ${body.order.length}`)
