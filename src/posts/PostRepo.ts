@@ -109,7 +109,7 @@ export const make = Effect.gen(function*() {
                         'height', f.height, 'has_preview_image', f.has_preview_image,
                         'mini_preview', translate(encode(f.mini_preview, 'base64'), chr(10), ''), 'archived', false))
                       ORDER BY f.create_at, f.id)
-               FROM file_infos f WHERE f.post_id = p.id AND f.delete_at = 0), '[]') AS files,
+               FROM file_infos f WHERE f.post_id = p.id AND f.post_id <> '' AND f.delete_at = 0), '[]') AS files,
              COALESCE((
                SELECT json_agg(json_build_object('user_id', a.user_id, 'post_id', a.post_id, 'acknowledged_at', a.acknowledged_at)
                       ORDER BY a.acknowledged_at, a.user_id)
