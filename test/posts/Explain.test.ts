@@ -249,6 +249,15 @@ describe("hot queries at 100,000 posts", () => {
     expect(failures).toEqual([])
   })
 
+  it("a search for a rare word examines a few posts rows, not every post of the searched channels", async () => {
+    const statements = (await capture(() => bob.client.searchPostsWithParams(teamId, { terms: "needle", is_or_search: false, page: 0, per_page: 60 })))
+      .filter((s) => /^\s*(SELECT|WITH)\b/i.test(s.text))
+    const examined = []
+    for (const s of statements) examined.push(postsRowsExamined(await explain(s, "custom", true)))
+    expect(examined.length).toBeGreaterThan(0)
+    expect(Math.max(...examined)).toBeLessThanOrEqual(400)
+  })
+
   it("the first page examines no more posts rows with 100,000 posts in the channel than with 1,000", async () => {
     const rowsAtLarge = await pageCost()
     console.log(`posts rows examined by the first page: ${rowsAtSmall} at 1,000 posts, ${rowsAtLarge} at 100,000`)
