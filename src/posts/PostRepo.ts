@@ -82,6 +82,9 @@ export const make = Effect.gen(function*() {
           FROM jsonb_array_elements_text(t.participants) WITH ORDINALITY AS pa(uid, n)) pu
     WHERE pu.u IS NOT NULL)`
 
+  // `wanted` (a WITH clause naming the post ids) drives the statement; each post's metadata is a correlated lookup by
+  // key. Those on partial indexes spell the index's predicate out (`f.post_id <> ''` for file_infos_post_idx): the
+  // planner cannot infer it from `f.post_id = p.id` and would read the whole table for every post.
   const hydrateRows = (wanted: Statement.Fragment, viewerId: string, extended: boolean) =>
     db.read(sql<PostRow>`
       ${wanted}
