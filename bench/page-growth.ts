@@ -8,10 +8,10 @@
  * written by bulk SQL with a reply in every tenth post, then ANALYZEd. wrk then asks each for
  * GET /api/v4/channels/{id}/posts?page=0&per_page=60, alternating between the two (so that the load of the machine
  * weighs on both alike), and the script prints requests per second and latency per round, the medians, and their
- * ratio as JSON. The databases are dropped at the end. Needs wrk on PATH and PostgreSQL at BENCH_PG_URL
- * (postgres://postgres@127.0.0.1:5432/postgres by default).
+ * ratio as JSON, with how many database connections were busy meanwhile (sampled every 50 ms). The databases are
+ * dropped at the end. Needs wrk on PATH and PostgreSQL at BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres
+ * by default). The service's own settings come from the environment (e.g. SERVICE_DB_POOL__MAX_CONNECTIONS).
  */
-import { Client4 } from "@mattermost/client"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -103,13 +103,22 @@ const ready = async (instance: Instance) => {
 }
 
 const populate = async (instance: Instance) => {
-  const client = new Client4()
-  client.setUrl(instance.url)
+  const call = async <A>(path: string, body: unknown, token?: string): Promise<{ body: A; token: string }> => {
+    const res = await fetch(`${instance.url}/api/v4${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) },
+      body: JSON.stringify(body)
+    })
+    if (!res.ok) throw new Error(`${instance.label}: POST ${path} answered ${res.status}: ${await res.text()}`)
+    return { body: (await res.json()) as A, token: res.headers.get("token") ?? token ?? "" }
+  }
   const password = "correct-horse-battery"
-  await client.createUser({ username: "bench", email: "bench@example.com", password } as never, "", "")
-  const user = await client.login("bench", password)
-  const team = await client.createTeam({ name: "bench", display_name: "Bench", type: "O" } as never)
-  const channel = await client.createChannel({ team_id: team.id, name: "page", display_name: "Page", type: "O" } as never)
+  await call("/users", { username: "bench", email: "bench@example.com", password })
+  const login = await call<{ id: string }>("/users/login", { login_id: "bench", password })
+  const user = login.body
+  const token = login.token
+  const team = (await call<{ id: string }>("/teams", { name: "bench", display_name: "Bench", type: "O" }, token)).body
+  const channel = (await call<{ id: string }>("/channels", { team_id: team.id, name: "page", display_name: "Page", type: "O" }, token)).body
   const base = Date.now() - 1_000_000_000
   await withAdmin(dbUrl(instance.database), async (c) => {
     await c.query(`
@@ -134,7 +143,7 @@ const populate = async (instance: Instance) => {
       ANALYZE`)
   })
   instance.path = `/api/v4/channels/${channel.id}/posts?page=0&per_page=60`
-  instance.token = client.getToken()
+  instance.token = token
   const res = await fetch(`${instance.url}${instance.path}`, { headers: { Authorization: `Bearer ${instance.token}` } })
   const body = (await res.json()) as { order: Array<string> }
   if (body.order.length !== 60) throw new Error(`${instance.label}: expected a page of 60 posts, got ${body.order.length}`)
@@ -144,6 +153,9 @@ interface Run {
   readonly rps: number
   readonly p50: number
   readonly p99: number
+  /** Connections of the service's database running a statement, sampled every 50 ms: mean and highest. */
+  readonly activeMean: number
+  readonly activeMax: number
 }
 
 const ms = (text: string) => {
@@ -153,15 +165,39 @@ const ms = (text: string) => {
   return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n
 }
 
+/** Samples how many of the database's connections are busy while `during` runs (pool sizing evidence). */
+const sampleActive = async <A>(database: string, during: Promise<A>) => {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  const samples: Array<number> = []
+  let done = false
+  const finished = during.finally(() => {
+    done = true
+  })
+  try {
+    while (!done) {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active'",
+        [database]
+      )
+      samples.push(rows[0].n)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return { value: await finished, mean: samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length), max: Math.max(0, ...samples) }
+  } finally {
+    await client.end()
+  }
+}
+
 const wrk = async (instance: Instance): Promise<Run> => {
-  const { stdout } = await promisify(execFile)("wrk", [
+  const { value: { stdout }, mean, max } = await sampleActive(instance.database, promisify(execFile)("wrk", [
     "-t2", "-c20", `-d${seconds}s`, "--latency", "-H", `Authorization: Bearer ${instance.token}`, `${instance.url}${instance.path}`
-  ])
+  ]))
   const rps = Number(stdout.match(/Requests\/sec:\s+([\d.]+)/)?.[1])
   const p50 = ms(stdout.match(/50%\s+(\S+)/)?.[1] ?? "")
   const p99 = ms(stdout.match(/99%\s+(\S+)/)?.[1] ?? "")
   if (/Non-2xx/.test(stdout)) throw new Error(`${instance.label}: wrk saw errors\n${stdout}`)
-  return { rps, p50, p99 }
+  return { rps, p50, p99, activeMean: Math.round(mean * 100) / 100, activeMax: max }
 }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -179,12 +215,12 @@ const main = async () => {
       for (const instance of round % 2 === 1 ? instances : [...instances].reverse()) {
         const run = await wrk(instance)
         results.get(instance.label)!.push(run)
-        console.log(`round ${round} ${instance.label} (${instance.posts} posts): ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`)
+        console.log(`round ${round} ${instance.label} (${instance.posts} posts): ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, busy connections mean ${run.activeMean} max ${run.activeMax}`)
       }
     }
     const summary = Object.fromEntries(instances.map((i) => {
       const runs = results.get(i.label)!
-      return [i.label, { posts: i.posts, rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) }]
+      return [i.label, { posts: i.posts, rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), activeMean: median(runs.map((r) => r.activeMean)), activeMax: Math.max(...runs.map((r) => r.activeMax)) }]
     }))
     console.log(JSON.stringify({ serviceDir, seconds, rounds, ...summary, ratio: summary.large.rps / summary.small.rps }))
   } finally {

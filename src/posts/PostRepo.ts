@@ -82,6 +82,9 @@ export const make = Effect.gen(function*() {
           FROM jsonb_array_elements_text(t.participants) WITH ORDINALITY AS pa(uid, n)) pu
     WHERE pu.u IS NOT NULL)`
 
+  // `wanted` (a WITH clause naming the post ids) drives the statement; each post's metadata is a correlated lookup by
+  // key. Those on partial indexes spell the index's predicate out (`f.post_id <> ''` for file_infos_post_idx): the
+  // planner cannot infer it from `f.post_id = p.id` and would read the whole table for every post.
   const hydrateRows = (wanted: Statement.Fragment, viewerId: string, extended: boolean) =>
     db.read(sql<PostRow>`
       ${wanted}
@@ -109,7 +112,7 @@ export const make = Effect.gen(function*() {
                         'height', f.height, 'has_preview_image', f.has_preview_image,
                         'mini_preview', translate(encode(f.mini_preview, 'base64'), chr(10), ''), 'archived', false))
                       ORDER BY f.create_at, f.id)
-               FROM file_infos f WHERE f.post_id = p.id AND f.delete_at = 0), '[]') AS files,
+               FROM file_infos f WHERE f.post_id = p.id AND f.post_id <> '' AND f.delete_at = 0), '[]') AS files,
              COALESCE((
                SELECT json_agg(json_build_object('user_id', a.user_id, 'post_id', a.post_id, 'acknowledged_at', a.acknowledged_at)
                       ORDER BY a.acknowledged_at, a.user_id)

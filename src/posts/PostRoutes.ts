@@ -138,7 +138,7 @@ const remove = Effect.gen(function*() {
       yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${own.root_id}`
     }
     yield* sql`UPDATE threads SET delete_at = ${now} WHERE post_id = ${post_id}`
-    yield* sql`UPDATE file_infos SET delete_at = ${now}, update_at = ${now} WHERE post_id = ANY(${ids}) AND delete_at = 0`
+    yield* sql`UPDATE file_infos SET delete_at = ${now}, update_at = ${now} WHERE post_id = ANY(${ids}) AND post_id <> '' AND delete_at = 0`
     yield* sql`DELETE FROM preferences WHERE category = 'flagged_post' AND name = ANY(${ids})`
   }))
   const posts = yield* PostRepo

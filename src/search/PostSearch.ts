@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Db } from "../../layers/Db.ts"
-import { channelsOf, type Scope } from "./SearchScope.ts"
+import { type Scope, scopeChannelIds } from "./SearchScope.ts"
 import type { Term } from "./SearchTerms.ts"
 
 /**
@@ -49,7 +49,7 @@ const hashtagMatch = (sql: SqlClient.SqlClient, tag: string) =>
   sql`(' ' || lower(p.hashtags) || ' ') LIKE ${`% #${escapeLike(tag.toLowerCase())} %`}`
 
 /** The statement that picks one page of matching post ids, newest first (one more than the page, to tell has_next). */
-export const searchStatement = (sql: SqlClient.SqlClient, plan: PostSearchPlan) => {
+export const searchStatement = (sql: SqlClient.SqlClient, plan: PostSearchPlan, channelIds: ReadonlyArray<string>) => {
   const positive = plan.terms.flatMap((t) => tsquery(sql, t) ?? [])
   // An excluded hashtag excludes the tag, not the word: it is only rechecked below.
   const negative = plan.excludedTerms.filter((t) => t.kind !== "hashtag").flatMap((t) => tsquery(sql, t) ?? [])
@@ -80,7 +80,7 @@ export const searchStatement = (sql: SqlClient.SqlClient, plan: PostSearchPlan) 
   }
   return sql<{ id: string }>`
     SELECT p.id FROM posts p
-    WHERE p.channel_id IN (${channelsOf(sql, scope)})
+    WHERE p.channel_id = ANY(${[...channelIds]})
       AND p.delete_at = 0
       AND p.type NOT LIKE 'system\\_%'
       AND ${sql.and(clauses)}
@@ -92,7 +92,9 @@ export const searchStatement = (sql: SqlClient.SqlClient, plan: PostSearchPlan) 
 export const search = (plan: PostSearchPlan) =>
   Effect.gen(function*() {
     if (plan.scope.empty) return { ids: [] as ReadonlyArray<string>, hasNext: false }
+    const channelIds = yield* scopeChannelIds(plan.scope)
+    if (channelIds.length === 0) return { ids: [] as ReadonlyArray<string>, hasNext: false }
     const db = yield* Db
-    const rows = yield* db.read(searchStatement(db.sql, plan))
+    const rows = yield* db.read(searchStatement(db.sql, plan, channelIds))
     return { ids: rows.slice(0, plan.limit).map((r) => r.id), hasNext: rows.length > plan.limit }
   })

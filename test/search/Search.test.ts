@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Db } from "../../layers/Db.ts"
 import { searchStatement } from "../../src/search/PostSearch.ts"
+import { scopeChannelIds } from "../../src/search/SearchScope.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { Fixtures } from "../files/Fixtures.ts"
@@ -228,24 +229,25 @@ describe("the GIN index", () => {
     await db.query("VACUUM ANALYZE posts")
     const plan = await server.runtime.runPromise(Effect.gen(function*() {
       const database = yield* Db
+      const scope = {
+        userId: alice.user.id,
+        teamId,
+        includeDeletedChannels: false,
+        channelNames: [],
+        excludedChannelNames: [],
+        fromUserIds: [],
+        excludedUserIds: [],
+        empty: false
+      }
       const statement = searchStatement(database.sql, {
-        scope: {
-          userId: alice.user.id,
-          teamId,
-          includeDeletedChannels: false,
-          channelNames: [],
-          excludedChannelNames: [],
-          fromUserIds: [],
-          excludedUserIds: [],
-          empty: false
-        },
+        scope,
         terms: [{ kind: "word", text: "zyzzyva" }],
         excludedTerms: [],
         isOrSearch: false,
         ranges: [],
         offset: 0,
         limit: 60
-      })
+      }, yield* scopeChannelIds(scope))
       const [text, params] = statement.compile()
       return yield* database.sql.unsafe<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params)
     }))
