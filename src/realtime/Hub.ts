@@ -42,6 +42,8 @@ export const CLOSE_SESSION_ENDED = { code: 1008, reason: "session ended" } as co
  * over REST, as it does after any server restart.
  */
 export const CLOSE_RESYNC = { code: 1012, reason: "events missed: reconnect and resync" } as const
+/** How long a stopping node keeps its connections for other nodes to take over (official clients retry within seconds). */
+export const HANDOVER_MAX_WAIT_MS = 10_000
 /** How often socket sessions are checked for expiry (in memory; the database only for those past their time). */
 const EXPIRY_CHECK_MS = 1000
 const DEFAULT_MAX_CONNECTIONS = 10
@@ -73,6 +75,12 @@ export interface HubService {
   readonly socketCount: Effect.Effect<number>
   /** Distinct users with a socket open on this node. */
   readonly userCount: Effect.Effect<number>
+  /**
+   * For a node shutting down, its sockets closed: waits, at most HANDOVER_MAX_WAIT, while connections whose socket
+   * closed since `closedSince` (by the shutdown) and that other nodes may still take over (their clients reconnecting elsewhere with connection_id and sequence_number) remain, so that
+   * the replay buffers move through the takeover path instead of going down with the node.
+   */
+  readonly handOver: (closedSince: number) => Effect.Effect<void>
 }
 
 export class Hub extends Context.Tag("service/Hub")<Hub, HubService>() {}
@@ -485,6 +493,30 @@ export const make = Effect.gen(function*() {
         return rows.length > 0
       }),
     channelsOf: (userId) => [...(subscriptions.user(userId)?.channels ?? [])],
+    handOver: (closedSince) => Effect.gen(function*() {
+      // Only another node can take a connection over, and only through the shared cache.
+      if (!cache.shared) return
+      const started = yield* Clock.currentTimeMillis
+      const waiting = () => {
+        let n = 0
+        for (const c of connections.values()) {
+          // A socket still attached is one the shutdown is closing (its departure may not have run yet).
+          if (c.pending === undefined && (c.ws !== undefined || ((c.disconnectedAt ?? 0) >= closedSince && c.resumable))) n++
+        }
+        return n
+      }
+      const before = waiting()
+      if (before === 0) return
+      yield* Effect.logInfo("handing connections over to the other nodes").pipe(Effect.annotateLogs({ connections: before }))
+      let now = started
+      while (waiting() > 0 && now - started < HANDOVER_MAX_WAIT_MS) {
+        yield* Effect.sleep("50 millis")
+        now = yield* Clock.currentTimeMillis
+      }
+      yield* Effect.logInfo("connection handover done").pipe(
+        Effect.annotateLogs({ handed_over: before - waiting(), left: waiting(), waited_ms: now - started })
+      )
+    }),
     socketCount: Effect.sync(() => socketCount),
     userCount: Effect.sync(() => {
       let n = 0
