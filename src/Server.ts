@@ -63,7 +63,9 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
     overrides.fileStore ?? FileStoreLayer.layer(config.dataDir),
     overrides.pushSender ?? PushSenderLayer.layer,
-    overrides.idp ?? IdPLayer.layer(),
+    // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
+    // answer and the log warn about every such URL. Production speaks https only.
+    overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
     Layer.succeed(AppConfig, config)
   )
 
