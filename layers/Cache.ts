@@ -183,10 +183,12 @@ local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) - tonumber(ARGV[3])))
 return 1`
 
+const CALL_TIMEOUT = "750 millis"
+
 export const makeRedis = (url: Redacted.Redacted) =>
   Effect.gen(function*() {
     const client = yield* Effect.acquireRelease(
-      Effect.sync(() => new Redis(Redacted.value(url), { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: true })),
+      Effect.sync(() => new Redis(Redacted.value(url), { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })),
       (c) => Effect.promise(() => c.quit().catch(() => c.disconnect()))
     )
     yield* Effect.tryPromise({ try: () => client.connect(), catch: (cause) => new CacheError({ op: "connect", cause }) }).pipe(
@@ -194,12 +196,19 @@ export const makeRedis = (url: Redacted.Redacted) =>
     )
     // ioredis emits errors on reconnect attempts; they surface as failed commands, so only log them.
     client.on("error", () => {})
-    const breaker = yield* makeCircuitBreaker({ name: "redis", maxFailures: 5, resetAfter: "5 seconds" })
+    // Outage budget: without an offline queue a command fails at once while the connection is down (instead of
+    // waiting for a reconnection); one that gets no answer gives up after CALL_TIMEOUT and is not retried (a Redis
+    // that does not answer will not answer the retry either); three failures in a row open the breaker, and then
+    // every call fails at once until a trial call succeeds. Callers treat the cache as optional or fall back.
+    const breaker = yield* makeCircuitBreaker({ name: "redis", maxFailures: 3, resetAfter: "1 second" })
     const call = <A>(op: string, f: () => Promise<A>, idempotent = true) => {
       const attempt = Effect.tryPromise({ try: f, catch: (cause) => new CacheError({ op, cause }) }).pipe(
-        Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => new CacheError({ op, cause: "timeout" }) })
+        Effect.timeoutFail({ duration: CALL_TIMEOUT, onTimeout: () => new CacheError({ op, cause: "timeout" }) })
       )
-      return breaker.protect(idempotent ? Effect.retry(attempt, Policies.idempotentStore) : attempt)
+      const retried = idempotent
+        ? Effect.retry(attempt, { schedule: Policies.idempotentStore, while: (e) => e.cause !== "timeout" && client.status === "ready" })
+        : attempt
+      return breaker.protect(retried)
     }
     const ms = (ttl: Duration.DurationInput) => Math.max(1, Math.round(Duration.toMillis(ttl)))
     const service: CacheService = {

@@ -1,4 +1,5 @@
 import { Context, Data, Effect, Layer, PubSub as EffectPubSub, Redacted, Stream } from "effect"
+import type { RedisOptions } from "ioredis"
 import { Redis } from "ioredis"
 import { makeCircuitBreaker, Policies, type CircuitOpenError } from "./Resilience.ts"
 
@@ -12,6 +13,12 @@ export interface PubSubService {
   readonly publish: (topic: string, message: string) => Effect.Effect<void, PubSubError | CircuitOpenError>
   /** Messages published to the topic from now on, by any node (this one included). */
   readonly subscribe: (topic: string) => Stream.Stream<string>
+  /**
+   * One element each time this node's subscriptions came back after a break: whatever other nodes published
+   * meanwhile never arrived here (Redis pub/sub keeps nothing for an absent subscriber), so state that depends on
+   * having seen every message must be rebuilt. Never emits in memory.
+   */
+  readonly gaps: Stream.Stream<void>
 }
 
 export class PubSub extends Context.Tag("service/PubSub")<PubSub, PubSubService>() {}
@@ -20,6 +27,7 @@ export const makeMemory = Effect.gen(function*() {
   const hub = yield* EffectPubSub.unbounded<{ topic: string; message: string }>()
   const service: PubSubService = {
     publish: (topic, message) => Effect.asVoid(EffectPubSub.publish(hub, { topic, message })),
+    gaps: Stream.never,
     subscribe: (topic) =>
       Stream.fromPubSub(hub).pipe(
         Stream.filter((m) => m.topic === topic),
@@ -31,9 +39,9 @@ export const makeMemory = Effect.gen(function*() {
 
 export const makeRedis = (url: Redacted.Redacted) =>
   Effect.gen(function*() {
-    const open = (name: string) =>
+    const open = (name: string, options: RedisOptions = {}) =>
       Effect.acquireRelease(
-        Effect.sync(() => new Redis(Redacted.value(url), { lazyConnect: true, connectionName: name })),
+        Effect.sync(() => new Redis(Redacted.value(url), { lazyConnect: true, connectionName: name, ...options })),
         (c) => Effect.promise(() => c.quit().catch(() => c.disconnect()))
       ).pipe(
         Effect.tap((c) =>
@@ -44,8 +52,21 @@ export const makeRedis = (url: Redacted.Redacted) =>
         Effect.tap((c) => Effect.sync(() => c.on("error", () => {})))
       )
     // A Redis connection in subscriber mode cannot publish, so each node keeps one of each.
-    const publisher = yield* open("service-pub")
+    // A publish while Redis is away fails at once (no offline queue, no retries): the request that published must
+    // not wait for a reconnection; the event bus keeps what could not be sent (src/events/EventBus.ts).
+    const publisher = yield* open("service-pub", { enableOfflineQueue: false, maxRetriesPerRequest: 0 })
     const subscriber = yield* open("service-sub")
+    const gaps = yield* EffectPubSub.unbounded<void>()
+    // ioredis resubscribes by itself when the connection comes back; what was published in between is gone.
+    let broken = false
+    subscriber.on("close", () => {
+      broken = true
+    })
+    subscriber.on("ready", () => {
+      if (!broken) return
+      broken = false
+      Effect.runSync(EffectPubSub.publish(gaps, undefined))
+    })
     const local = yield* EffectPubSub.unbounded<{ topic: string; message: string }>()
     // One SUBSCRIBE per topic; later subscribers wait for the same confirmation, so none starts before Redis delivers.
     const subscriptions = new Map<string, Promise<unknown>>()
@@ -61,12 +82,15 @@ export const makeRedis = (url: Redacted.Redacted) =>
     subscriber.on("message", (topic: string, message: string) => {
       Effect.runSync(EffectPubSub.publish(local, { topic, message }))
     })
-    const breaker = yield* makeCircuitBreaker({ name: "redis-pubsub", maxFailures: 5, resetAfter: "5 seconds" })
+    const breaker = yield* makeCircuitBreaker({ name: "redis-pubsub", maxFailures: 3, resetAfter: "1 second" })
     const service: PubSubService = {
       publish: (topic, message) =>
         breaker.protect(
-          Effect.tryPromise({ try: () => publisher.publish(topic, message), catch: (cause) => new PubSubError({ op: "publish", cause }) })
+          Effect.tryPromise({ try: () => publisher.publish(topic, message), catch: (cause) => new PubSubError({ op: "publish", cause }) }).pipe(
+            Effect.timeoutFail({ duration: "1 second", onTimeout: () => new PubSubError({ op: "publish", cause: "timeout" }) })
+          )
         ).pipe(Effect.asVoid),
+      gaps: Stream.fromPubSub(gaps),
       subscribe: (topic) =>
         Stream.unwrapScoped(Effect.gen(function*() {
           const queue = yield* EffectPubSub.subscribe(local)

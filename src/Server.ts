@@ -64,7 +64,9 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
     overrides.fileStore ?? FileStoreLayer.layer(config.dataDir),
     overrides.pushSender ?? PushSenderLayer.layer,
-    overrides.idp ?? IdPLayer.layer(),
+    // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
+    // answer and the log warn about every such URL. Production speaks https only.
+    overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
     Layer.succeed(AppConfig, config)
   )
 
@@ -106,8 +108,17 @@ const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusS
  * A client resetting its connection while an upgrade is pending crashes Node on platform-node 0.108 (no error
  * listener on the socket; fixed only in Effect 4), so every upgrading socket gets one.
  */
+/** After `close`, requests still running this long are cut: a hung keep-alive request cannot hold a shutdown. */
+export const REQUEST_GRACE_MS = 10_000
+
 const createGuardedServer = (sockets: SocketServerService) => {
   const server = createServer()
+  // Node's close stops listening and closes idle keep-alive connections, then waits for the busy ones to finish.
+  const close = server.close
+  server.close = function(this: Server, callback?: (err?: Error) => void) {
+    setTimeout(() => server.closeAllConnections(), REQUEST_GRACE_MS).unref()
+    return Reflect.apply(close, this, [callback]) as Server
+  } as Server["close"]
   const emit = server.emit
   server.emit = function(this: Server, event: string | symbol, ...args: Array<unknown>) {
     if (event === "upgrade") {

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Option, PubSub as LocalPubSub, Schema, type Scope, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, PubSub as LocalPubSub, Schedule, Schema, type Scope, Stream } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { PubSub } from "../../layers/PubSub.ts"
 
@@ -41,6 +41,14 @@ const encode = Schema.encodeSync(EnvelopeJson)
 const decode = Schema.decodeUnknownOption(EnvelopeJson)
 
 export const TOPIC = "service:events"
+/**
+ * Internal event a node publishes after its outbox overflowed during an outage: the other nodes missed events they
+ * can no longer get, so they reset their sockets (the clients reconnect, get a new hello and resync).
+ */
+export const RESET_SOCKETS_EVENT = "service_reset_sockets"
+/** Events kept for the other nodes while the bus is unreachable; past this the oldest go and the others are reset. */
+export const OUTBOX_MAX = 50_000
+const FLUSH_EVERY = "200 millis"
 
 export interface EventBusService {
   /** Publishes after commit; a bus failure is logged and never fails the write that caused it. */
@@ -60,6 +68,8 @@ export interface EventBusService {
    * start-up uses it so that nothing published before its fiber first runs is missed.
    */
   readonly subscribeLocal: Effect.Effect<Stream.Stream<Envelope>, never, Scope.Scope>
+  /** Events waiting for the bus to come back (0 when it is up). */
+  readonly outboxSize: Effect.Effect<number>
 }
 
 export class EventBus extends Context.Tag("service/EventBus")<EventBus, EventBusService>() {}
@@ -70,13 +80,58 @@ export const make = Effect.gen(function*() {
   // Local sockets get this node's events without a round trip through the bus (and its JSON both ways); the copies
   // the bus brings back are skipped. Events of one node still arrive in the order it published them.
   const origin = newId()
+
+  // The outbox: events the other nodes have not been sent because the bus failed (Redis down). They go out in
+  // order once it answers again, so an outage delays them instead of losing them; while it holds anything, new
+  // events queue behind it to keep the order. In memory, per node: a node that dies with a full outbox takes it
+  // along, which its sockets' clients see as that node's restart.
+  const outbox: Array<string> = []
+  let overflowed = false
+  let queuedSince = 0
+  const enqueue = (message: string) =>
+    Effect.gen(function*() {
+      if (outbox.length === 0) {
+        queuedSince = yield* Clock.currentTimeMillis
+        yield* Effect.logWarning("event bus unreachable: keeping events for the other nodes until it is back")
+      }
+      outbox.push(message)
+      if (outbox.length > OUTBOX_MAX) {
+        outbox.splice(0, outbox.length - OUTBOX_MAX)
+        overflowed = true
+      }
+    })
+  const flush = Effect.gen(function*() {
+    let sent = 0
+    while (outbox.length > 0) {
+      const ok = yield* pubsub.publish(TOPIC, outbox[0]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+      if (!ok) return
+      outbox.shift()
+      sent++
+    }
+    if (overflowed) {
+      const created_at = yield* Clock.currentTimeMillis
+      const reset = encode(Schema.decodeSync(Envelope)({ event: RESET_SOCKETS_EVENT, data: {}, broadcast: {}, created_at, origin }))
+      if (!(yield* pubsub.publish(TOPIC, reset).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) return
+      overflowed = false
+    }
+    if (sent > 0) {
+      const now = yield* Clock.currentTimeMillis
+      yield* Effect.logInfo("event bus back: delivered the events kept for the other nodes")
+        .pipe(Effect.annotateLogs({ events: sent, waited_ms: now - queuedSince }))
+    }
+  })
+  yield* flush.pipe(Effect.repeat(Schedule.spaced(FLUSH_EVERY)), Effect.forkScoped)
+
   const service: EventBusService = {
+    outboxSize: Effect.sync(() => outbox.length),
     publish: (event, data, broadcast) =>
       Effect.gen(function*() {
         const created_at = yield* Clock.currentTimeMillis
         const envelope = Schema.decodeSync(Envelope)({ event, data, broadcast, created_at, origin })
         yield* LocalPubSub.publish(local, envelope)
-        yield* pubsub.publish(TOPIC, encode(envelope))
+        const message = encode(envelope)
+        if (outbox.length > 0) return yield* enqueue(message)
+        yield* pubsub.publish(TOPIC, message).pipe(Effect.catchAll(() => enqueue(message)))
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event })))
       ),
@@ -87,4 +142,4 @@ export const make = Effect.gen(function*() {
   return service
 })
 
-export const layer = Layer.effect(EventBus, make)
+export const layer = Layer.scoped(EventBus, make)

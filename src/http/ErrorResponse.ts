@@ -29,10 +29,21 @@ const nativeCodes: Record<number, string> = {
 
 export const isNativePath = (path: string) => path === "/api/v1" || path.startsWith("/api/v1/")
 
+const sqlState = (error: DbError) => {
+  const code = (error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code
+  return typeof code === "string" ? code : ""
+}
+
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error
   if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
     return new ApiError({ status: 404, id: "api.context.404.app_error", message: "Sorry, we could not find the page." })
+  }
+  // A value PostgreSQL refused as data (SQLSTATE class 22: bad encoding, out of range, NUL...) is the request's fault,
+  // not an outage: a 400, so that clients do not retry it and outage alerts stay quiet. The decode boundary refuses
+  // the known cases first (src/http/StorableInput.ts); this is the backstop for the rest.
+  if (error instanceof DbError && /^22/.test(sqlState(error))) {
+    return new ApiError({ status: 400, id: "api.context.invalid_param.app_error", message: "A value in the request cannot be stored." })
   }
   if (error instanceof DbError || error instanceof CacheError || error instanceof CircuitOpenError) {
     return new ApiError({ status: 503, id: "api.context.store_unavailable.app_error", message: "A storage backend is unavailable; please retry shortly." })

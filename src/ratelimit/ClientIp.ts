@@ -24,8 +24,26 @@ export const makeTrustedProxies = (entries: ReadonlyArray<string>) => {
   }
 }
 
-/** "::ffff:127.0.0.1" is how Node reports IPv4 peers on a dual-stack socket. */
-const normalize = (address: string) => address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address
+/**
+ * One spelling per address, so that a limit counts an address once however it is written: IPv4-mapped IPv6
+ * ("::ffff:127.0.0.1", how Node reports IPv4 peers on a dual-stack socket, or "::ffff:7f00:1") becomes the IPv4
+ * address; other IPv6 addresses take their canonical form (lowercase, zeros compressed: "0:0:0:0:0:0:0:1" is "::1").
+ * "::1" and "127.0.0.1" are different addresses and stay apart. The WHATWG URL parser does the canonicalisation.
+ */
+export const normalize = (address: string) => {
+  if (isIP(address) !== 6) return address
+  let canonical: string
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  } catch {
+    return address
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical)
+  if (mapped === null) return canonical
+  const high = parseInt(mapped[1], 16)
+  const low = parseInt(mapped[2], 16)
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+}
 
 const trustedCache = new WeakMap<ReadonlyArray<string>, (address: string) => boolean>()
 

@@ -12,6 +12,21 @@ import { clientIp } from "./ClientIp.ts"
 
 const WINDOW_MS = 60_000
 
+/**
+ * Per-node counters for when the shared cache fails: the limit still holds on each node (a client spread over N
+ * nodes gets at most N times the limit) rather than failing open. One window at a time; a new window starts empty.
+ */
+const fallback = { window: -1, counts: new Map<string, number>() }
+const countLocally = (key: string, window: number) => {
+  if (fallback.window !== window) {
+    fallback.window = window
+    fallback.counts = new Map()
+  }
+  const count = (fallback.counts.get(key) ?? 0) + 1
+  fallback.counts.set(key, count)
+  return count
+}
+
 export const enforce = (bucket: "auth" | "ws") =>
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -21,10 +36,11 @@ export const enforce = (bucket: "auth" | "ws") =>
     const cache = yield* Cache
     const now = yield* Clock.currentTimeMillis
     const window = Math.floor(now / WINDOW_MS)
-    // When the cache is down the limit cannot be counted; letting requests through beats locking everybody out.
-    const counted = yield* cache.incr(`ratelimit:${bucket}:${ip}:${window}`, WINDOW_MS).pipe(Effect.option)
-    if (counted._tag === "None") return
-    const { count } = counted.value
+    const key = `ratelimit:${bucket}:${ip}:${window}`
+    const count = yield* cache.incr(key, WINDOW_MS).pipe(
+      Effect.map((c) => c.count),
+      Effect.orElse(() => Effect.sync(() => countLocally(key, window)))
+    )
     const resetAt = (window + 1) * WINDOW_MS
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000))
     if (count <= limit) return

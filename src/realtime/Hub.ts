@@ -8,7 +8,7 @@ import { websocketActiveConnections } from "../../layers/Metrics.ts"
 import { PubSub } from "../../layers/PubSub.ts"
 import { AppConfig } from "../Config.ts"
 import { decodeSessionEnded, SESSION_ENDED_EVENT } from "../auth/SessionEnded.ts"
-import { EventBus, type Envelope } from "../events/EventBus.ts"
+import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus.ts"
 import { Presence } from "../status/Presence.ts"
 import { Statuses } from "../status/Statuses.ts"
 import { versionIdHeader } from "../system/Version.ts"
@@ -36,6 +36,14 @@ export const CLOSE_SUPERSEDED = { code: 4002, reason: "connection resumed on ano
  * the app, whose REST calls now answer 401, signs out.
  */
 export const CLOSE_SESSION_ENDED = { code: 1008, reason: "session ended" } as const
+/**
+ * This node missed cluster events (its bus subscription broke, or another node's outbox overflowed): every socket is
+ * closed and its connection forgotten, so that each client reconnects to a new connection_id and hello and resyncs
+ * over REST, as it does after any server restart.
+ */
+export const CLOSE_RESYNC = { code: 1012, reason: "events missed: reconnect and resync" } as const
+/** How long a stopping node keeps its connections for other nodes to take over (official clients retry within seconds). */
+export const HANDOVER_MAX_WAIT_MS = 10_000
 /** How often socket sessions are checked for expiry (in memory; the database only for those past their time). */
 const EXPIRY_CHECK_MS = 1000
 const DEFAULT_MAX_CONNECTIONS = 10
@@ -67,6 +75,12 @@ export interface HubService {
   readonly socketCount: Effect.Effect<number>
   /** Distinct users with a socket open on this node. */
   readonly userCount: Effect.Effect<number>
+  /**
+   * For a node shutting down, its sockets closed: waits, at most HANDOVER_MAX_WAIT, while connections whose socket
+   * closed since `closedSince` (by the shutdown) and that other nodes may still take over (their clients reconnecting elsewhere with connection_id and sequence_number) remain, so that
+   * the replay buffers move through the takeover path instead of going down with the node.
+   */
+  readonly handOver: (closedSince: number) => Effect.Effect<void>
 }
 
 export class Hub extends Context.Tag("service/Hub")<Hub, HubService>() {}
@@ -291,6 +305,20 @@ export const make = Effect.gen(function*() {
       if (remaining === 0) yield* statuses.disconnected(connection.userId).pipe(Effect.ignore)
     })
 
+  /** Closes the connections' sockets and forgets them, replay buffers and owner records included: nothing resumes them. */
+  const drop = (list: ReadonlyArray<Connection>, how: { readonly code: number; readonly reason: string }) =>
+    Effect.gen(function*() {
+      for (const connection of list) {
+        unregister(connection)
+        const ws = connection.ws
+        connection.ws = undefined
+        if (ws === undefined) continue
+        if (ws.session !== undefined) ws.session.end(how)
+        else ws.close(how.code, how.reason)
+      }
+      if (cache.shared) yield* Effect.forEach(list, (c) => cache.del(recordKey(c.id)).pipe(Effect.ignore), { discard: true, concurrency: 16 })
+    })
+
   /**
    * Sessions that ended: their sockets here close and their connections are forgotten with their replay buffers
    * and owner records, so nothing of them can be resumed on any node.
@@ -301,17 +329,17 @@ export const make = Effect.gen(function*() {
       for (const connection of connections.values()) {
         if (connection.sessionId !== "" && ids.has(connection.sessionId)) ended.push(connection)
       }
-      for (const connection of ended) {
-        unregister(connection)
-        const ws = connection.ws
-        connection.ws = undefined
-        if (ws !== undefined) {
-          if (ws.session !== undefined) ws.session.end(CLOSE_SESSION_ENDED)
-          else ws.close(CLOSE_SESSION_ENDED.code, CLOSE_SESSION_ENDED.reason)
-        }
-      }
-      if (cache.shared) yield* Effect.forEach(ended, (c) => cache.del(recordKey(c.id)).pipe(Effect.ignore), { discard: true })
+      yield* drop(ended, CLOSE_SESSION_ENDED)
     })
+
+  /** Every local connection closed and forgotten with its replay state: see CLOSE_RESYNC. */
+  const resetAll = Effect.gen(function*() {
+    const all = [...connections.values()].filter((c) => c.pending === undefined)
+    yield* Effect.logWarning("cluster events were missed: sockets reset so that their clients resync").pipe(
+      Effect.annotateLogs({ connections: all.length })
+    )
+    yield* drop(all, CLOSE_RESYNC)
+  })
 
   /**
    * Sessions of local connections whose time is up, or (with `all`) every one of them, checked against the database:
@@ -348,6 +376,7 @@ export const make = Effect.gen(function*() {
   /** One cluster event: membership bookkeeping first, then delivery to the local connections it concerns. */
   const dispatch = (envelope: Envelope) =>
     Effect.gen(function*() {
+      if (envelope.event === RESET_SOCKETS_EVENT) return yield* resetAll
       if (envelope.event === SESSION_ENDED_EVENT) {
         const ended = decodeSessionEnded(envelope.data)
         if (Option.isSome(ended)) yield* endSessions(new Set(ended.value.session_ids))
@@ -441,6 +470,7 @@ export const make = Effect.gen(function*() {
     )
   yield* deliverAll(bus.localEvents)
   yield* deliverAll(bus.remoteEvents)
+  yield* pubsub.gaps.pipe(Stream.runForEach(() => quietly(resetAll)), Effect.forkScoped)
   yield* pubsub.subscribe(CONTROL_TOPIC).pipe(
     Stream.filterMap(decodeControl),
     Stream.runForEach((message) => quietly(onControl(message))),
@@ -463,6 +493,30 @@ export const make = Effect.gen(function*() {
         return rows.length > 0
       }),
     channelsOf: (userId) => [...(subscriptions.user(userId)?.channels ?? [])],
+    handOver: (closedSince) => Effect.gen(function*() {
+      // Only another node can take a connection over, and only through the shared cache.
+      if (!cache.shared) return
+      const started = yield* Clock.currentTimeMillis
+      const waiting = () => {
+        let n = 0
+        for (const c of connections.values()) {
+          // A socket still attached is one the shutdown is closing (its departure may not have run yet).
+          if (c.pending === undefined && (c.ws !== undefined || ((c.disconnectedAt ?? 0) >= closedSince && c.resumable))) n++
+        }
+        return n
+      }
+      const before = waiting()
+      if (before === 0) return
+      yield* Effect.logInfo("handing connections over to the other nodes").pipe(Effect.annotateLogs({ connections: before }))
+      let now = started
+      while (waiting() > 0 && now - started < HANDOVER_MAX_WAIT_MS) {
+        yield* Effect.sleep("50 millis")
+        now = yield* Clock.currentTimeMillis
+      }
+      yield* Effect.logInfo("connection handover done").pipe(
+        Effect.annotateLogs({ handed_over: before - waiting(), left: waiting(), waited_ms: now - started })
+      )
+    }),
     socketCount: Effect.sync(() => socketCount),
     userCount: Effect.sync(() => {
       let n = 0

@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Layer, Option, Runtime, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Runtime, Schema } from "effect"
 import { type IncomingMessage, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
@@ -11,6 +11,7 @@ import { edge } from "../http/Edge.ts"
 import { clientIp } from "../ratelimit/ClientIp.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import type { ProtocolName } from "./Frames.ts"
+import { Hub } from "./Hub.ts"
 import { refusal, type Run, type SessionServices, type SocketAuth, SocketSession } from "./SocketSession.ts"
 import { hasQueryToken, headersOf, makeWebSocketServer, requireHandshake, upgradeToken } from "./Upgrade.ts"
 
@@ -149,9 +150,13 @@ export const make = Effect.gen(function*() {
     return true
   }
 
-  const shutdown = Effect.suspend(() => {
+  // Sockets close with 1001 and record their departure; their connections then wait (bounded) for their clients to
+  // resume on other nodes, which take the replay buffers over: a rolling restart costs clients no resync.
+  const shutdown = Effect.gen(function*() {
     accepting = false
-    return Effect.forEach([...sessions], (session) => session.shutdown(), { concurrency: "unbounded", discard: true })
+    const since = yield* Clock.currentTimeMillis
+    yield* Effect.forEach([...sessions], (session) => session.shutdown(), { concurrency: "unbounded", discard: true })
+    yield* (yield* Hub).handOver(since)
   }).pipe(Effect.provide(runtime))
 
   yield* Effect.addFinalizer(() => shutdown)

@@ -37,6 +37,34 @@ const existing = (id: string) =>
 
 const wire = (row: ProviderRow) => Effect.map(AppConfig, (config) => toAdminWire(row, config.siteUrl))
 
+/** What the admin should know about a provider just saved: plain-http URLs (development only), SSO switched off. */
+const warningsFor = (row: ProviderRow) =>
+  Effect.gen(function*() {
+    const warnings: Array<string> = []
+    const urls = { issuer_url: row.issuer_url, web_base_url: row.settings.web_base_url, api_base_url: row.settings.api_base_url }
+    for (const [field, value] of Object.entries(urls)) {
+      if (typeof value === "string" && value.startsWith("http://")) {
+        warnings.push(`${field} uses plain http: accepted because SERVICE_ENVIRONMENT is not production, where https is required`)
+      }
+    }
+    const directory = yield* SsoDirectory
+    if (row.is_active && !(yield* directory.settings).enable_sso) {
+      warnings.push("single sign-on is switched off globally: this provider is not offered until PUT /api/v1/admin/sso/settings sets enable_sso to true")
+    }
+    if (warnings.length > 0) {
+      yield* Effect.logWarning("SSO provider saved with warnings").pipe(Effect.annotateLogs({ provider_key: row.provider_key, warnings }))
+    }
+    return warnings
+  })
+
+/** The provider as the admin API shows it, with `warnings` when there is something to say. */
+const savedWire = (row: ProviderRow) =>
+  Effect.gen(function*() {
+    const body = yield* wire(row)
+    const warnings = yield* warningsFor(row)
+    return warnings.length > 0 ? { ...body, warnings } : body
+  })
+
 const validated = (body: unknown, before?: ProviderRow) =>
   Effect.flatMap(IdP, (idp) =>
     Either.match(validateProvider(body, { allowInsecureUrls: idp.allowInsecureRequests }, before), {
@@ -55,7 +83,7 @@ const create = Effect.gen(function*() {
   yield* requireSystemAdmin
   const draft = yield* validated(yield* Decode.jsonBody)
   const directory = yield* SsoDirectory
-  return created(yield* wire(yield* directory.create(draft)))
+  return created(yield* savedWire(yield* directory.create(draft)))
 })
 
 const update = Effect.gen(function*() {
@@ -66,7 +94,7 @@ const update = Effect.gen(function*() {
   const directory = yield* SsoDirectory
   const row = yield* directory.update(id, draft)
   yield* Effect.flatMap(IdP, (idp) => idp.forget(id))
-  return json(yield* wire(row))
+  return json(yield* savedWire(row))
 })
 
 const remove = Effect.gen(function*() {

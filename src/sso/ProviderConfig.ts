@@ -73,7 +73,7 @@ export class FieldError {
 }
 
 /** Fields the admin API returns and accepts back unchanged (a client may PUT what it read); they are ignored. */
-const READ_ONLY = new Set(["id", "client_secret_set", "callback_url", "last_test_at", "last_test_success", "create_at", "update_at"])
+const READ_ONLY = new Set(["id", "client_secret_set", "callback_url", "last_test_at", "last_test_success", "create_at", "update_at", "warnings"])
 const WRITABLE = new Set([
   "provider_key", "provider_type", "display_name", "issuer_url", "client_id", "client_secret", "is_active", "auto_provision",
   "default_role", "groups_claim", "role_mappings", "allow_domains", "required_organization", "required_team", "web_base_url",
@@ -97,7 +97,7 @@ const TEAM_PATTERN = /^[A-Za-z0-9._-]{1,100}$/
 const CLAIM_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/
 
 export interface ValidationOptions {
-  /** Whether http:// issuer and API URLs are accepted (test identity providers on loopback only). */
+  /** Whether http:// issuer and API URLs are accepted: outside production (with a warning), and by test providers. */
   readonly allowInsecureUrls: boolean
 }
 
@@ -123,7 +123,7 @@ const url = (field: string, value: unknown, options: ValidationOptions): Check<s
     return fail(field, "must be an absolute URL")
   }
   if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && options.allowInsecureUrls)) {
-    return fail(field, "must use https")
+    return fail(field, "must use https (plain http is accepted only when SERVICE_ENVIRONMENT is not production)")
   }
   if (parsed.username !== "" || parsed.password !== "" || parsed.search !== "" || parsed.hash !== "") {
     return fail(field, "must not carry credentials, a query or a fragment")

@@ -98,4 +98,13 @@ describe("the auth rate limit", () => {
     expect(event).toContain("client_ip=203.0.113.99")
     expect(event).toContain("level=WARN")
   })
+
+  it("counts each spelling of one address once: IPv4-mapped IPv6 and IPv6 forms are normalised", async () => {
+    const spellings = ["198.51.100.77", "::ffff:198.51.100.77", "::FFFF:c633:644d"]
+    for (const spelling of spellings) expect((await login(trusting, { "x-forwarded-for": spelling })).status).toBe(401)
+    expect((await login(trusting, { "x-forwarded-for": "198.51.100.77" })).status).toBe(429)
+    const v6 = ["2001:db8::7", "2001:DB8:0:0:0:0:0:7", "2001:0db8::0007"]
+    for (const spelling of v6) expect((await login(trusting, { "x-forwarded-for": spelling })).status).toBe(401)
+    expect((await login(trusting, { "x-forwarded-for": "2001:db8::7" })).status).toBe(429)
+  })
 })

@@ -7,7 +7,7 @@ import { createTestDatabase, hasRedis, redisUrl } from "../support/Databases.ts"
 import type { TestServer } from "../support/TestServer.ts"
 import { freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "../startup/Process.ts"
 import { expectLimitAcrossNodes, expectSeamless, type Member, say, teamWithChannel } from "./Fixture.ts"
-import { MattermostSocket, wsUrl } from "./Sockets.ts"
+import { eventually, MattermostSocket, wsUrl } from "./Sockets.ts"
 
 /**
  * Two service processes, as an operator runs a cluster: separate Node processes on one PostgreSQL database and one
@@ -108,4 +108,32 @@ cluster("two service processes sharing PostgreSQL and Redis", () => {
       await db.end()
     }
   })
+
+  it("hands a stopping process's connections over: the client resumes on the other process with no new hello and nothing missed", async () => {
+    for (const s of sockets.splice(0)) s.close()
+    const bobSocket = track(new MattermostSocket(wsUrl(nodeA.url), bob.client.getToken(), { retryMs: 60_000 }))
+    await bobSocket.connect()
+    const hello = await bobSocket.hello()
+    await say(aliceOn(nodeB), channelId, "before the restart")
+    await bobSocket.waitFor(posted("before the restart"), "the first post")
+
+    const stopping = Date.now()
+    nodeA.child.kill("SIGTERM")
+    await eventually(() => bobSocket.closes.length > 0 ? true : undefined, "the 1001 close", 10_000)
+    // Posted while the client is between sockets: the stopping process still numbers it for the connection.
+    await say(aliceOn(nodeB), channelId, "during the restart")
+    await bobSocket.moveTo(wsUrl(nodeB.url))
+    expect(bobSocket.urls.at(-1)).toContain(`connection_id=${String(hello.data?.connection_id)}`)
+    await bobSocket.waitFor(posted("during the restart"), "the post made while moving", 10_000).catch((e: Error) => {
+      throw new Error(`${e.message}: hellos ${bobSocket.named("hello").length}, exited ${nodeA.child.exitCode}, events ${JSON.stringify(bobSocket.events.map((f) => f.event))}\n${nodeA.output().slice(-3000)}`)
+    })
+    await say(aliceOn(nodeB), channelId, "after the restart")
+    await bobSocket.waitFor(posted("after the restart"), "a live post on B")
+    expectSeamless(bobSocket, ["before the restart", "during the restart", "after the restart"])
+
+    expect(await nodeA.exited).toBe(0)
+    const took = Date.now() - stopping
+    console.log(`[realtime] SIGTERM to exit with one connection handed over: ${took} ms`)
+    expect(took).toBeLessThan(30_000)
+  }, 60_000)
 })

@@ -101,7 +101,9 @@ describe("provider configurations", () => {
 
     const listed = await h.api("GET", "/api/v1/admin/sso")
     expect(listed.body).toHaveLength(1)
-    expect(listed.body[0]).toEqual(created.body)
+    // The list leaves out the warnings of the save (plain-http issuer of the test provider, SSO switched off).
+    const { warnings: _warnings, ...saved } = created.body
+    expect(listed.body[0]).toEqual(saved)
   })
 
   it("applies type defaults: Google's issuer for webidp, github.com for codehost", async () => {

@@ -260,7 +260,9 @@ describe("state and codes", () => {
   it("refuses redirect targets outside the service", async () => {
     for (const target of ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)"]) {
       const flow = await signIn(h, "corp", h.browser(), target)
-      expect(flow.error, target).toBe("redirect_uri must be a path inside this service")
+      // A NUL is refused earlier, by the query decoding, naming the same parameter.
+      if (target.includes("\u0000")) expect(flow.error, target).toMatch(/redirect_uri contains a NUL/)
+      else expect(flow.error, target).toBe("redirect_uri must be a path inside this service")
     }
     // A NUL character is refused where every query is decoded, before the flow looks at the target.
     expect((await signIn(h, "corp", h.browser(), "/ok\u0000")).error).toMatch(/^Invalid query parameter: redirect_uri contains a NUL character/)
