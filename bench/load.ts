@@ -135,7 +135,10 @@ export const runLoad = async () => {
     console.log(`seeded ${maxUsers} users, ${seeded.channels} channels of 50-200 members, ${POSTS_PER_CHANNEL} posts each`)
     const users = seeded.users
     const base = new URL(service.url)
-    const agent = new Agent({ keepAlive: true, maxSockets: 256 })
+    // Idle keep-alive connections are dropped after 4 s, before the server's 5 s keep-alive timeout closes them: a
+    // request sent on a connection the server is closing fails with ECONNRESET, which would count a race of the
+    // generator's own making as a service error.
+    const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 })
     let window = newWindow()
     /** Posts in flight: tag -> time sent, to time each socket's delivery. */
     const sentAt = new Map<number, number>()

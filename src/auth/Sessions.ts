@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { Cache } from "../../layers/Cache.ts"
 import { newId } from "../../layers/Crypto.ts"
@@ -73,6 +73,7 @@ const fromRow = (row: SessionRow): Session => ({
 
 const CACHE_TTL = "10 minutes"
 const ACTIVITY_WRITE_INTERVAL_MS = 5 * 60 * 1000
+const ACTIVITY_FLUSH = "1 second"
 const cacheKey = (id: string) => `session:${id}`
 const DECODED_MEMO_SIZE = 10_000
 const encode = Schema.encodeSync(SessionJson)
@@ -84,6 +85,8 @@ export const make = Effect.gen(function*() {
   const cache = yield* Cache
   const sql = db.sql
   const tokens = makeTokens(config.jwtSecretValue)
+  /** Sessions whose activity is due to be written: id -> time. */
+  const pendingActivity = new Map<string, number>()
 
   // The text last decoded per session: the cache answers the same text on every request of a session, and decoding it
   // with the Schema each time cost more than the rest of the lookup. Only the identical text reuses the result, so an
@@ -192,14 +195,28 @@ export const make = Effect.gen(function*() {
         return Option.map(Option.fromNullable(rows[0]), fromRow)
       }),
     touch: (session) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        if (now - session.last_activity_at < ACTIVITY_WRITE_INTERVAL_MS) return
-        yield* db.execute(sql`UPDATE sessions SET last_activity_at = ${now} WHERE id = ${session.id}`)
-        yield* remember({ ...session, last_activity_at: now })
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (now - session.last_activity_at < ACTIVITY_WRITE_INTERVAL_MS) return Effect.void
+        pendingActivity.set(session.id, now)
+        return remember({ ...session, last_activity_at: now })
       })
   }
+
+  // Activity is written in batches: one UPDATE per ACTIVITY_FLUSH interval for every session that became due meanwhile
+  // (each at most once per ACTIVITY_WRITE_INTERVAL_MS), instead of a statement and its commit per session; the cache
+  // has the new time at once. What is pending is written when the service stops.
+  const flushActivity = Effect.suspend(() => {
+    if (pendingActivity.size === 0) return Effect.void
+    const ids = [...pendingActivity.keys()]
+    let at = 0
+    for (const t of pendingActivity.values()) at = Math.max(at, t)
+    pendingActivity.clear()
+    // One statement text whatever the batch size (an array parameter), so it is prepared once.
+    return db.execute(sql`UPDATE sessions SET last_activity_at = ${at} WHERE id = ANY(${ids}) AND last_activity_at < ${at}`)
+  }).pipe(Effect.ignore)
+  yield* flushActivity.pipe(Effect.repeat(Schedule.spaced(ACTIVITY_FLUSH)), Effect.forkScoped)
+  yield* Effect.addFinalizer(() => flushActivity)
   return service
 })
 
-export const layer = Layer.effect(Sessions, make)
+export const layer = Layer.scoped(Sessions, make)

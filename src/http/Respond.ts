@@ -2,8 +2,8 @@ import { HttpServerResponse } from "@effect/platform"
 
 /**
  * JSON responses with `Content-Type` exactly `application/json`: Client4 parses a body only on strict equality.
- * Encoding happens once, here. The body stays a string with its Content-Length: Node then sends the head and the
- * body in one write (a byte array body goes out as a second buffer of a writev).
+ * Encoding happens once, here. The body stays a string with its Content-Length: Node joins it to the head and encodes
+ * the text once, in one buffer (a byte array body would be encoded here first and sent as a second buffer).
  */
 export const json = (body: unknown, status = 200, headers?: Record<string, string>) => {
   const text = JSON.stringify(body)
