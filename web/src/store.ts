@@ -100,15 +100,25 @@ export const reloadCategories = async () => {
 
 const PAGE = 60
 
-/** First page of a channel (or the newest posts after a reconnect): replaces the timeline's newest part. */
+/**
+ * First page of a channel (or the newest posts after a reconnect), merged into what is known: posts older than the
+ * page stay, and so do posts deleted while we watched (shown as deleted until the channel is reloaded, as Mattermost
+ * does); posts missing from the page's time range are gone.
+ */
 export const loadChannel = async (channelId: string) => {
   const list = await client.getPosts(channelId, 0, PAGE, false, false)
-  const ordered = [...list.order].reverse()
+  const fresh = new Set(list.order)
+  const oldest = Math.min(...list.order.map((id) => list.posts[id].create_at), Number.MAX_SAFE_INTEGER)
   batch(() => {
     addPosts(Object.values(list.posts))
     const old = timelines.value[channelId]
-    const keep = old ? old.order.filter((id) => !ordered.includes(id) && posts.value[id] && posts.value[id].create_at < (list.posts[ordered[0]]?.create_at ?? 0)) : []
-    timelines.value = { ...timelines.value, [channelId]: { order: [...keep, ...ordered], more: old ? old.more || keep.length > 0 : list.order.length >= PAGE } }
+    const keep = (old?.order ?? []).filter((id) => {
+      const p = posts.value[id]
+      return p && !fresh.has(id) && (p.create_at < oldest || p.delete_at > 0)
+    })
+    const order = [...keep, ...list.order].sort((a, b) => posts.value[a].create_at - posts.value[b].create_at)
+    const more = old ? old.more || keep.some((id) => posts.value[id].create_at < oldest) : list.order.length >= PAGE
+    timelines.value = { ...timelines.value, [channelId]: { order, more } }
   })
 }
 

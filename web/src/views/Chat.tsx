@@ -88,11 +88,11 @@ const Header = ({ teamName }: { teamName: string }) => {
     <header class="topbar">
       <nav class="teams" aria-label="Teams">
         {teams.value.map((t) => (
-          <a key={t.id} href={`/${t.name}/channels/town-square`} onClick={link(`/${t.name}/channels/town-square`)} aria-current={t.name === teamName ? "page" : undefined} title={t.display_name} aria-label={`Team ${t.display_name}`}>
-            {t.display_name.slice(0, 2)}
+          <a key={t.id} href={`/${t.name}/channels/town-square`} onClick={link(`/${t.name}/channels/town-square`)} aria-current={t.name === teamName ? "page" : undefined} title={t.display_name}>
+            <span aria-hidden="true">{t.display_name.slice(0, 2)}</span><span class="sr-only">{t.display_name}</span>
           </a>
         ))}
-        <a href="/create_team" onClick={link("/create_team")} aria-label="Create a team" title="Create a team">＋</a>
+        <a href="/create_team" onClick={link("/create_team")} title="Create a team"><span aria-hidden="true">＋</span><span class="sr-only">Create a team</span></a>
       </nav>
       <form role="search" class="search" onSubmit={(e) => { e.preventDefault(); if (terms.trim()) panel.value = { kind: "search", terms: terms.trim() } }}>
         <input type="search" aria-label="Search messages" placeholder="Search" value={terms} onInput={(e) => setTerms(e.currentTarget.value)} />

@@ -77,6 +77,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
   const post = posts.value[id]
   const [picker, setPicker] = useState(false)
   const [menu, setMenu] = useState(false)
+  const [confirming, setConfirming] = useState(false)
   if (!post) return null
   const author = users.value[post.user_id]
   const name = author?.username ?? "…"
@@ -126,6 +127,13 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
         ) : (
           <div class="message" dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
         )}
+        {confirming && !deleted && (
+          <div class="confirm row" role="alertdialog" aria-label="Delete message" aria-describedby={`confirm-${post.id}`}>
+            <span id={`confirm-${post.id}`}>Delete this message? This cannot be undone.</span>
+            <button type="button" class="danger" autoFocus onClick={() => { setConfirming(false); void client.deletePost(post.id).catch(() => undefined) }}>Delete</button>
+            <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+          </div>
+        )}
         {!deleted && post.edit_at > 0 && !editing && <span class="muted edited">(edited)</span>}
         {!deleted && <Files post={post} />}
         {!deleted && <Reactions post={post} />}
@@ -144,7 +152,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
               <button role="menuitem" type="button" onClick={toggleSave}>{saved ? "Remove from saved" : "Save"}</button>
               {mine && <button role="menuitem" type="button" onClick={() => setEditing(post.id)}>Edit</button>}
               {mine && (
-                <button role="menuitem" type="button" class="danger" onClick={() => confirm("Delete this message?") && client.deletePost(post.id).catch(() => undefined)}>Delete</button>
+                <button role="menuitem" type="button" class="danger" onClick={() => setConfirming(true)}>Delete</button>
               )}
             </div>
           )}
