@@ -89,6 +89,12 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await messages(bob).getByText("glad to be here").waitFor()
     })
 
+    await step("typing", async () => {
+      await bob.getByRole("textbox", { name: "Write to Town Square" }).pressSequentially("typing something")
+      await alice.getByText("bob is typing…").waitFor()
+      await bob.getByRole("textbox", { name: "Write to Town Square" }).fill("")
+    })
+
     await step("thread", async () => {
       const bobsPost = messages(alice).getByRole("article").filter({ hasText: "glad to be here" })
       await bobsPost.hover()
@@ -99,6 +105,10 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await bob.getByRole("button", { name: "1 reply" }).click()
       await bob.getByRole("complementary", { name: "Thread" }).getByText("Replying in a thread").waitFor()
       await bob.getByRole("button", { name: "Close thread" }).click()
+      // Alice replied, so she follows the thread: it is listed in her followed threads.
+      await alice.getByRole("button", { name: "Followed threads" }).click()
+      await alice.getByRole("complementary", { name: "Followed threads" }).getByRole("button", { name: /Thread by bob: Hi Alice/ }).waitFor()
+      await alice.getByRole("button", { name: "Close panel" }).click()
     })
 
     await step("reaction", async () => {

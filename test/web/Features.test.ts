@@ -106,6 +106,7 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
       await kept.hover()
       await kept.getByRole("button", { name: "More actions" }).click()
       await kept.getByRole("menuitem", { name: "Save" }).click()
+      await kept.getByText("Saved", { exact: true }).waitFor()
       await page.getByRole("button", { name: "Saved messages" }).click()
       await page.getByRole("complementary", { name: "Saved messages" }).getByText("second version").waitFor()
       await page.getByRole("button", { name: "Pinned messages" }).click()
@@ -126,6 +127,24 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
       expect(await box().inputValue()).toBe("ping @dave ")
       await box().press("Enter")
       await messages().locator(".mention", { hasText: "@dave" }).waitFor()
+    })
+  })
+
+  it("sets and clears a custom status", async () => {
+    await step("custom-status", async () => {
+      await page.getByRole("button", { name: /Account menu/ }).click()
+      await page.getByRole("menuitem", { name: "Set a custom status" }).click()
+      const dialog = page.getByRole("dialog", { name: "Custom status" })
+      await dialog.getByLabel("Status text").fill("In a meeting")
+      await dialog.getByRole("button", { name: "Save status" }).click()
+      await page.getByRole("button", { name: /Account menu/ }).click()
+      await page.getByRole("menuitem", { name: /Custom status: .*In a meeting/ }).click()
+      await dialog.getByLabel("Status text").fill("")
+      await dialog.getByRole("button", { name: "Save status" }).click()
+      await page.getByRole("button", { name: /Account menu/ }).click()
+      await page.getByRole("menuitem", { name: "Set a custom status" }).waitFor()
+      await page.keyboard.press("Escape")
+      await page.getByRole("button", { name: /Account menu/ }).click()
     })
   })
 

@@ -118,6 +118,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
             <button type="button" class="author" onClick={(e) => showProfile(post.user_id, e.currentTarget as HTMLElement)}>{name}</button>
             <time dateTime={new Date(post.create_at).toISOString()}>{time(post.create_at)}</time>
             {post.is_pinned && <span class="tag">Pinned</span>}
+            {saved && <span class="tag">Saved</span>}
           </header>
         )}
         {deleted ? (
