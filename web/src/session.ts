@@ -10,7 +10,7 @@ export const boot = async () => {
 
 export const signedIn = async () => {
   const user = await client.getMe()
-  const [mine, full, prefs] = await Promise.all([client.getMyTeams(), client.getClientConfig(), client.getMyPreferences().catch(() => [])])
+  const [mine, full, prefs] = await Promise.all([client.getMyTeams(), client.getClientConfig(), client.getMyPreferences().then((p) => p as unknown as Array<{ category: string; name: string }>, () => [])])
   config.value = full as unknown as Record<string, string>
   flagged.value = new Set(prefs.filter((p) => p.category === "flagged_post").map((p) => p.name))
   teams.value = mine
