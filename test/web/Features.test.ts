@@ -19,13 +19,17 @@ let browser: Browser
 let closeBrowser: () => Promise<void>
 let context: BrowserContext
 let page: Page
+let carol: ReturnType<typeof client4>
+let teamId = ""
 
 beforeAll(async () => {
   server = await startServer()
   const admin = client4(server.url)
+  carol = admin
   await admin.createUser({ username: "carol", email: "carol@example.com", password: PASSWORD } as never, "", "")
   await admin.login("carol", PASSWORD)
   const team = await admin.createTeam({ name: "tools", display_name: "Tools", type: "O" } as never)
+  teamId = team.id
   const other = client4(server.url)
   const dave = await other.createUser({ username: "dave", email: "dave@example.com", password: PASSWORD } as never, "", "")
   await admin.addToTeam(team.id, dave.id)
@@ -148,8 +152,57 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
     })
   })
 
+  it("paints a 60-post channel within 100 ms of its data, and scrolls back through older history", async () => {
+    await step("history", async () => {
+      const channel = await carol.createChannel({ team_id: teamId, name: "history", display_name: "History", type: "O" } as never)
+      for (let i = 1; i <= 80; i++) await carol.createPost({ channel_id: channel.id, message: `history message ${i}` } as never)
+      await page.goto("/tools/channels/history")
+      await messages().getByText("history message 80").waitFor()
+      const paint = await page.evaluate(() => performance.getEntriesByName("channel-paint").map((e) => e.duration))
+      expect(paint.length).toBeGreaterThan(0)
+      expect(paint[0]).toBeLessThan(100)
+      expect(await messages().getByText("history message 20", { exact: true }).count()).toBe(0)
+      // Scrolling to the top loads the older page.
+      await messages().evaluate((el) => (el.scrollTop = 0))
+      await messages().getByText("history message 1", { exact: true }).waitFor()
+      await messages().getByText("This is the start of the channel.").waitFor()
+    })
+  })
+
+  it("resyncs after the connection drops: posts made meanwhile appear", async () => {
+    await step("resync", async () => {
+      // The page's socket goes through a route the test can cut (network emulation leaves open sockets alone).
+      const routes: Array<import("playwright-core").WebSocketRoute> = []
+      await page.routeWebSocket(/\/api\/v4\/websocket/, (ws) => {
+        routes.push(ws)
+        ws.connectToServer()
+      })
+      await page.reload()
+      await messages().getByText("history message 80").waitFor()
+      await expect.poll(() => routes.length).toBe(1)
+      routes[0].close({ code: 1006 })
+      const channel = await carol.getChannelByName(teamId, "history")
+      await carol.createPost({ channel_id: channel.id, message: "posted during the outage" } as never)
+      await messages().getByText("posted during the outage").waitFor({ timeout: 20_000 })
+      expect(routes.length).toBe(2)
+      await page.unrouteAll()
+    })
+  }, 40_000)
+
+  it("shows a 24-hour clock when chosen", async () => {
+    await step("clock", async () => {
+      await page.getByRole("button", { name: /Account menu/ }).click()
+      await page.getByRole("menuitem", { name: "Settings" }).click()
+      await page.getByRole("dialog", { name: "Settings" }).getByRole("checkbox", { name: "24-hour clock" }).check()
+      await page.getByRole("dialog", { name: "Settings" }).getByRole("button", { name: "Close" }).click()
+      await messages().getByRole("article", { name: /at \d\d:\d\d$/ }).first().waitFor()
+    })
+  })
+
   it("passes axe on the channel, a thread and the console, and at phone width", async () => {
     await step("axe-views", async () => {
+      await page.goto("/tools/channels/town-square")
+      await messages().getByText("second version").waitFor()
       await page.screenshot({ path: join(RESULTS_DIR, "channel.png") })
       expect(await axe()).toEqual([])
       const post = messages().getByRole("article").filter({ hasText: "second version" })

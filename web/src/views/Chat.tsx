@@ -6,7 +6,7 @@ import { emojiChar } from "../emoji.ts"
 import { navigate } from "../router.ts"
 import { signOut } from "../session.ts"
 import {
-  addPosts, categories, channelLabel, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
+  addPosts, categories, channelLabel, collapsedThreads, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
   markViewed, me, members, needUsers, posts, refreshChannels, statuses, teams, timelines, typing, unread, users
 } from "../store.ts"
 import { link } from "./Auth.tsx"
@@ -130,7 +130,8 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
   const pinnedToBottom = useRef(true)
   const loadingOlder = useRef(false)
   const heightBefore = useRef(0)
-  const order = (line?.order ?? []).filter((id) => posts.value[id] && !posts.value[id].root_id)
+  const collapsed = collapsedThreads.value
+  const order = (line?.order ?? []).filter((id) => posts.value[id] && (!collapsed || !posts.value[id].root_id))
 
   useLayoutEffect(() => {
     const el = scroller.current
@@ -143,6 +144,14 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
   useEffect(() => {
     pinnedToBottom.current = true
   }, [channelId])
+  // Time from the channel's posts arriving to the next frame after they rendered (read by the paint-time test).
+  useEffect(() => {
+    if (performance.getEntriesByName("channel-data").length === 0) return
+    requestAnimationFrame(() => {
+      performance.measure("channel-paint", "channel-data")
+      performance.clearMarks("channel-data")
+    })
+  }, [line])
 
   const onScroll = async () => {
     const el = scroller.current!

@@ -3,11 +3,11 @@ import { useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
 import { emojiChar } from "../emoji.ts"
 import { renderMarkdown } from "../markdown.ts"
-import { addPosts, flagged, me, posts, statuses, users } from "../store.ts"
+import { addPosts, flagged, formatTime, me, posts, statuses, users } from "../store.ts"
 import { EmojiPicker } from "./EmojiPicker.tsx"
 import { openThread, showProfile } from "./panels.ts"
 
-const time = (at: number) => new Date(at).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })
+const time = formatTime
 
 export const Avatar = ({ userId, size = 32 }: { userId: string; size?: number }) => {
   const user = users.value[userId]
@@ -120,6 +120,11 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
             {post.is_pinned && <span class="tag">Pinned</span>}
             {saved && <span class="tag">Saved</span>}
           </header>
+        )}
+        {post.root_id && !inThread && posts.value[post.root_id] && (
+          <button type="button" class="link replies" onClick={() => openThread(post.root_id)}>
+            Commented on {users.value[posts.value[post.root_id].user_id]?.username ?? "someone"}'s message
+          </button>
         )}
         {deleted ? (
           <p class="muted deleted">(message deleted)</p>
