@@ -134,6 +134,7 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
   const order = (line?.order ?? []).filter((id) => posts.value[id] && (!collapsed || !posts.value[id].root_id))
 
   useLayoutEffect(() => {
+    if (performance.getEntriesByName("channel-data").length > 0) performance.measure("channel-render", "channel-data")
     const el = scroller.current
     if (!el) return
     if (heightBefore.current) {

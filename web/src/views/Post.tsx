@@ -78,6 +78,10 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
   const [picker, setPicker] = useState(false)
   const [menu, setMenu] = useState(false)
   const [confirming, setConfirming] = useState(false)
+  // The action bar exists only while the post is hovered or holds focus: a channel of 60 posts paints faster without
+  // 60 hidden toolbars, and keyboard users reach it by focusing the post (Tab), as in Mattermost.
+  const [hovered, setHovered] = useState(false)
+  const [focused, setFocused] = useState(false)
   if (!post) return null
   const author = users.value[post.user_id]
   const name = author?.username ?? "…"
@@ -110,7 +114,10 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
   }
 
   return (
-    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}>
+    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}
+      tabIndex={0} onMouseEnter={() => setHovered(true)} onMouseLeave={() => setHovered(false)}
+      onFocusIn={() => setFocused(true)}
+      onFocusOut={(e) => { if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocused(false) }}>
       {!compact ? <Avatar userId={post.user_id} /> : <span class="gutter" aria-hidden="true">{time(post.create_at)}</span>}
       <div class="body">
         {!compact && (
@@ -147,7 +154,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
           <button type="button" class="link replies" onClick={() => openThread(post.id)}>{replies === 1 ? "1 reply" : `${replies} replies`}</button>
         )}
       </div>
-      {!deleted && (
+      {!deleted && (hovered || focused || menu || picker) && (
         <div class="actions" role="group" aria-label="Message actions">
           <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker(!picker)}>☺</button>
           {!inThread && <button type="button" aria-label="Reply" title="Reply" onClick={() => openThread(post.root_id || post.id)}>↩</button>}
