@@ -155,7 +155,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
         )}
       </div>
       {!deleted && (hovered || focused || menu || picker) && (
-        <div class="actions" role="group" aria-label="Message actions">
+        <div class="actions" role="group" aria-label="Message actions" onKeyDown={(e) => { if (e.key === "Escape") { setMenu(false); setPicker(false) } }}>
           <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker(!picker)}>☺</button>
           {!inThread && <button type="button" aria-label="Reply" title="Reply" onClick={() => openThread(post.root_id || post.id)}>↩</button>}
           <button type="button" aria-label="More actions" title="More actions" aria-haspopup="menu" aria-expanded={menu} onClick={() => setMenu(!menu)}>⋯</button>
