@@ -41,10 +41,16 @@ export interface TokenSources {
 
 export type UpgradeToken = { readonly token: string; readonly via: "cookie" | "header" | "subprotocol" }
 
-const originAllowed = (config: ResolvedConfig, origin: string | undefined) => {
+/**
+ * A browser's socket may use the session cookie when its page is ours: the Origin is the site URL, an allowed CORS
+ * origin, or the very host the request was sent to (gorilla's same-origin check, which Mattermost uses when no CORS
+ * origin is configured; a page elsewhere cannot make the browser send our Host with its own Origin).
+ */
+const originAllowed = (config: ResolvedConfig, origin: string | undefined, host: string | undefined) => {
   if (origin === undefined) return true
   if (config.corsAllowedOrigins.includes(origin)) return true
   try {
+    if (host !== undefined && new URL(origin).host.toLowerCase() === host.toLowerCase()) return true
     return new URL(config.siteUrl).origin === origin
   } catch {
     return false
@@ -58,7 +64,7 @@ const originAllowed = (config: ResolvedConfig, origin: string | undefined) => {
 export const upgradeToken = (request: HttpServerRequest.HttpServerRequest, config: ResolvedConfig, sources: TokenSources): Option.Option<UpgradeToken> => {
   if (sources.cookie) {
     const cookie = request.cookies[SESSION_COOKIE]
-    if (cookie !== undefined && cookie !== "" && originAllowed(config, request.headers["origin"])) {
+    if (cookie !== undefined && cookie !== "" && originAllowed(config, request.headers["origin"], request.headers["host"])) {
       return Option.some({ token: cookie, via: "cookie" })
     }
   }

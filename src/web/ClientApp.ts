@@ -11,8 +11,8 @@ import { mimeTypeFor } from "../files/MimeTypes.ts"
  * The service's own web client (web/, built into web/dist by `npm ci`'s prepare step): hashed files under /static/
  * cached for a year, and index.html (never cached) for every other path that is not an API, hook, plugin, OAuth or
  * socket path, so /login, /{team}/channels/{name} or /admin_console load the app, which routes in the browser.
- * The build is read once, on the first request, and kept in memory with a gzip copy of each text file: it is a few
- * hundred kilobytes, and reading or compressing per request would be work done again and again.
+ * The build is read on the first request and kept in memory with a gzip copy of each text file (it is a few hundred
+ * kilobytes; reading or compressing per request would be work done again and again); a page load notices a rebuild.
  */
 export const CLIENT_DIR = fileURLToPath(new URL("../../web/dist/", import.meta.url))
 
@@ -25,6 +25,7 @@ interface Asset {
 interface Build {
   readonly index: Asset | undefined
   readonly assets: ReadonlyMap<string, Asset>
+  readonly builtAt: number
 }
 
 const COMPRESSIBLE = new Set([".js", ".css", ".html", ".svg", ".json", ".map", ".txt"])
@@ -50,13 +51,20 @@ const walk = (dir: string, prefix: string, into: Map<string, Asset>) => {
 }
 
 let loaded: Build | undefined
-const load = (): Build => {
-  if (loaded !== undefined) return loaded
-  const indexFile = join(CLIENT_DIR, "index.html")
-  if (!existsSync(indexFile)) return { index: undefined, assets: new Map() } // not cached: a build may still come
+const INDEX_FILE = join(CLIENT_DIR, "index.html")
+const builtAt = () => (existsSync(INDEX_FILE) ? statSync(INDEX_FILE).mtimeMs : 0)
+
+/**
+ * The build in memory. `recheck` (page loads only, never the hashed files) notices a new build, e.g. from
+ * `node web/build.mjs --watch`, with one stat of index.html.
+ */
+const load = (recheck = false): Build => {
+  if (loaded !== undefined && !(recheck && builtAt() !== loaded.builtAt)) return loaded
+  const at = builtAt()
+  if (at === 0) return { index: undefined, assets: new Map(), builtAt: 0 } // not kept: a build may still come
   const assets = new Map<string, Asset>()
   walk(CLIENT_DIR, "", assets)
-  loaded = { index: asset(indexFile), assets }
+  loaded = { index: asset(INDEX_FILE), assets, builtAt: at }
   return loaded
 }
 
@@ -95,7 +103,7 @@ export const page = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const path = new URL(request.url, "http://localhost").pathname
   if (RESERVED.test(path)) return yield* notFound
-  const build = load()
+  const build = load(true)
   if (build.index === undefined) {
     return HttpServerResponse.text(NOT_BUILT, { status: 503, contentType: "text/html; charset=utf-8", headers: { "cache-control": "no-store" } })
   }

@@ -89,6 +89,12 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await messages(bob).getByText("glad to be here").waitFor()
     })
 
+    await step("typing", async () => {
+      await bob.getByRole("textbox", { name: "Write to Town Square" }).pressSequentially("typing something")
+      await alice.getByText("bob is typing…").waitFor()
+      await bob.getByRole("textbox", { name: "Write to Town Square" }).fill("")
+    })
+
     await step("thread", async () => {
       const bobsPost = messages(alice).getByRole("article").filter({ hasText: "glad to be here" })
       await bobsPost.hover()
@@ -99,6 +105,10 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await bob.getByRole("button", { name: "1 reply" }).click()
       await bob.getByRole("complementary", { name: "Thread" }).getByText("Replying in a thread").waitFor()
       await bob.getByRole("button", { name: "Close thread" }).click()
+      // Alice replied, so she follows the thread: it is listed in her followed threads.
+      await alice.getByRole("button", { name: "Followed threads" }).click()
+      await alice.getByRole("complementary", { name: "Followed threads" }).getByRole("button", { name: /Thread by bob: Hi Alice/ }).waitFor()
+      await alice.getByRole("button", { name: "Close panel" }).click()
     })
 
     await step("reaction", async () => {
@@ -162,6 +172,11 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await row.waitFor()
       await row.getByRole("button", { name: "Test Corp SSO" }).click()
       await row.getByText("Test succeeded").waitFor({ timeout: 15_000 })
+      await row.getByRole("button", { name: "Edit Corp SSO" }).click()
+      const edit = alice.getByRole("form", { name: "Edit Corp SSO" })
+      await edit.getByLabel("Display name").fill("Corporate SSO")
+      await edit.getByRole("button", { name: "Save changes" }).click()
+      await alice.getByRole("row").filter({ hasText: "Corporate SSO" }).waitFor()
       const enable = alice.getByRole("checkbox", { name: "Enable SSO" })
       if (!(await enable.isChecked())) await enable.check()
       await expect.poll(() => enable.isChecked()).toBe(true)
@@ -172,7 +187,7 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await alice.getByRole("button", { name: /Account menu/ }).click()
       await alice.getByRole("menuitem", { name: "Log out" }).click()
       await alice.getByRole("heading", { name: "Sign in" }).waitFor()
-      await alice.getByRole("link", { name: "Sign in with Corp SSO" }).waitFor()
+      await alice.getByRole("link", { name: "Sign in with Corporate SSO" }).waitFor()
       // Signed out for real: the app's routes send back to the sign-in page.
       await alice.goto("/acme-corp/channels/town-square")
       await alice.waitForURL(/\/login\?redirect_to=/)

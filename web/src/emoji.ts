@@ -15,6 +15,7 @@ export const EMOJI: Record<string, string> = {
   white_check_mark: "✅", heavy_check_mark: "✔️", x: "❌", warning: "⚠️", question: "❓", exclamation: "❗", bulb: "💡",
   memo: "📝", calendar: "📅", coffee: "☕", beer: "🍺", pizza: "🍕", cake: "🍰", sun_with_face: "🌞", rainbow: "🌈",
   zap: "⚡", snowflake: "❄️", bug: "🐛", lock: "🔒", key: "🔑", link: "🔗", hourglass: "⌛", alarm_clock: "⏰",
+  speech_balloon: "💬", calendar_spiral: "🗓️", palm_tree: "🌴", house: "🏠", car: "🚗", airplane: "✈️",
   100: "💯", skull: "💀", ghost: "👻", robot: "🤖", see_no_evil: "🙈", hushed: "😯", sweat_smile: "😅", innocent: "😇"
 }
 

@@ -5,7 +5,7 @@ import { useEffect, useState } from "preact/hooks"
 import "./styles.css"
 import { location$, navigate, path, query } from "./router.ts"
 import { boot, home } from "./session.ts"
-import { isAdmin, me, teams, totalMentions } from "./store.ts"
+import { config, isAdmin, me, teams, totalMentions } from "./store.ts"
 import { CreateTeam, Login, Signup } from "./views/Auth.tsx"
 import { Chat } from "./views/Chat.tsx"
 
@@ -31,7 +31,9 @@ const App = () => {
   if (!user) {
     if (p === "/login") return <Login />
     if (p === "/signup_user_complete" || p === "/signup_email") return <Signup />
-    queueMicrotask(() => navigate(p === "/" ? "/login" : `/login?redirect_to=${encodeURIComponent(location$.value)}`, true))
+    // An empty server offers the first visitor sign-up (that account administers the server).
+    const first = config.value.NoAccounts === "true"
+    queueMicrotask(() => navigate(first ? "/signup_user_complete" : p === "/" ? "/login" : `/login?redirect_to=${encodeURIComponent(location$.value)}`, true))
     return null
   }
   if (PUBLIC.includes(p)) {

@@ -1,6 +1,6 @@
 import { client, cookie } from "./api.ts"
 import { navigate } from "./router.ts"
-import { config, me, startSocket, stopSocket, teams } from "./store.ts"
+import { applyDisplay, config, flagged, me, startSocket, stopSocket, teams } from "./store.ts"
 
 /** Boot and sign-in/out: the config first (anonymous), then the user when a session cookie says there is one. */
 export const boot = async () => {
@@ -10,8 +10,10 @@ export const boot = async () => {
 
 export const signedIn = async () => {
   const user = await client.getMe()
-  const [mine, full] = await Promise.all([client.getMyTeams(), client.getClientConfig()])
+  const [mine, full, prefs] = await Promise.all([client.getMyTeams(), client.getClientConfig(), client.getMyPreferences().then((p) => p as unknown as Array<{ category: string; name: string; value: string }>, () => [])])
   config.value = full as unknown as Record<string, string>
+  flagged.value = new Set(prefs.filter((p) => p.category === "flagged_post").map((p) => p.name))
+  applyDisplay(prefs as Array<{ category: string; name: string; value: string }>)
   teams.value = mine
   me.value = user
   startSocket()

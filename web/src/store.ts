@@ -26,6 +26,9 @@ export const connected = signal(true)
 export const currentChannelId = signal<string>("")
 export const currentTeamId = signal<string>("")
 export const flagged = signal<Set<string>>(new Set())
+/** Display preferences (Mattermost's display_settings category): 24-hour clock, collapsed reply threads. */
+export const militaryTime = signal(false)
+export const collapsedThreads = signal(true)
 
 export const isAdmin = computed(() => (me.value?.roles ?? "").split(" ").includes("system_admin"))
 
@@ -100,15 +103,27 @@ export const reloadCategories = async () => {
 
 const PAGE = 60
 
-/** First page of a channel (or the newest posts after a reconnect): replaces the timeline's newest part. */
+/**
+ * First page of a channel (or the newest posts after a reconnect), merged into what is known: posts older than the
+ * page stay, and so do posts deleted while we watched (shown as deleted until the channel is reloaded, as Mattermost
+ * does); posts missing from the page's time range are gone.
+ */
 export const loadChannel = async (channelId: string) => {
   const list = await client.getPosts(channelId, 0, PAGE, false, false)
-  const ordered = [...list.order].reverse()
+  // The channel view measures "channel-paint" from here to the frame after it rendered these posts.
+  performance.mark("channel-data")
+  const fresh = new Set(list.order)
+  const oldest = Math.min(...list.order.map((id) => list.posts[id].create_at), Number.MAX_SAFE_INTEGER)
   batch(() => {
     addPosts(Object.values(list.posts))
     const old = timelines.value[channelId]
-    const keep = old ? old.order.filter((id) => !ordered.includes(id) && posts.value[id] && posts.value[id].create_at < (list.posts[ordered[0]]?.create_at ?? 0)) : []
-    timelines.value = { ...timelines.value, [channelId]: { order: [...keep, ...ordered], more: old ? old.more || keep.length > 0 : list.order.length >= PAGE } }
+    const keep = (old?.order ?? []).filter((id) => {
+      const p = posts.value[id]
+      return p && !fresh.has(id) && (p.create_at < oldest || p.delete_at > 0)
+    })
+    const order = [...keep, ...list.order].sort((a, b) => posts.value[a].create_at - posts.value[b].create_at)
+    const more = old ? old.more || keep.some((id) => posts.value[id].create_at < oldest) : list.order.length >= PAGE
+    timelines.value = { ...timelines.value, [channelId]: { order, more } }
   })
 }
 
@@ -174,6 +189,7 @@ const onPosted = async (data: Record<string, any>) => {
   }
   const mine = post.user_id === me.value?.id
   const mentioned = mine ? false : channel.type === "D" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
+  const desktop = (me.value?.notify_props as { desktop?: string } | undefined)?.desktop ?? "mention"
   batch(() => {
     postCreated(post)
     const c = channels.value[post.channel_id]
@@ -195,7 +211,7 @@ const onPosted = async (data: Record<string, any>) => {
     }
   })
   if (currentChannelId.value === post.channel_id && !document.hidden) void client.viewMyChannel(post.channel_id).catch(() => {})
-  if (mentioned) notify(post, channel)
+  if (!mine && (desktop === "all" || (desktop !== "none" && mentioned))) notify(post, channel)
 }
 
 const handlers: Record<string, (data: Record<string, any>, broadcast: Record<string, any>) => void> = {
@@ -245,6 +261,7 @@ const handlers: Record<string, (data: Record<string, any>, broadcast: Record<str
     const next = new Set(flagged.value)
     for (const p of prefs) if (p.category === "flagged_post") next.add(p.name)
     flagged.value = next
+    applyDisplay(prefs)
   },
   preferences_deleted: (data) => {
     const prefs = JSON.parse(data.preferences ?? "[]") as Array<{ category: string; name: string }>
@@ -253,6 +270,17 @@ const handlers: Record<string, (data: Record<string, any>, broadcast: Record<str
     flagged.value = next
   }
 }
+
+export const applyDisplay = (prefs: Array<{ category: string; name: string; value: string }>) => {
+  for (const p of prefs) {
+    if (p.category !== "display_settings") continue
+    if (p.name === "use_military_time") militaryTime.value = p.value === "true"
+    if (p.name === "collapsed_reply_threads") collapsedThreads.value = p.value !== "off"
+  }
+}
+
+export const formatTime = (at: number) =>
+  new Date(at).toLocaleTimeString([], militaryTime.value ? { hour: "2-digit", minute: "2-digit", hourCycle: "h23" } : { hour: "numeric", minute: "2-digit", hourCycle: "h12" })
 
 export const refreshChannels = async () => {
   const team = teams.value.find((t) => t.id === currentTeamId.value)

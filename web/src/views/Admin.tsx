@@ -36,6 +36,7 @@ const Sso = () => {
   const providers = useLoad(() => v1<Array<Provider>>("GET", "/api/v1/admin/sso"))
   const settings = useLoad(() => v1<{ enable_sso: boolean; require_sso: boolean }>("GET", "/api/v1/admin/sso/settings"))
   const [results, setResults] = useState<Record<string, string>>({})
+  const [editing, setEditing] = useState<string | null>(null)
   const [error, setError] = useState("")
   const act = async (f: () => Promise<unknown>) => {
     try {
@@ -87,12 +88,16 @@ const Sso = () => {
               <td class="row">
                 <button type="button" aria-label={`Test ${p.display_name}`} onClick={() => void test(p)}>Test</button>
                 <button type="button" class="secondary" aria-label={`${p.is_active ? "Deactivate" : "Activate"} ${p.display_name}`} onClick={() => void act(() => v1("PUT", `/api/v1/admin/sso/${p.id}`, { is_active: !p.is_active }))}>{p.is_active ? "Deactivate" : "Activate"}</button>
+                <button type="button" class="secondary" aria-label={`Edit ${p.display_name}`} aria-expanded={editing === p.id} onClick={() => setEditing(editing === p.id ? null : p.id)}>Edit</button>
                 <button type="button" class="danger" aria-label={`Delete ${p.display_name}`} onClick={() => confirm(`Delete ${p.display_name}?`) && void act(() => v1("DELETE", `/api/v1/admin/sso/${p.id}`))}>Delete</button>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {editing && providers.data?.find((p) => p.id === editing) && (
+        <EditProvider provider={providers.data.find((p) => p.id === editing)!} onDone={() => { setEditing(null); void providers.reload() }} onError={setError} />
+      )}
       <form onSubmit={create} class="grid-form">
         <h3>Add a provider</h3>
         <label>Display name<input name="display_name" required /></label>
@@ -106,6 +111,38 @@ const Sso = () => {
         <button type="submit">Add provider</button>
       </form>
     </section>
+  )
+}
+
+/** Changes a provider; the key and type are fixed, and an empty secret keeps the stored one. */
+const EditProvider = ({ provider, onDone, onError }: { provider: Provider; onDone: () => void; onError: (m: string) => void }) => {
+  const save = async (e: Event) => {
+    e.preventDefault()
+    const d = new FormData(e.currentTarget as HTMLFormElement)
+    const patch: Record<string, unknown> = {
+      display_name: d.get("display_name"),
+      client_id: d.get("client_id"),
+      auto_provision: d.get("auto_provision") === "on"
+    }
+    if (provider.provider_type !== "codehost") patch.issuer_url = d.get("issuer_url")
+    if (d.get("client_secret")) patch.client_secret = d.get("client_secret")
+    try {
+      await v1("PUT", `/api/v1/admin/sso/${provider.id}`, patch)
+      onDone()
+    } catch (err) {
+      onError(errorMessage(err))
+    }
+  }
+  return (
+    <form onSubmit={save} class="grid-form" aria-label={`Edit ${provider.display_name}`}>
+      <h3>Edit {provider.display_name} ({provider.provider_key})</h3>
+      <label>Display name<input name="display_name" required defaultValue={provider.display_name} /></label>
+      {provider.provider_type !== "codehost" && <label>Issuer URL<input name="issuer_url" type="url" defaultValue={provider.issuer_url ?? ""} /></label>}
+      <label>Client ID<input name="client_id" required defaultValue={provider.client_id} /></label>
+      <label>New client secret (leave empty to keep)<input name="client_secret" type="password" autocomplete="off" /></label>
+      <label class="check"><input type="checkbox" name="auto_provision" defaultChecked={provider.auto_provision} /> Create accounts on first sign-in</label>
+      <button type="submit">Save changes</button>
+    </form>
   )
 }
 

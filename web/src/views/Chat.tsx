@@ -2,10 +2,11 @@ import type { ServerChannel as Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
+import { emojiChar } from "../emoji.ts"
 import { navigate } from "../router.ts"
 import { signOut } from "../session.ts"
 import {
-  addPosts, categories, channelLabel, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
+  addPosts, categories, channelLabel, collapsedThreads, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
   markViewed, me, members, needUsers, posts, refreshChannels, statuses, teams, timelines, typing, unread, users
 } from "../store.ts"
 import { link } from "./Auth.tsx"
@@ -88,16 +89,17 @@ const Header = ({ teamName }: { teamName: string }) => {
     <header class="topbar">
       <nav class="teams" aria-label="Teams">
         {teams.value.map((t) => (
-          <a key={t.id} href={`/${t.name}/channels/town-square`} onClick={link(`/${t.name}/channels/town-square`)} aria-current={t.name === teamName ? "page" : undefined} title={t.display_name} aria-label={`Team ${t.display_name}`}>
-            {t.display_name.slice(0, 2)}
+          <a key={t.id} href={`/${t.name}/channels/town-square`} onClick={link(`/${t.name}/channels/town-square`)} aria-current={t.name === teamName ? "page" : undefined} title={t.display_name}>
+            <span aria-hidden="true">{t.display_name.slice(0, 2)}</span><span class="sr-only">{t.display_name}</span>
           </a>
         ))}
-        <a href="/create_team" onClick={link("/create_team")} aria-label="Create a team" title="Create a team">＋</a>
+        <a href="/create_team" onClick={link("/create_team")} title="Create a team"><span aria-hidden="true">＋</span><span class="sr-only">Create a team</span></a>
       </nav>
       <form role="search" class="search" onSubmit={(e) => { e.preventDefault(); if (terms.trim()) panel.value = { kind: "search", terms: terms.trim() } }}>
         <input type="search" aria-label="Search messages" placeholder="Search" value={terms} onInput={(e) => setTerms(e.currentTarget.value)} />
       </form>
       {!connected.value && <span class="offline" role="status">Reconnecting…</span>}
+      <button type="button" class="icon" aria-label="Followed threads" title="Followed threads" onClick={() => (panel.value = { kind: "threads" })}>💬</button>
       <button type="button" class="icon" aria-label="Saved messages" title="Saved messages" onClick={() => (panel.value = { kind: "saved" })}>🔖</button>
       <div class="usermenu">
         <button type="button" aria-haspopup="menu" aria-expanded={menu} aria-label={`Account menu, ${me.value?.username}, ${status}`} onClick={() => setMenu(!menu)}>
@@ -111,6 +113,7 @@ const Header = ({ teamName }: { teamName: string }) => {
                 {{ online: "Online", away: "Away", dnd: "Do not disturb", offline: "Offline" }[s]}
               </button>
             ))}
+            <button role="menuitem" type="button" onClick={() => (dialog.value = "custom-status")}>{customStatus(me.value!) ? `Custom status: ${customStatus(me.value!)}` : "Set a custom status"}</button>
             <button role="menuitem" type="button" onClick={() => (dialog.value = "settings")}>Settings</button>
             {isAdmin.value && <a role="menuitem" href="/admin_console" onClick={link("/admin_console")}>System console</a>}
             <button role="menuitem" type="button" onClick={() => void signOut()}>Log out</button>
@@ -127,9 +130,11 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
   const pinnedToBottom = useRef(true)
   const loadingOlder = useRef(false)
   const heightBefore = useRef(0)
-  const order = (line?.order ?? []).filter((id) => posts.value[id] && !posts.value[id].root_id)
+  const collapsed = collapsedThreads.value
+  const order = (line?.order ?? []).filter((id) => posts.value[id] && (!collapsed || !posts.value[id].root_id))
 
   useLayoutEffect(() => {
+    if (performance.getEntriesByName("channel-data").length > 0) performance.measure("channel-render", "channel-data")
     const el = scroller.current
     if (!el) return
     if (heightBefore.current) {
@@ -140,6 +145,14 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
   useEffect(() => {
     pinnedToBottom.current = true
   }, [channelId])
+  // Time from the channel's posts arriving to the next frame after they rendered (read by the paint-time test).
+  useEffect(() => {
+    if (performance.getEntriesByName("channel-data").length === 0) return
+    requestAnimationFrame(() => {
+      performance.measure("channel-paint", "channel-data")
+      performance.clearMarks("channel-data")
+    })
+  }, [line])
 
   const onScroll = async () => {
     const el = scroller.current!
@@ -256,6 +269,50 @@ const ResultsPanel = ({ title, load }: { title: string; load: () => Promise<{ or
   )
 }
 
+/** Followed threads of this team (collapsed reply threads), newest activity first, unread replies counted. */
+const ThreadsPanel = ({ teamId }: { teamId: string }) => {
+  const [threads, setThreads] = useState<Array<{ id: string; reply_count: number; unread_replies: number; last_reply_at: number; post: Post }> | null>(null)
+  const [error, setError] = useState("")
+  useEffect(() => {
+    client.getUserThreads("me", teamId, { perPage: 25, extended: false }).then((r) => {
+      addPosts(r.threads.map((t) => t.post as Post))
+      setThreads(r.threads as any)
+    }, (e) => setError(errorMessage(e)))
+  }, [teamId])
+  return (
+    <aside class="panel" aria-label="Followed threads">
+      <header><h2>Followed threads</h2><button type="button" class="icon" aria-label="Close panel" onClick={() => (panel.value = null)}>✕</button></header>
+      {error && <p class="alert" role="alert">{error}</p>}
+      {threads?.length === 0 && <p class="muted center">You follow no threads yet: reply to a message or follow its thread.</p>}
+      <ul class="results">
+        {threads?.map((t) => (
+          <li key={t.id}>
+            <button type="button" class="thread-link" onClick={() => openThread(t.id)}
+              aria-label={`Thread by ${users.value[t.post.user_id]?.username ?? "someone"}: ${(posts.value[t.id]?.message ?? t.post.message).slice(0, 60)}, ${t.reply_count} replies${t.unread_replies ? `, ${t.unread_replies} unread` : ""}`}>
+              <strong>{users.value[t.post.user_id]?.username ?? "…"}</strong> <span class="muted">{new Date(t.last_reply_at || t.post.create_at).toLocaleString()}</span>
+              <span class="excerpt">{(posts.value[t.id]?.message ?? t.post.message).slice(0, 140)}</span>
+              <span class="muted">{t.reply_count === 1 ? "1 reply" : `${t.reply_count} replies`}{t.unread_replies ? ` · ${t.unread_replies} new` : ""}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </aside>
+  )
+}
+
+export const customStatus = (user: { props?: Record<string, unknown> }) => {
+  const raw = user.props?.customStatus
+  if (typeof raw !== "string" || raw === "") return ""
+  try {
+    const value = JSON.parse(raw) as { emoji?: string; text?: string; expires_at?: string }
+    // Mattermost writes the zero time ("0001-01-01T00:00:00Z") for a status that does not expire.
+    if (value.expires_at && !value.expires_at.startsWith("0001-") && Date.parse(value.expires_at) < Date.now()) return ""
+    return [value.emoji ? emojiChar(value.emoji) ?? `:${value.emoji}:` : "", value.text ?? ""].join(" ").trim()
+  } catch {
+    return ""
+  }
+}
+
 const Popover = () => {
   const p = profile.value
   if (!p) return null
@@ -274,6 +331,7 @@ const Popover = () => {
       <Avatar userId={p.userId} size={56} />
       <p><strong>{[user?.first_name, user?.last_name].filter(Boolean).join(" ") || user?.username}</strong></p>
       <p class="muted">@{user?.username} · {statuses.value[p.userId] ?? "offline"}</p>
+      {user && customStatus(user) && <p>{customStatus(user)}</p>}
       {user?.position && <p>{user.position}</p>}
       {p.userId !== me.value?.id && <button type="button" onClick={() => void openDm()}>Message</button>}
       <button type="button" class="secondary" autoFocus onClick={() => (profile.value = null)}>Close</button>
@@ -339,6 +397,7 @@ export const Chat = ({ teamName, channelName, dmUser }: { teamName: string; chan
       {p?.kind === "thread" && <ThreadPanel rootId={p.rootId} />}
       {p?.kind === "search" && <ResultsPanel title={`Search results for “${p.terms}”`} load={() => client.searchPostsWithParams(team.id, { terms: p.terms, is_or_search: false, page: 0, per_page: 30 } as any)} />}
       {p?.kind === "saved" && <ResultsPanel title="Saved messages" load={() => client.getFlaggedPosts(me.value!.id, "", "", 0, 60)} />}
+      {p?.kind === "threads" && <ThreadsPanel teamId={team.id} />}
       {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={() => client.getPinnedPosts(p.channelId)} />}
       <Popover />
       <Dialogs team={team} />

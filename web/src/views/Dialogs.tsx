@@ -4,7 +4,7 @@ import type { UserProfile } from "@mattermost/types/users"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
 import { navigate } from "../router.ts"
-import { me, refreshChannels } from "../store.ts"
+import { applyDisplay, collapsedThreads, me, militaryTime, refreshChannels } from "../store.ts"
 import { dialog } from "./panels.ts"
 
 /** A native <dialog>: focus trapped, Escape closes, the page behind inert. */
@@ -151,6 +151,25 @@ const Settings = () => {
       setError(errorMessage(err))
     }
   }
+  // Applied at once (the checkbox follows the click), saved behind; a failed save puts the old value back.
+  const display = async (name: string, value: string) => {
+    const before = name === "use_military_time" ? String(militaryTime.value) : collapsedThreads.value ? "on" : "off"
+    applyDisplay([{ category: "display_settings", name, value }])
+    try {
+      await client.savePreferences(user.id, [{ user_id: user.id, category: "display_settings", name, value }])
+    } catch (err) {
+      applyDisplay([{ category: "display_settings", name, value: before }])
+      setError(errorMessage(err))
+    }
+  }
+  const notifyFor = async (desktop: string) => {
+    try {
+      me.value = await client.patchMe({ notify_props: { ...(user.notify_props as any), desktop } } as any)
+      setMessage("Notification preference saved")
+    } catch (err) {
+      setError(errorMessage(err))
+    }
+  }
   const picture = async (e: Event) => {
     const file = (e.currentTarget as HTMLInputElement).files?.[0]
     if (!file) return
@@ -180,10 +199,56 @@ const Settings = () => {
         <label>New password<input name="next" type="password" autocomplete="new-password" required minLength={8} /></label>
         <button type="submit">Change password</button>
       </form>
+      <h3>Display</h3>
+      <p class="muted">The theme follows your system's light or dark setting.</p>
+      <label class="check"><input type="checkbox" checked={militaryTime.value} onChange={(e) => void display("use_military_time", e.currentTarget.checked ? "true" : "false")} /> 24-hour clock</label>
+      <label class="check"><input type="checkbox" checked={collapsedThreads.value} onChange={(e) => void display("collapsed_reply_threads", e.currentTarget.checked ? "on" : "off")} /> Collapsed reply threads (replies only in the thread panel)</label>
       <h3>Notifications</h3>
+      <label>Desktop notifications for
+        <select value={(user.notify_props as any)?.desktop ?? "mention"} onChange={(e) => void notifyFor(e.currentTarget.value)}>
+          <option value="all">All new messages</option>
+          <option value="mention">Mentions and direct messages</option>
+          <option value="none">Nothing</option>
+        </select>
+      </label>
       <button type="button" class="secondary" onClick={() => void Notification.requestPermission().then((p) => setMessage(`Desktop notifications: ${p}`))}>
         Enable desktop notifications
       </button>
+    </Modal>
+  )
+}
+
+const CustomStatus = () => {
+  const [error, setError] = useState("")
+  const submit = async (e: Event) => {
+    e.preventDefault()
+    const data = new FormData(e.currentTarget as HTMLFormElement)
+    const text = String(data.get("text") ?? "").trim()
+    try {
+      if (text === "") await client.unsetCustomStatus()
+      else await client.updateCustomStatus({ emoji: String(data.get("emoji") || "speech_balloon"), text, duration: "" } as any)
+      me.value = await client.getMe()
+      dialog.value = null
+    } catch (err) {
+      setError(errorMessage(err))
+    }
+  }
+  const current = (() => {
+    try {
+      return JSON.parse(String(me.value?.props?.customStatus ?? "{}")) as { emoji?: string; text?: string }
+    } catch {
+      return {}
+    }
+  })()
+  return (
+    <Modal title="Custom status">
+      {error && <p class="alert" role="alert">{error}</p>}
+      <form onSubmit={submit}>
+        <label>Status text<input name="text" maxLength={100} defaultValue={current.text ?? ""} autoFocus placeholder="In a meeting" /></label>
+        <label>Emoji name<input name="emoji" maxLength={64} defaultValue={current.emoji ?? "speech_balloon"} /></label>
+        <p class="muted">Leave the text empty to clear your status.</p>
+        <button type="submit">Save status</button>
+      </form>
     </Modal>
   )
 }
@@ -194,6 +259,7 @@ export const Dialogs = ({ team }: { team: Team }) => {
     case "create": return <Create team={team} />
     case "dm": return <DirectMessage team={team} />
     case "settings": return <Settings />
+    case "custom-status": return <CustomStatus />
     default: return null
   }
 }

@@ -3,11 +3,11 @@ import { useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
 import { emojiChar } from "../emoji.ts"
 import { renderMarkdown } from "../markdown.ts"
-import { addPosts, flagged, me, posts, statuses, users } from "../store.ts"
+import { addPosts, flagged, formatTime, me, posts, statuses, users } from "../store.ts"
 import { EmojiPicker } from "./EmojiPicker.tsx"
 import { openThread, showProfile } from "./panels.ts"
 
-const time = (at: number) => new Date(at).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })
+const time = formatTime
 
 export const Avatar = ({ userId, size = 32 }: { userId: string; size?: number }) => {
   const user = users.value[userId]
@@ -77,6 +77,11 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
   const post = posts.value[id]
   const [picker, setPicker] = useState(false)
   const [menu, setMenu] = useState(false)
+  const [confirming, setConfirming] = useState(false)
+  // The action bar exists only while the post is hovered or holds focus: a channel of 60 posts paints faster without
+  // 60 hidden toolbars, and keyboard users reach it by focusing the post (Tab), as in Mattermost.
+  const [hovered, setHovered] = useState(false)
+  const [focused, setFocused] = useState(false)
   if (!post) return null
   const author = users.value[post.user_id]
   const name = author?.username ?? "…"
@@ -109,7 +114,10 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
   }
 
   return (
-    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}>
+    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}
+      tabIndex={0} onMouseEnter={() => setHovered(true)} onMouseLeave={() => setHovered(false)}
+      onFocusIn={() => setFocused(true)}
+      onFocusOut={(e) => { if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocused(false) }}>
       {!compact ? <Avatar userId={post.user_id} /> : <span class="gutter" aria-hidden="true">{time(post.create_at)}</span>}
       <div class="body">
         {!compact && (
@@ -117,7 +125,13 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
             <button type="button" class="author" onClick={(e) => showProfile(post.user_id, e.currentTarget as HTMLElement)}>{name}</button>
             <time dateTime={new Date(post.create_at).toISOString()}>{time(post.create_at)}</time>
             {post.is_pinned && <span class="tag">Pinned</span>}
+            {saved && <span class="tag">Saved</span>}
           </header>
+        )}
+        {post.root_id && !inThread && posts.value[post.root_id] && (
+          <button type="button" class="link replies" onClick={() => openThread(post.root_id)}>
+            Commented on {users.value[posts.value[post.root_id].user_id]?.username ?? "someone"}'s message
+          </button>
         )}
         {deleted ? (
           <p class="muted deleted">(message deleted)</p>
@@ -126,6 +140,13 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
         ) : (
           <div class="message" dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
         )}
+        {confirming && !deleted && (
+          <div class="confirm row" role="alertdialog" aria-label="Delete message" aria-describedby={`confirm-${post.id}`}>
+            <span id={`confirm-${post.id}`}>Delete this message? This cannot be undone.</span>
+            <button type="button" class="danger" autoFocus onClick={() => { setConfirming(false); void client.deletePost(post.id).catch(() => undefined) }}>Delete</button>
+            <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+          </div>
+        )}
         {!deleted && post.edit_at > 0 && !editing && <span class="muted edited">(edited)</span>}
         {!deleted && <Files post={post} />}
         {!deleted && <Reactions post={post} />}
@@ -133,8 +154,8 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
           <button type="button" class="link replies" onClick={() => openThread(post.id)}>{replies === 1 ? "1 reply" : `${replies} replies`}</button>
         )}
       </div>
-      {!deleted && (
-        <div class="actions" role="group" aria-label="Message actions">
+      {!deleted && (hovered || focused || menu || picker) && (
+        <div class="actions" role="group" aria-label="Message actions" onKeyDown={(e) => { if (e.key === "Escape") { setMenu(false); setPicker(false) } }}>
           <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker(!picker)}>☺</button>
           {!inThread && <button type="button" aria-label="Reply" title="Reply" onClick={() => openThread(post.root_id || post.id)}>↩</button>}
           <button type="button" aria-label="More actions" title="More actions" aria-haspopup="menu" aria-expanded={menu} onClick={() => setMenu(!menu)}>⋯</button>
@@ -144,7 +165,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
               <button role="menuitem" type="button" onClick={toggleSave}>{saved ? "Remove from saved" : "Save"}</button>
               {mine && <button role="menuitem" type="button" onClick={() => setEditing(post.id)}>Edit</button>}
               {mine && (
-                <button role="menuitem" type="button" class="danger" onClick={() => confirm("Delete this message?") && client.deletePost(post.id).catch(() => undefined)}>Delete</button>
+                <button role="menuitem" type="button" class="danger" onClick={() => setConfirming(true)}>Delete</button>
               )}
             </div>
           )}
