@@ -343,6 +343,9 @@ const benchBare = async (
   data: { users: Array<{ id: string }>; teamId: string; channelId: string; tokens: { measured: ReadonlyArray<string>; warmup: ReadonlyArray<string> } }
 ) => {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  // The scratch database is dropped WITH (FORCE) at the end: a client still closing then gets "terminating connection"
+  // (57P01), which without a listener would crash the bench after its figures were printed.
+  pool.on("connect", (client) => client.on("error", () => {}))
   const known = new Set([...data.tokens.measured, ...data.tokens.warmup])
   const sockets = new Set<WebSocket>()
   const wss = new WebSocketServer({ noServer: true, clientTracking: false })
