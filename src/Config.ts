@@ -134,7 +134,9 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   dbPoolMax: boundedInt("SERVICE_DB_POOL__MAX_CONNECTIONS", 10, 1, 1000),
   dbPoolMin: boundedInt("SERVICE_DB_POOL__MIN_CONNECTIONS", 1, 0, 1000),
   dbPreparedStatements: Config.boolean("SERVICE_DB_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
-  trustedProxies: list("SERVICE_TRUSTED_PROXIES", ["127.0.0.0/8", "::1/128"], {
+  // Empty by default: trusting loopback would let any local program (or a proxy forwarding without overwriting the
+  // header) rotate X-Forwarded-For past the rate limits; a proxy is believed only once the operator names it.
+  trustedProxies: list("SERVICE_TRUSTED_PROXIES", [], {
     message: "every entry must be an IP address or a CIDR range",
     validation: isAddressOrCidr
   }),

@@ -86,7 +86,7 @@ suite("a Redis outage under traffic on two nodes", () => {
   beforeAll(async () => {
     port = await freePort()
     await startRedis()
-    const env = { SERVICE_CACHE_URL: `redis://127.0.0.1:${port}`, SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "20" }
+    const env = { SERVICE_CACHE_URL: `redis://127.0.0.1:${port}`, SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "20", SERVICE_TRUSTED_PROXIES: "127.0.0.1" }
     nodeA = await startServer({ env })
     nodeB = await startServer({ env, databaseUrl: nodeA.databaseUrl })
     const setup = await teamWithChannel(nodeA, ["oa", "ob"])

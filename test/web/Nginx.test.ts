@@ -46,7 +46,7 @@ const answers = async (url: string) => {
 beforeAll(async () => {
   if (!haveNginx) return
   // Ten sign-in requests a minute per address: few enough to see whose address the service counted.
-  server = await startServer({ env: { SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "10" } })
+  server = await startServer({ env: { SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "10", SERVICE_TRUSTED_PROXIES: "127.0.0.1,::1" } })
   prefix = mkdtempSync(join(tmpdir(), "nginx-test-"))
   // nginx's workers run unprivileged when started as root: they must reach the temp and cache folders it creates.
   chmodSync(prefix, 0o755)
