@@ -1,7 +1,10 @@
 import { isCommonPassword } from "./CommonPasswords.ts"
 
 /** Mattermost's rules for usernames and emails, shared by sign-up, patch and SSO provisioning. */
-export const RESERVED_USERNAMES = new Set(["all", "channel", "here", "matterbot", "system", "admin", "root", "everyone"])
+// Names a mention or the server itself uses. Mattermost restricts all, channel, matterbot and system; here and
+// everyone would collide with the @here and @everyone mentions. "admin" stays free: it is the name people give the
+// first account (the README's example).
+export const RESERVED_USERNAMES = new Set(["all", "channel", "here", "matterbot", "system", "everyone"])
 
 export const USERNAME_MIN = 3
 export const USERNAME_MAX = 22

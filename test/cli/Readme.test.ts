@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { startServer } from "../support/TestServer.ts"
 import { root } from "./Cli.ts"
 
 /** Variables features read with Effect's Config outside src/Config.ts (e.g. SERVICE_FILES_MAX_FILE_SIZE). */
@@ -20,5 +21,27 @@ describe("README configuration table", () => {
     const documented = new Set([...section.matchAll(/^\| `(SERVICE_[A-Z_]+)` \|/gm)].map((m) => m[1]))
     expect(read.size).toBeGreaterThan(15)
     expect([...documented].sort()).toEqual([...read].sort())
+  })
+})
+
+/** The README's first-account example is what a newcomer pastes first: it must create the system admin. */
+describe("README first-account example", () => {
+  it("creates the first account, a system admin, on a fresh server", async () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8")
+    const example = /curl -s -X POST localhost:3000\/api\/v4\/users[^\n]*\n\s*-d '([^']+)'/.exec(readme)
+    expect(example, "the curl example of README.md").not.toBeNull()
+    const server = await startServer()
+    try {
+      const response = await fetch(`${server.url}/api/v4/users`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: example![1]
+      })
+      const body = await response.json() as { username: string; roles: string }
+      expect(response.status, JSON.stringify(body)).toBe(201)
+      expect(body.roles).toContain("system_admin")
+    } finally {
+      await server.close()
+    }
   })
 })
