@@ -22,6 +22,8 @@ export interface AppConfigShape {
   readonly rateLimitAuthPerMinute: number
   readonly rateLimitWsPerMinute: number
   readonly wsPingIntervalMs: number
+  /** After SIGTERM/SIGINT, a stop still running this long ends the process with exit code 1. */
+  readonly shutdownDeadlineMs: number
   readonly wsAllowQueryToken: boolean
   readonly oauthTokenDelivery: string
   readonly dbPoolMax: number
@@ -120,6 +122,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   rateLimitAuthPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 100_000),
   rateLimitWsPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE", 30, 1, 100_000),
   wsPingIntervalMs: boundedInt("SERVICE_WS_PING_INTERVAL_MS", 30_000, 100, 600_000),
+  shutdownDeadlineMs: boundedInt("SERVICE_SHUTDOWN_DEADLINE_MS", 30_000, 1_000, 600_000),
   wsAllowQueryToken: Config.boolean("SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN").pipe(
     Config.validate({
       message: "query-string WebSocket tokens leak into logs and history; this option was removed and must be false",
@@ -175,6 +178,7 @@ const hints: Record<string, string> = {
   SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "an integer such as 10",
   SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "an integer such as 30",
   SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
+  SERVICE_SHUTDOWN_DEADLINE_MS: "milliseconds a stop may take before the process exits with 1, such as 30000 (1000 to 600000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ENVIRONMENT: "production, or anything else for development",

@@ -99,6 +99,9 @@ const dependentServices = Realtime.layer
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
 const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer)
 
+/** After `close`, requests still running this long are cut: a hung keep-alive request cannot hold a shutdown. */
+export const REQUEST_GRACE_MS = 10_000
+
 /**
  * platform-node registers its own 'upgrade' listener, which runs the Effect app and keeps a fiber per open socket
  * (about 50 KB each); another listener cannot stop it, so both would take the socket (Effect-TS/effect#5066). The
@@ -108,9 +111,6 @@ const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusS
  * A client resetting its connection while an upgrade is pending crashes Node on platform-node 0.108 (no error
  * listener on the socket; fixed only in Effect 4), so every upgrading socket gets one.
  */
-/** After `close`, requests still running this long are cut: a hung keep-alive request cannot hold a shutdown. */
-export const REQUEST_GRACE_MS = 10_000
-
 const createGuardedServer = (sockets: SocketServerService) => {
   const server = createServer()
   // Node's close stops listening and closes idle keep-alive connections, then waits for the busy ones to finish.

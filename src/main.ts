@@ -14,25 +14,24 @@ const withConfig = <A, E, R>(program: (config: ResolvedConfig) => Effect.Effect<
   Effect.flatMap(loadForStartup, (config) => program(config).pipe(Logger.withMinimumLogLevel(config.logLevel)))
 
 /**
- * A stop that takes longer than this after SIGTERM/SIGINT (socket handover, requests in flight, releasing
- * connections) ends the process with exit code 1 rather than leaving an orchestrator waiting.
+ * A stop that takes longer than SERVICE_SHUTDOWN_DEADLINE_MS after SIGTERM/SIGINT (socket handover, requests in
+ * flight, releasing connections) ends the process with exit code 1 rather than leaving an orchestrator waiting.
  */
-const SHUTDOWN_DEADLINE_MS = 30_000
-
-const armShutdownDeadline = Effect.sync(() => {
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
-      setTimeout(() => {
-        console.log(JSON.stringify({ message: `shutdown took longer than ${SHUTDOWN_DEADLINE_MS} ms: exiting`, logLevel: "ERROR" }))
-        process.exit(1)
-      }, SHUTDOWN_DEADLINE_MS).unref()
-    })
-  }
-})
+const armShutdownDeadline = (deadlineMs: number) =>
+  Effect.sync(() => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      process.once(signal, () => {
+        setTimeout(() => {
+          console.log(JSON.stringify({ message: `shutdown took longer than ${deadlineMs} ms: exiting`, logLevel: "ERROR" }))
+          process.exit(1)
+        }, deadlineMs).unref()
+      })
+    }
+  })
 
 const serve = withConfig((config) =>
   Effect.gen(function*() {
-    yield* armShutdownDeadline
+    yield* armShutdownDeadline(config.shutdownDeadlineMs)
     const { HttpServer } = yield* Effect.promise(() => import("@effect/platform"))
     const { makeServer } = yield* Effect.promise(() => import("./Server.ts"))
     return yield* Layer.launch(HttpServer.withLogAddress(makeServer(config)))

@@ -28,7 +28,8 @@ export const makeTrustedProxies = (entries: ReadonlyArray<string>) => {
  * One spelling per address, so that a limit counts an address once however it is written: IPv4-mapped IPv6
  * ("::ffff:127.0.0.1", how Node reports IPv4 peers on a dual-stack socket, or "::ffff:7f00:1") becomes the IPv4
  * address; other IPv6 addresses take their canonical form (lowercase, zeros compressed: "0:0:0:0:0:0:0:1" is "::1").
- * "::1" and "127.0.0.1" are different addresses and stay apart. The WHATWG URL parser does the canonicalisation.
+ * The WHATWG URL parser does the canonicalisation. Loopback spellings ("::1", "127.0.0.2") are folded for counting
+ * by limitKey, not here: trusted-proxy lists name them as written.
  */
 export const normalize = (address: string) => {
   if (isIP(address) !== 6) return address
@@ -43,6 +44,24 @@ export const normalize = (address: string) => {
   const high = parseInt(mapped[1], 16)
   const low = parseInt(mapped[2], 16)
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+}
+
+const loopback = (() => {
+  const list = new BlockList()
+  list.addSubnet("127.0.0.0", 8, "ipv4")
+  list.addAddress("::1", "ipv6")
+  return list
+})()
+
+/**
+ * The address a limit counts, from a normalised address. Every loopback address (127.0.0.0/8 and ::1) is one
+ * machine, this one: a local peer could otherwise take a fresh budget from 127.0.0.2, 127.0.0.3... or by switching
+ * between "::1" and "127.0.0.1". Logs keep the address itself.
+ */
+export const limitKey = (address: string) => {
+  const kind = isIP(address)
+  if (kind === 0) return address
+  return loopback.check(address, kind === 6 ? "ipv6" : "ipv4") ? "loopback" : address
 }
 
 const trustedCache = new WeakMap<ReadonlyArray<string>, (address: string) => boolean>()

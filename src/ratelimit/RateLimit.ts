@@ -3,7 +3,7 @@ import { AppConfig } from "../Config.ts"
 import { ApiError } from "../http/ApiError.ts"
 import { Cache } from "../../layers/Cache.ts"
 import { logSecurityEvent, SecurityEvent } from "../security/SecurityEvents.ts"
-import { clientIp } from "./ClientIp.ts"
+import { clientIp, limitKey } from "./ClientIp.ts"
 
 /**
  * Fixed one-minute windows per client IP, counted in Cache so that every node shares the count. Over the limit the
@@ -36,7 +36,7 @@ export const enforce = (bucket: "auth" | "ws") =>
     const cache = yield* Cache
     const now = yield* Clock.currentTimeMillis
     const window = Math.floor(now / WINDOW_MS)
-    const key = `ratelimit:${bucket}:${ip}:${window}`
+    const key = `ratelimit:${bucket}:${limitKey(ip)}:${window}`
     const count = yield* cache.incr(key, WINDOW_MS).pipe(
       Effect.map((c) => c.count),
       Effect.orElse(() => Effect.sync(() => countLocally(key, window)))

@@ -13,12 +13,6 @@ import { Hub } from "./Hub.ts"
  */
 export const NoReply = Symbol("NoReply")
 
-/**
- * A user's typing events for one channel are published at most this often, whatever thread they name: keyed by the
- * thread too, a client could send one per made-up parent id to every member of the channel.
- */
-export const TYPING_THROTTLE_MS = 1000
-
 const IdString = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/))
 const Typing = Schema.Struct({
   channel_id: IdString,
@@ -59,15 +53,7 @@ export const handleAction = (connection: Connection, request: ClientRequest) =>
         const hub = yield* Hub
         const input = yield* decode(Typing, request.data, "channel_id or parent_id")
         if (!(yield* hub.isChannelMember(connection.userId, input.channel_id))) return yield* Effect.fail(RequestErrors.forbidden)
-        const now = yield* Clock.currentTimeMillis
-        const key = input.channel_id
-        connection.lastTypingAt ??= new Map()
-        const last = connection.lastTypingAt.get(key) ?? 0
-        if (now - last < TYPING_THROTTLE_MS) return undefined
-        connection.lastTypingAt.set(key, now)
-        if (connection.lastTypingAt.size > 64) {
-          for (const [k, at] of connection.lastTypingAt) if (now - at >= TYPING_THROTTLE_MS) connection.lastTypingAt.delete(k)
-        }
+        if (!(yield* hub.typingAllowed(connection.userId, input.channel_id))) return undefined
         const bus = yield* EventBus
         yield* bus.publish("typing", { parent_id: input.parent_id, user_id: connection.userId }, {
           channel_id: input.channel_id,

@@ -41,7 +41,6 @@ export class Connection {
   /** The session that authenticated the socket carrying the connection, and when it expires: ending it ends the socket. */
   sessionId = ""
   sessionExpiresAt = 0
-  lastTypingAt: Map<string, number> | undefined = undefined
   activeChannel = ""
 
   constructor(

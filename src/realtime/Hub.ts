@@ -47,6 +47,13 @@ export const HANDOVER_MAX_WAIT_MS = 10_000
 /** How often socket sessions are checked for expiry (in memory; the database only for those past their time). */
 const EXPIRY_CHECK_MS = 1000
 const DEFAULT_MAX_CONNECTIONS = 10
+/**
+ * A user's typing events for one channel are published at most this often, whatever thread they name and however
+ * many sockets they open: keyed by the thread or the socket too, one client could multiply what every member of
+ * the channel receives.
+ */
+export const TYPING_THROTTLE_MS = 1000
+
 /** A channel nobody here is known to be in is looked up at most this often (safety net for missed membership events). */
 const UNKNOWN_CHANNEL_RECHECK_MS = 30_000
 
@@ -71,6 +78,11 @@ export interface HubService {
   /** Whether the user is in the channel (memory first, then one lookup that also repairs the memory). */
   readonly isChannelMember: (userId: string, channelId: string) => Effect.Effect<boolean>
   readonly channelsOf: (userId: string) => ReadonlyArray<string>
+  /**
+   * Whether a typing event of this user in this channel may go out now: at most one per TYPING_THROTTLE_MS per
+   * user and channel on this node, however many sockets the user opens and whatever thread it names.
+   */
+  readonly typingAllowed: (userId: string, channelId: string) => Effect.Effect<boolean>
   /** Sockets open on this node. */
   readonly socketCount: Effect.Effect<number>
   /** Distinct users with a socket open on this node. */
@@ -119,6 +131,8 @@ export const make = Effect.gen(function*() {
   /** Sockets admitted and not yet departed (LiveSocket.counted). */
   let socketCount = 0
   const uncheckedChannels = new Map<string, number>()
+  /** Last typing event sent, by user and channel (see typingAllowed). */
+  const lastTyping = new Map<string, number>()
   const awaitingHandoff = new Map<string, Deferred.Deferred<void>>()
 
   const updateGauge = Effect.suspend(() => Metric.set(websocketActiveConnections, socketCount))
@@ -493,6 +507,16 @@ export const make = Effect.gen(function*() {
         return rows.length > 0
       }),
     channelsOf: (userId) => [...(subscriptions.user(userId)?.channels ?? [])],
+    typingAllowed: (userId, channelId) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const key = `${userId}:${channelId}`
+        if (now - (lastTyping.get(key) ?? 0) < TYPING_THROTTLE_MS) return false
+        lastTyping.set(key, now)
+        if (lastTyping.size > 10_000) {
+          for (const [k, at] of lastTyping) if (now - at >= TYPING_THROTTLE_MS) lastTyping.delete(k)
+        }
+        return true
+      }),
     handOver: (closedSince) => Effect.gen(function*() {
       // Only another node can take a connection over, and only through the shared cache.
       if (!cache.shared) return

@@ -5,25 +5,33 @@ import { Chunk } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { routes } from "../../src/Routes.ts"
-import { newUser, unique } from "../support/Clients.ts"
+import { client4, newUser, unique } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
 /**
  * Hostile input against every implemented route, driven by the router's own table: malformed and oversized bodies,
  * JSON nested thousands deep, strings PostgreSQL cannot store, numbers past bigint, multipart bodies without a
- * boundary, garbage path and query parameters. Whatever comes in, the answer is a 4xx (or a success) with a JSON
- * error body of a bounded size, never a 5xx, and the server keeps serving.
+ * boundary, garbage path and query parameters; every route of the table gets the worst bodies, a hostile query and
+ * each garbage path parameter, then fast-check mixes them at random. Whatever comes in, the answer is a 4xx (or a
+ * success) with a JSON error body of a bounded size, never a 5xx (501 only for what is not implemented), and the
+ * server keeps serving.
  */
 let server: TestServer
 let token = ""
 const known: Record<string, string> = {}
 
-/** Routes that would end the fuzzer's own session (it then only sees 401s) or are sockets, not requests. */
-const SKIPPED = /logout|revoke|\/websocket|\/api\/v1\/ws|sessions\/revoke/
+/**
+ * Routes that may end the session they are called with (logout, revocations): each probe of them gets a session of
+ * its own, and the fuzzer's session is renewed after it, so they are fuzzed without the rest seeing only 401s.
+ */
+const ENDS_SESSIONS = /logout|revoke/
 
 const table = Chunk.toReadonlyArray(routes.routes)
   .map((r) => ({ method: r.method, path: r.path as string }))
-  .filter((r) => r.method !== "*" && !r.path.endsWith("*") && !SKIPPED.test(r.path))
+  .filter((r) => r.method !== "*" && !r.path.endsWith("*"))
+
+/** Path parameters no route can take: NUL, a lone surrogate, far too long, a traversal. */
+const GARBAGE_PARAMS = ["a%00b", "%ED%A0%80", "x".repeat(3000), "%2e%2e"]
 
 const DEEP = "[".repeat(5000) + "]".repeat(5000)
 const WIDE = JSON.stringify({ name: 123, message: { nested: "x".repeat(900_000) }, channel_id: ["x".repeat(1000)] })
@@ -71,16 +79,25 @@ const fillPath = (path: string, values: ReadonlyArray<string>) => {
 }
 const paramNames = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1])
 
+let login = { username: "", password: "" }
+const freshToken = async () => {
+  const client = client4(server.url)
+  await client.login(login.username, login.password)
+  return client.getToken()
+}
+
 /** Sends one request; fails the property with what was sent when the answer is not an acceptable one. */
 const probe = async (method: string, path: string, search: string, sent: Body) => {
   const url = `${server.url}${path}${search === "" ? "" : `?${search}`}`
   const hasBody = method !== "GET" && method !== "HEAD"
+  const endsSessions = ENDS_SESSIONS.test(path)
   const response = await fetch(url, {
     method,
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": sent.contentType, "X-Requested-With": "XMLHttpRequest" },
+    headers: { Authorization: `Bearer ${endsSessions ? await freshToken() : token}`, "Content-Type": sent.contentType, "X-Requested-With": "XMLHttpRequest" },
     body: hasBody ? sent.body : undefined,
     redirect: "manual"
   })
+  if (endsSessions) token = await freshToken()
   const text = await response.text()
   const what = `${method} ${path.slice(0, 200)}?${search.slice(0, 200)} with ${sent.contentType} ${sent.body.slice(0, 80)} -> ${response.status} ${text.slice(0, 300)}`
   // 501 is this server's honest answer for what it does not implement; every other 5xx is a defect.
@@ -100,6 +117,7 @@ describe("hostile input on every route", () => {
     const admin = await newUser(server.url, "fuzzadmin")
     const other = await newUser(server.url, "fuzzother")
     token = admin.client.getToken()
+    login = { username: admin.username, password: admin.password }
     const team: Team = await admin.client.createTeam({ name: unique("fz"), display_name: "Fuzz", type: "O" } as Team)
     const channel: Channel = await admin.client.createChannel({ team_id: team.id, name: unique("fz"), display_name: "Fuzz", type: "O" } as Channel)
     const post: Post = await admin.client.createPost({ channel_id: channel.id, message: "hello" } as Post)
@@ -120,9 +138,16 @@ describe("hostile input on every route", () => {
       { contentType: "multipart/form-data", body: "no boundary" }
     ]
     for (const route of table) {
-      const path = fillPath(route.path, paramNames(route.path).map((n) => known[n] ?? "x"))
+      const names = paramNames(route.path)
+      const path = fillPath(route.path, names.map((n) => known[n] ?? "x"))
       for (const sent of route.method === "GET" ? worst.slice(0, 1) : worst) {
         await probe(route.method, path, "page=1e400&per_page=99999999999999999999999&since=%00", sent)
+      }
+      // Each garbage value in every path parameter, with an otherwise plain request.
+      if (names.length > 0) {
+        for (const garbage of GARBAGE_PARAMS) {
+          await probe(route.method, fillPath(route.path, names.map(() => garbage)), "", { contentType: "application/json", body: "{}" })
+        }
       }
     }
   }, 240_000)

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newUser, unique } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { RawSocket, wsUrl } from "../realtime/Sockets.ts"
-import { send } from "./Fetch.ts"
+import { MATTERMOST_ERROR_KEYS, send } from "./Fetch.ts"
 
 /** Decode errors in a person's words, bounded, and values the database cannot store refused before any query. */
 let server: TestServer
@@ -76,6 +76,11 @@ describe("hostile input", () => {
     })
     expect(surrogate.status).toBe(400)
     expect(surrogate.body.message).toMatch(/unpaired UTF-16 surrogate/)
+    for (const json of [{ channel_id: channel.id, message: "x", create_at: 9.3e18 }, { channel_id: channel.id, message: "x", props: { n: -1e300 } }]) {
+      const big = await send(`${server.url}/api/v4/posts`, { method: "POST", headers: auth(), json })
+      expect(big.status).toBe(400)
+      expect(big.body.message).toMatch(/out of range/)
+    }
     const page = await send(`${server.url}/api/v4/channels/${channel.id}/posts?page=99999999999999999999999&per_page=10`, { headers: auth() })
     expect(page.status).toBe(400)
     expect(page.body.message).toMatch(/page/)
@@ -95,10 +100,32 @@ describe("hostile input", () => {
     }
   })
 
-  it("user_typing takes an id or nothing as parent_id and is throttled per user and channel, whatever the thread", async () => {
+  it("answers a malformed multipart body with a 400 and the error body on every multipart route", async () => {
+    const routes = [`/api/v4/files?channel_id=${channel.id}&filename=a.txt`, "/api/v4/emoji", "/api/v4/users/me/image"]
+    const part = "Content-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\nabc"
+    const malformed = [
+      { contentType: "multipart/form-data", body: `--zzz\r\n${part}\r\n--zzz--\r\n` },
+      { contentType: "multipart/form-data; boundary=", body: `--\r\n${part}\r\n----\r\n` },
+      { contentType: "multipart/form-data; boundary=zzz", body: "garbage without parts" },
+      { contentType: "multipart/form-data; boundary=zzz", body: `--zzz\r\n${part}` }
+    ]
+    for (const route of routes) {
+      for (const m of malformed) {
+        const r = await send(`${server.url}${route}`, { method: "POST", headers: { ...auth(), "content-type": m.contentType }, body: m.body })
+        const what = `${route} with ${m.contentType}: ${r.status} ${r.text.slice(0, 200)}`
+        expect(r.status, what).toBe(400)
+        expect(Object.keys(r.body).sort(), what).toEqual(MATTERMOST_ERROR_KEYS)
+      }
+    }
+  })
+
+  it("user_typing takes an id or nothing as parent_id and is throttled per user and channel, whatever the thread or socket", async () => {
     const headers = auth()
     const typist = new RawSocket(wsUrl(server.url), { headers })
-    await typist.waitFor((f) => f.event === "hello", "hello")
+    // The same user's other sockets, of both protocols: more sockets are not more typing events.
+    const second = new RawSocket(wsUrl(server.url), { headers })
+    const native = new RawSocket(wsUrl(server.url, "/api/v1/ws"), { headers })
+    for (const s of [typist, second, native]) await s.waitFor((f) => f.event === "hello", "hello")
     const bad = { seq: 2, action: "user_typing", data: { channel_id: channel.id, parent_id: "p".repeat(60_000) } }
     typist.send(bad)
     const reply = await typist.reply(2)
@@ -111,16 +138,16 @@ describe("hostile input", () => {
     const watcher = new RawSocket(wsUrl(server.url), { headers: { Authorization: `Bearer ${client.getToken()}` } })
     await watcher.waitFor((f) => f.event === "hello", "hello")
     for (let i = 0; i < 20; i++) {
-      typist.send({ seq: 10 + i, action: "user_typing", data: { channel_id: channel.id, parent_id: `${String(i).padStart(2, "0")}${"a".repeat(24)}` } })
+      const socket = [typist, second, native][i % 3]
+      socket.send({ seq: 10 + i, action: "user_typing", data: { channel_id: channel.id, parent_id: `${String(i).padStart(2, "0")}${"a".repeat(24)}` } })
     }
-    await typist.reply(29)
+    await Promise.all([typist.reply(28), second.reply(29), native.reply(27)])
     await watcher.waitFor((f) => f.event === "typing", "typing")
     // A marker event after the burst: everything before it has been delivered.
     await send(`${server.url}/api/v4/posts`, { method: "POST", headers, json: { channel_id: channel.id, message: "after typing" } })
     await watcher.waitFor((f) => f.event === "posted", "post")
     expect(watcher.frames.filter((f) => f.event === "typing")).toHaveLength(1)
-    typist.close()
-    watcher.close()
+    for (const s of [typist, second, native, watcher]) s.close()
     void otherId
   })
 })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { request } from "node:http"
 import { send } from "./Fetch.ts"
 
 /**
@@ -27,6 +28,23 @@ beforeEach(async () => {
 
 const login = (server: TestServer, headers: Record<string, string> = {}) =>
   send(`${server.url}/api/v4/users/login`, { method: "POST", headers, json: { login_id: "nobody", password: "wrong-password" } })
+
+/** A failed login sent from a given local address (the peer address the server sees). */
+const loginFrom = (server: TestServer, localAddress: string, headers: Record<string, string> = {}) =>
+  new Promise<number>((resolve, reject) => {
+    const body = JSON.stringify({ login_id: "nobody", password: "wrong-password" })
+    const req = request(`${server.url}/api/v4/users/login`, {
+      method: "POST",
+      localAddress,
+      agent: false,
+      headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      res.resume()
+      res.on("end", () => resolve(res.statusCode ?? 0))
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
 
 const signup = (server: TestServer, n: string, headers: Record<string, string>) =>
   send(`${server.url}/api/v4/users`, {
@@ -106,5 +124,17 @@ describe("the auth rate limit", () => {
     const v6 = ["2001:db8::7", "2001:DB8:0:0:0:0:0:7", "2001:0db8::0007"]
     for (const spelling of v6) expect((await login(trusting, { "x-forwarded-for": spelling })).status).toBe(401)
     expect((await login(trusting, { "x-forwarded-for": "2001:db8::7" })).status).toBe(429)
+  })
+
+  it("counts every loopback address as one client: ::1, 127.0.0.1 and the rest of 127.0.0.0/8", async () => {
+    // Real connections from other loopback addresses, and the IPv6 loopback named by the (trusted) local proxy.
+    expect(await loginFrom(trusting, "127.0.0.2")).toBe(401)
+    expect(await loginFrom(trusting, "127.0.0.3")).toBe(401)
+    expect((await login(trusting, { "x-forwarded-for": "0:0:0:0:0:0:0:1" })).status).toBe(401)
+    expect(await loginFrom(trusting, "127.0.0.4")).toBe(429)
+    expect((await login(trusting, { "x-forwarded-for": "::1" })).status).toBe(429)
+    expect((await login(trusting, { "x-forwarded-for": "::ffff:127.0.0.1" })).status).toBe(429)
+    // Another machine is still counted apart.
+    expect((await login(trusting, { "x-forwarded-for": "198.51.100.78" })).status).toBe(401)
   })
 })

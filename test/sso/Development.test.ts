@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { startFakeOidc, type FakeOidc } from "./support/FakeOidc.ts"
 import { SITE, type SsoHarness, startSsoServer } from "./support/Harness.ts"
 
@@ -24,7 +24,8 @@ const body = () => ({
 describe("SSO over http", () => {
   beforeAll(async () => {
     op = await startFakeOidc({ redirectUris: [`${SITE}/api/v1/oauth2/local/callback`] })
-    dev = await startSsoServer({ overrides: { idp: undefined } })
+    // Warnings logged, to see the one about plain http.
+    dev = await startSsoServer({ env: { SERVICE_LOG_LEVEL: "warn" }, overrides: { idp: undefined } })
     prod = await startSsoServer({ env: { SERVICE_ENVIRONMENT: "production" }, overrides: { idp: undefined } })
   })
   afterAll(async () => {
@@ -55,5 +56,42 @@ describe("SSO over http", () => {
     const refused = await prod.api("POST", "/api/v1/admin/sso", body())
     expect(refused.status).toBe(400)
     expect(JSON.stringify(refused.body)).toMatch(/issuer_url.*must use https/)
+  })
+
+  /** A GitHub Enterprise on plain http, as a developer would run one locally. */
+  const codehost = {
+    provider_key: "ghe",
+    provider_type: "codehost",
+    display_name: "Local GHE",
+    client_id: "c",
+    client_secret: "s-ghe-0a1b2c3d",
+    required_organization: "acme",
+    web_base_url: "http://localhost:8929",
+    api_base_url: "http://localhost:8929/api/v3"
+  }
+
+  it("accepts http base URLs in development, warning in the answer and in the log, and refuses them in production", async () => {
+    const lines: Array<string> = []
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => void lines.push(args.join(" ")))
+    let created: Awaited<ReturnType<SsoHarness["api"]>>
+    try {
+      created = await dev.api("POST", "/api/v1/admin/sso", codehost)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(created.status).toBe(201)
+    expect(created.body.warnings).toEqual([
+      expect.stringMatching(/^web_base_url uses plain http/),
+      expect.stringMatching(/^api_base_url uses plain http/)
+    ])
+    const logged = lines.find((l) => l.includes("SSO provider saved with warnings"))
+    expect(logged).toBeDefined()
+    expect(logged).toContain("provider_key=ghe")
+    expect(logged).toContain("web_base_url uses plain http")
+    expect(logged).toContain("level=WARN")
+
+    const refused = await prod.api("POST", "/api/v1/admin/sso", codehost)
+    expect(refused.status).toBe(400)
+    expect(JSON.stringify(refused.body)).toMatch(/base_url.*must use https/)
   })
 })
