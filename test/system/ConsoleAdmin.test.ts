@@ -114,6 +114,13 @@ describe("User Management > Users", () => {
 describe("User Management > Teams", () => {
   it("opens a team's page for a system admin outside it: team, members, their roles, adding and removing", async () => {
     expect(await admin.client.getTeam(team.id)).toMatchObject({ id: team.id, display_name: "Console Team" })
+    // No synced groups here: the page's group list is empty, for those who may list the team's channels.
+    expect(await admin.client.getGroupsAssociatedToTeam(team.id, "", 0, 10)).toEqual({ groups: [], total_group_count: 0 })
+    expect(await bob.client.getAllGroupsAssociatedToTeam(team.id)).toEqual({ groups: [], total_group_count: 0 })
+    expect(await status(stranger.client.getGroupsAssociatedToTeam(team.id))).toBe(403)
+    const town = await admin.client.getChannelByName(team.id, "town-square")
+    expect(await admin.client.getGroupsAssociatedToChannel(town.id)).toEqual({ groups: [], total_group_count: 0 })
+    expect(await status(stranger.client.getGroupsAssociatedToChannel(town.id))).toBe(403)
     const members = await admin.client.getTeamMembers(team.id, 0, 10) as Array<TeamMembership>
     expect(members.map((m) => m.user_id).sort()).toEqual(expect.arrayContaining(sorted(alice, bob)))
     // gone is deactivated: a member, not an active one.
