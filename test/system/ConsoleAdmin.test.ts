@@ -204,3 +204,22 @@ describe("Team Statistics", () => {
     expect((await raw(server.url, `/api/v4/analytics/old?name=standard&team_id=bad`, { token: admin.client.getToken() })).status).toBe(400)
   })
 })
+
+describe("Authentication > OpenID Connect: the SSO switch", () => {
+  it("turns single sign-on on and off through the configuration document once a provider exists", async () => {
+    const created = await raw(server.url, "/api/v1/admin/sso", {
+      method: "POST",
+      token: admin.client.getToken(),
+      body: { provider_key: "corp", provider_type: "oidc", display_name: "Corp", issuer_url: "http://127.0.0.1:9", client_id: "x", client_secret: "s-corp-1", is_active: true, auto_provision: true }
+    })
+    expect(created.status).toBe(201)
+    const on = await admin.client.patchConfig({ OpenIdSettings: { Enable: true } } as never) as { OpenIdSettings: { Enable: boolean } }
+    expect(on.OpenIdSettings.Enable).toBe(true)
+    expect((await admin.client.getConfig() as unknown as { OpenIdSettings: { Enable: boolean } }).OpenIdSettings.Enable).toBe(true)
+    expect((await client4(server.url).getClientConfig() as Record<string, string>).EnableSignUpWithOpenId).toBe("true")
+    expect(await status(alice.client.patchConfig({ OpenIdSettings: { Enable: false } } as never))).toBe(403)
+    const off = await admin.client.patchConfig({ OpenIdSettings: { Enable: false } } as never) as { OpenIdSettings: { Enable: boolean } }
+    expect(off.OpenIdSettings.Enable).toBe(false)
+    expect((await client4(server.url).getClientConfig() as Record<string, string>).EnableSignUpWithOpenId).toBe("false")
+  })
+})
