@@ -1,5 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
@@ -7,10 +7,12 @@ import * as ChannelEvents from "../channels/ChannelEvents.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
+import { UserRepo } from "../users/UserRepo.ts"
 import { json, ok } from "../http/Respond.ts"
 import * as Membership from "./Membership.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import { memberColumns, unreadJoin } from "./TeamQueries.ts"
+import { domainAllowed } from "./TeamValidation.ts"
 import { type TeamMemberRow, type TeamRow, type TeamUnreadRow, toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
 import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "./UserParam.ts"
 
@@ -107,6 +109,11 @@ const joinByInvite = Effect.gen(function*() {
   const sql = db.sql
   const [team] = yield* db.read(sql<TeamRow>`SELECT * FROM teams WHERE invite_id = ${invite_id} AND invite_id <> '' AND delete_at = 0`)
   if (team === undefined) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Invalid invite id.")
+  // The link admits only the team's allowed email domains, whether one signs up with it or joins when signed in.
+  const email = Option.match(yield* (yield* UserRepo).findById(caller.userId), { onNone: () => "", onSome: (u) => u.email })
+  if (!domainAllowed(email, team.allowed_domains)) {
+    return yield* badRequest("api.team.join_user_to_team.allowed_domains.app_error", `Your email domain is not one of the team's allowed domains: ${team.allowed_domains.slice(0, 200)}`)
+  }
   const now = yield* Clock.currentTimeMillis
   const join = yield* db.transaction(Membership.add(sql, team.id, [caller.userId], false, now))
   const bus = yield* EventBus
