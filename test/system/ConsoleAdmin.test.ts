@@ -109,6 +109,17 @@ describe("User Management > Users", () => {
     await client4(server.url).login(carol.username, "reset-by-the-admin")
     await alice.client.removeFromTeam(team.id, carol.user.id)
   })
+
+  it("shows and edits a user on the user's page: details, teams and team roles", async () => {
+    const patched = await admin.client.patchUser({ id: bob.user.id, nickname: "Bobby", email: `${bob.username}@new.example` } as never)
+    expect(patched).toMatchObject({ nickname: "Bobby", email: `${bob.username}@new.example` })
+    expect(await status(alice.client.patchUser({ id: bob.user.id, nickname: "Not yours" } as never))).toBe(403)
+    expect((await admin.client.getTeamsForUser(bob.user.id)).map((t) => t.id)).toContain(team.id)
+    const memberships = await admin.client.getTeamMembersForUser(bob.user.id)
+    expect(memberships.find((m) => m.team_id === team.id)).toMatchObject({ user_id: bob.user.id, scheme_admin: false })
+    expect(await status(alice.client.getTeamsForUser(bob.user.id))).toBe(403)
+    await admin.client.patchUser({ id: bob.user.id, email: `${bob.username}@example.com` } as never)
+  })
 })
 
 describe("User Management > Teams", () => {
