@@ -66,17 +66,23 @@ export interface UserDirectoryService {
 
 /**
  * Mattermost's multi-role filter (its user store's applyMultiRoleFilters): the user matches if any listed system role,
- * team role or channel role matches. `system_user` means a plain user (no other system role); `team_user` and
- * `channel_user` mean a plain member who is a plain user; `*_admin` the scheme admin flag. Team roles need the team
- * filtered on, channel roles the channel; other names match nobody.
+ * team role or channel role matches. `system_user` means a plain user (no other system role); `*_admin` is the
+ * membership's scheme admin flag and `*_user` a member without it, system admins excepted from both. Team roles need
+ * the team filtered on, channel roles the channel; other names match nobody.
  */
 export const roleClause = (sql: Db["Type"]["sql"], roles: RoleFilter | undefined, scope: { inTeam?: string; inChannel?: string }) => {
   if (roles === undefined) return sql``
   const parts = roles.system.map((role) =>
     role === "system_user" ? sql`u.roles = 'system_user'` : sql`${role} = ANY(string_to_array(u.roles, ' '))`
   )
+  // System admins are their own row of the console's filter, so neither team nor channel roles count them.
+  const notSystemAdmin = sql`NOT ('system_admin' = ANY(string_to_array(u.roles, ' ')))`
   const member = (kind: "team" | "channel", role: string) =>
-    role === `${kind}_admin` ? sql`m.scheme_admin` : role === `${kind}_user` ? sql`NOT m.scheme_admin AND u.roles = 'system_user'` : sql`FALSE`
+    role === `${kind}_admin`
+      ? sql`m.scheme_admin AND ${notSystemAdmin}`
+      : role === `${kind}_user`
+      ? sql`m.scheme_user AND NOT m.scheme_admin AND ${notSystemAdmin}`
+      : sql`FALSE`
   if (scope.inTeam !== undefined) {
     for (const role of roles.team) {
       parts.push(sql`EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = ${scope.inTeam} AND m.user_id = u.id AND m.delete_at = 0 AND ${member("team", role)})`)

@@ -152,6 +152,13 @@ describe("User Management > Teams", () => {
     expect(await status(admin.client.updateTeamMemberSchemeRoles(team.id, stranger.user.id, true, true))).toBe(404)
     expect((await raw(server.url, `/api/v4/teams/${team.id}/members/${bob.user.id}/schemeRoles`, { method: "PUT", token: admin.client.getToken(), body: { scheme_admin: "yes" } })).status).toBe(400)
 
+    // A system admin in the team is listed under System Admin only, never as a team admin or member.
+    await admin.client.addToTeam(team.id, admin.user.id)
+    await admin.client.updateTeamMemberSchemeRoles(team.id, admin.user.id, true, true)
+    expect(ids(await admin.client.getProfilesInTeam(team.id, 0, 10, "", { team_roles: ["team_admin"] } as never))).toEqual([alice.user.id])
+    expect(ids(await admin.client.getProfilesInTeam(team.id, 0, 10, "", { roles: ["system_admin"], team_roles: ["team_user"], active: true } as never))).toEqual(sorted(admin, bob))
+    await admin.client.removeFromTeam(team.id, admin.user.id)
+
     await admin.client.addToTeam(team.id, stranger.user.id)
     expect(ids(await admin.client.getProfilesInTeam(team.id, 0, 10, "", { active: true }))).toEqual(sorted(alice, bob, stranger))
     await admin.client.removeFromTeam(team.id, stranger.user.id)
