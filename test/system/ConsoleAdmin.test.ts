@@ -122,6 +122,16 @@ describe("User Management > Users", () => {
   })
 })
 
+describe("a system admin acting for another user", () => {
+  it("reads a user's sidebar, and gets 404 (not a storage error) for a user who does not exist", async () => {
+    const { categories } = await admin.client.getChannelCategories(bob.user.id, team.id)
+    expect(categories.map((c) => (c as typeof c & { sort_order: number }).sort_order)).toEqual(categories.map((_, i) => i * 10))
+    await expect(admin.client.getChannelCategories("abcdefghijklmnopqrstuvwxyz", team.id)).rejects.toMatchObject({ status_code: 404, server_error_id: "app.user.missing_account.const" })
+    await expect(admin.client.deleteChannelCategory("abcdefghijklmnopqrstuvwxyz", team.id, "x")).rejects.toMatchObject({ status_code: 404 })
+    await expect(alice.client.getChannelCategories(bob.user.id, team.id)).rejects.toMatchObject({ status_code: 403 })
+  })
+})
+
 describe("User Management > Teams", () => {
   it("opens a team's page for a system admin outside it: team, members, their roles, adding and removing", async () => {
     expect(await admin.client.getTeam(team.id)).toMatchObject({ id: team.id, display_name: "Console Team" })
