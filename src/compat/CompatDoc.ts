@@ -123,6 +123,13 @@ to admins (\`ShowEmailAddress\` is false), and only admins may look users up by 
   \`SendPushNotifications\`, and the \`Enable\` switch of \`GitLabSettings\`, \`GoogleSettings\` and \`OpenIdSettings\`
   (the service's one SSO switch). Any other change is refused with 400 naming the setting, and nothing is applied.
 - The licence is Mattermost's answer for an unlicensed server (\`{"IsLicensed": "false"}\`, no seat fields).
+- User lists (\`GET /users\`, \`POST /users/search\`, \`GET /users/stats/filtered\`) take the console's \`roles\`,
+  \`team_roles\` (with a team) and \`channel_roles\` (with a channel), matching a user who holds any of them as
+  Mattermost does (\`system_user\` alone means a plain user). \`sort\` is accepted where Mattermost applies it:
+  \`create_at\` and \`last_activity_at\` with \`in_team\` alone, \`status\` and \`admin\` (channel admins first) with
+  \`in_channel\`; elsewhere it is a 400 naming what it needs. \`allow_inactive\` is anyone's to ask, within visibility.
+- Regenerating a team's invite id (\`POST /teams/{team_id}/regenerate_invite_id\`) ends every link with the old one
+  (invite info, joining and sign-up with \`iid\`); an invite link admits only the team's allowed email domains.
 `
 
 const emptyTable = () => [

@@ -23,6 +23,7 @@ export interface EmptyByDesign {
 }
 
 const noPolicies = () => ({ policies: [], total_count: 0 })
+const noGroups = () => ({ groups: [], total_group_count: 0 })
 
 export const EMPTY_BY_DESIGN: ReadonlyArray<EmptyByDesign> = [
   { method: "GET", path: "/api/v4/agents", answer: "[]", why: "AI agents plugin: mobile cold start asks for agents", body: () => [] },
@@ -38,6 +39,8 @@ export const EMPTY_BY_DESIGN: ReadonlyArray<EmptyByDesign> = [
     why: "scheduled posts are off (ScheduledPosts false)",
     body: (params, query) => ({ [params.team_id]: [], ...(query.get("includeDirectChannels") === "true" ? { directChannels: [] } : {}) })
   },
+  { method: "GET", path: "/api/v4/teams/{team_id}/groups", answer: "{\"groups\": [], \"total_group_count\": 0}", why: "synced groups: none (the System Console's team page loads them)", body: noGroups },
+  { method: "GET", path: "/api/v4/channels/{channel_id}/groups", answer: "{\"groups\": [], \"total_group_count\": 0}", why: "synced groups: none (the System Console's channel page loads them)", body: noGroups },
   { method: "GET", path: "/api/v4/system/notices/{team_id}", answer: "[]", why: "in-product notices: none", body: () => [] },
   { method: "GET", path: "/api/v4/users/{user_id}/data_retention/team_policies", answer: "{\"policies\": [], \"total_count\": 0}", why: "data retention policies: none (unlicensed)", body: noPolicies },
   { method: "GET", path: "/api/v4/users/{user_id}/data_retention/channel_policies", answer: "{\"policies\": [], \"total_count\": 0}", why: "data retention policies: none (unlicensed)", body: noPolicies }

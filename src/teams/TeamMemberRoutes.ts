@@ -1,5 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
@@ -7,10 +7,12 @@ import * as ChannelEvents from "../channels/ChannelEvents.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
+import { UserRepo } from "../users/UserRepo.ts"
 import { json, ok } from "../http/Respond.ts"
 import * as Membership from "./Membership.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import { memberColumns, unreadJoin } from "./TeamQueries.ts"
+import { domainAllowed } from "./TeamValidation.ts"
 import { type TeamMemberRow, type TeamRow, type TeamUnreadRow, toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
 import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "./UserParam.ts"
 
@@ -107,6 +109,11 @@ const joinByInvite = Effect.gen(function*() {
   const sql = db.sql
   const [team] = yield* db.read(sql<TeamRow>`SELECT * FROM teams WHERE invite_id = ${invite_id} AND invite_id <> '' AND delete_at = 0`)
   if (team === undefined) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Invalid invite id.")
+  // The link admits only the team's allowed email domains, whether one signs up with it or joins when signed in.
+  const email = Option.match(yield* (yield* UserRepo).findById(caller.userId), { onNone: () => "", onSome: (u) => u.email })
+  if (!domainAllowed(email, team.allowed_domains)) {
+    return yield* badRequest("api.team.join_user_to_team.allowed_domains.app_error", `Your email domain is not one of the team's allowed domains: ${team.allowed_domains.slice(0, 200)}`)
+  }
   const now = yield* Clock.currentTimeMillis
   const join = yield* db.transaction(Membership.add(sql, team.id, [caller.userId], false, now))
   const bus = yield* EventBus
@@ -170,30 +177,51 @@ const removeMember = Effect.gen(function*() {
 })
 
 const RolesBody = Schema.Struct({ roles: Schema.String })
+const SchemeRolesBody = Schema.Struct({
+  scheme_admin: Schema.Boolean,
+  scheme_user: Schema.Boolean,
+  scheme_guest: Schema.optionalWith(Schema.Boolean, { default: () => false })
+})
 
-/** Team roles: "team_user" or "team_user team_admin" (guests are not offered). */
-const updateRoles = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const params = yield* Decode.params(TeamUserParams)
+/** Makes the member a team admin or a plain member (team admins and system admins may); guests are not offered. */
+const setTeamAdmin = <E, R>(decide: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function*() {
+    const caller = yield* requireCaller
+    const params = yield* Decode.params(TeamUserParams)
+    const admin = yield* decide
+    const access = yield* Access
+    const team = yield* access.teamMember(caller, params.team_id)
+    if (!team.isAdmin) return yield* permissionDenied("this team")
+    const userId = resolveUserId(caller, params.user_id)
+    const db = yield* Db
+    const updated = yield* db.transaction(db.sql`
+      UPDATE team_members SET scheme_admin = ${admin}, scheme_user = true, roles = ''
+      WHERE team_id = ${params.team_id} AND user_id = ${userId} AND delete_at = 0 RETURNING user_id`)
+    if (updated.length === 0) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
+    const [member] = yield* membersOf(params.team_id, [userId])
+    const bus = yield* EventBus
+    yield* bus.publish("memberrole_updated", { member: JSON.stringify(member) }, { user_id: userId })
+    return ok()
+  })
+
+/** PUT .../roles: "team_user" or "team_user team_admin". */
+const updateRoles = setTeamAdmin(Effect.gen(function*() {
   const { roles } = yield* Decode.body(RolesBody)
-  const access = yield* Access
-  const team = yield* access.teamMember(caller, params.team_id)
-  if (!team.isAdmin) return yield* permissionDenied("this team")
   const set = new Set(roles.split(" ").filter((r) => r !== ""))
   if (!set.has("team_user") || [...set].some((r) => r !== "team_user" && r !== "team_admin")) {
     return yield* badRequest("api.team.update_team_member_roles.bad_role.app_error", "Invalid team member roles.")
   }
-  const userId = resolveUserId(caller, params.user_id)
-  const db = yield* Db
-  const updated = yield* db.transaction(db.sql`
-    UPDATE team_members SET scheme_admin = ${set.has("team_admin")}, scheme_user = true, roles = ''
-    WHERE team_id = ${params.team_id} AND user_id = ${userId} AND delete_at = 0 RETURNING user_id`)
-  if (updated.length === 0) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
-  const [member] = yield* membersOf(params.team_id, [userId])
-  const bus = yield* EventBus
-  yield* bus.publish("memberrole_updated", { member: JSON.stringify(member) }, { user_id: userId })
-  return ok()
-})
+  return set.has("team_admin")
+}))
+
+/** PUT .../schemeRoles (the System Console's team page and the web app's Manage Members): the scheme flags. */
+const updateSchemeRoles = setTeamAdmin(Effect.gen(function*() {
+  const body = yield* Decode.body(SchemeRolesBody)
+  if (!body.scheme_user || body.scheme_guest) {
+    return yield* badRequest("api.team.update_team_member_scheme_roles.bad_role.app_error", "A team member must be a user (scheme_user true); guests are not offered on this server.")
+  }
+  return body.scheme_admin
+}))
 
 const userTeams = Effect.gen(function*() {
   const caller = yield* requireCaller
@@ -257,6 +285,7 @@ export const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/api/v4/teams/:team_id/members/:user_id", getMember),
   HttpRouter.del("/api/v4/teams/:team_id/members/:user_id", removeMember),
   HttpRouter.put("/api/v4/teams/:team_id/members/:user_id/roles", updateRoles),
+  HttpRouter.put("/api/v4/teams/:team_id/members/:user_id/schemeRoles", updateSchemeRoles),
   HttpRouter.post("/api/v4/teams/members/invite", joinByInvite),
   HttpRouter.get("/api/v4/users/:user_id/teams", userTeams),
   HttpRouter.get("/api/v4/users/:user_id/teams/members", userTeamMembers),

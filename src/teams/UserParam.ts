@@ -1,8 +1,9 @@
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
-import { invalidParam, permissionDenied } from "../http/ApiError.ts"
+import { invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
+import { UserRepo } from "../users/UserRepo.ts"
 
 /** A `{user_id}` path segment: "me" or an id. */
 export const UserIdParam = Schema.Union(Schema.Literal("me"), Decode.Id)
@@ -39,5 +40,9 @@ export const ownDataInTeam = Effect.gen(function*() {
   const userId = yield* selfOrAdmin(caller, params.user_id)
   const access = yield* Access
   yield* access.team(caller, params.team_id)
+  // An admin acting for someone else names a user who may not exist (whose data could not be stored).
+  if (userId !== caller.userId && Option.isNone(yield* (yield* UserRepo).findById(userId))) {
+    return yield* notFound("app.user.missing_account.const", "Unable to find the user.")
+  }
   return { userId, teamId: params.team_id }
 })

@@ -1,6 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { RoleNamesParam } from "../../schemas/users.ts"
 import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { badRequest, invalidParam, notFound } from "../http/ApiError.ts"
@@ -8,7 +9,7 @@ import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import { likeContaining } from "../search/Like.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
-import { UserDirectory } from "./UserDirectory.ts"
+import { roleClause, UserDirectory } from "./UserDirectory.ts"
 import type { UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
 import { targetUserId } from "./UserParam.ts"
@@ -47,23 +48,10 @@ const FilteredQuery = Schema.Struct({
   include_deleted: Flag,
   include_bots: Flag,
   include_remote_users: Flag,
-  roles: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { default: () => "" }),
-  team_roles: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { default: () => "" }),
-  channel_roles: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { default: () => "" })
+  roles: RoleNamesParam,
+  team_roles: RoleNamesParam,
+  channel_roles: RoleNamesParam
 })
-
-const listOf = (raw: string) => raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
-
-/** Team and channel roles are scheme flags on the membership: `team_admin`, `team_user`, `channel_admin`, `channel_user`. */
-const memberRoleClause = (sql: Db["Type"]["sql"], table: "tm" | "cm", roles: ReadonlyArray<string>, kind: "team" | "channel") => {
-  if (roles.length === 0) return sql`TRUE`
-  const admin = roles.includes(`${kind}_admin`)
-  const user = roles.includes(`${kind}_user`)
-  if (admin && user) return sql`TRUE`
-  if (admin) return table === "tm" ? sql`tm.scheme_admin` : sql`cm.scheme_admin`
-  if (user) return table === "tm" ? sql`NOT tm.scheme_admin` : sql`NOT cm.scheme_admin`
-  return sql`FALSE`
-}
 
 /** GET /users/stats/filtered (system admins): how many users match the console's filters. */
 const filteredStats = Effect.gen(function*() {
@@ -71,16 +59,14 @@ const filteredStats = Effect.gen(function*() {
   const q = yield* Decode.query(FilteredQuery)
   const db = yield* Db
   const sql = db.sql
-  const roles = listOf(q.roles)
+  const scope = { inTeam: q.in_team === "" ? undefined : q.in_team, inChannel: q.in_channel === "" ? undefined : q.in_channel }
   const [row] = yield* db.read(sql<{ n: string }>`
     SELECT count(*) AS n FROM users u
     WHERE ${q.include_deleted ? sql`TRUE` : sql`u.delete_at = 0`}
       AND ${q.include_bots ? sql`TRUE` : sql`NOT u.is_bot`}
-      AND ${roles.length === 0 ? sql`TRUE` : sql`string_to_array(u.roles, ' ') && ${roles}::text[]`}
-      AND ${q.in_team === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${q.in_team}
-            AND tm.delete_at = 0 AND ${memberRoleClause(sql, "tm", listOf(q.team_roles), "team")})`}
-      AND ${q.in_channel === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = u.id AND cm.channel_id = ${q.in_channel}
-            AND ${memberRoleClause(sql, "cm", listOf(q.channel_roles), "channel")})`}`)
+      AND ${scope.inTeam === undefined ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${scope.inTeam} AND tm.delete_at = 0)`}
+      AND ${scope.inChannel === undefined ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = u.id AND cm.channel_id = ${scope.inChannel})`}
+      ${roleClause(sql, { system: q.roles, team: q.team_roles, channel: q.channel_roles }, scope)}`)
   return json({ total_users_count: Number(row.n) })
 })
 

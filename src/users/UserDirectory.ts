@@ -18,6 +18,8 @@ export interface ListFilter {
   readonly active: boolean
   readonly inactive: boolean
   readonly role?: string
+  /** The console's role filters; a user matching any of them is listed (see roleClause). */
+  readonly roles?: RoleFilter
   /** create_at and last_activity_at with inTeam; status and admin (channel admins first) with inChannel. */
   readonly sort: "" | "create_at" | "last_activity_at" | "status" | "admin"
   readonly page: number
@@ -32,7 +34,16 @@ export interface SearchFilter {
   readonly notInChannel?: string
   readonly withoutTeam: boolean
   readonly allowInactive: boolean
+  readonly role?: string
+  readonly roles?: RoleFilter
   readonly limit: number
+}
+
+/** System roles, and team or channel roles (scheme flags of the membership in the team or channel filtered on). */
+export interface RoleFilter {
+  readonly system: ReadonlyArray<string>
+  readonly team: ReadonlyArray<string>
+  readonly channel: ReadonlyArray<string>
 }
 
 export type DirectoryRow = UserRow & { readonly last_activity_at?: string | number }
@@ -51,6 +62,38 @@ export interface UserDirectoryService {
   /** For each group channel the caller belongs to, its other members. */
   readonly groupChannelMembers: (caller: Caller, channelIds: ReadonlyArray<string>) =>
     Effect.Effect<ReadonlyArray<{ readonly channel_id: string; readonly user: UserRow }>, DbError>
+}
+
+/**
+ * Mattermost's multi-role filter (its user store's applyMultiRoleFilters): the user matches if any listed system role,
+ * team role or channel role matches. `system_user` means a plain user (no other system role); `*_admin` is the
+ * membership's scheme admin flag and `*_user` a member without it, system admins excepted from both. Team roles need
+ * the team filtered on, channel roles the channel; other names match nobody.
+ */
+export const roleClause = (sql: Db["Type"]["sql"], roles: RoleFilter | undefined, scope: { inTeam?: string; inChannel?: string }) => {
+  if (roles === undefined) return sql``
+  const parts = roles.system.map((role) =>
+    role === "system_user" ? sql`u.roles = 'system_user'` : sql`${role} = ANY(string_to_array(u.roles, ' '))`
+  )
+  // System admins are their own row of the console's filter, so neither team nor channel roles count them.
+  const notSystemAdmin = sql`NOT ('system_admin' = ANY(string_to_array(u.roles, ' ')))`
+  const member = (kind: "team" | "channel", role: string) =>
+    role === `${kind}_admin`
+      ? sql`m.scheme_admin AND ${notSystemAdmin}`
+      : role === `${kind}_user`
+      ? sql`m.scheme_user AND NOT m.scheme_admin AND ${notSystemAdmin}`
+      : sql`FALSE`
+  if (scope.inTeam !== undefined) {
+    for (const role of roles.team) {
+      parts.push(sql`EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = ${scope.inTeam} AND m.user_id = u.id AND m.delete_at = 0 AND ${member("team", role)})`)
+    }
+  }
+  if (scope.inChannel !== undefined) {
+    for (const role of roles.channel) {
+      parts.push(sql`EXISTS (SELECT 1 FROM channel_members m WHERE m.channel_id = ${scope.inChannel} AND m.user_id = u.id AND ${member("channel", role)})`)
+    }
+  }
+  return parts.length === 0 ? sql`` : sql`AND (${sql.or(parts)})`
 }
 
 export class UserDirectory extends Context.Tag("service/UserDirectory")<UserDirectory, UserDirectoryService>() {}
@@ -96,6 +139,9 @@ export const make = Effect.gen(function*() {
     }))}`
   }
 
+  /** The single `role` filter: users holding that system role. */
+  const roleOf = (role: string | undefined) => role !== undefined ? sql`AND ${role} = ANY(string_to_array(u.roles, ' '))` : sql``
+
   const service: UserDirectoryService = {
     find: (caller, by) =>
       Effect.gen(function*() {
@@ -139,7 +185,8 @@ export const make = Effect.gen(function*() {
         WHERE true
         ${membershipClauses(f)}
         ${f.active ? sql`AND u.delete_at = 0` : f.inactive ? sql`AND u.delete_at > 0` : sql``}
-        ${f.role !== undefined ? sql`AND ${f.role} = ANY(string_to_array(u.roles, ' '))` : sql``}
+        ${roleOf(f.role)}
+        ${roleClause(sql, f.roles, f)}
         ${visibleClause(caller)}
         ORDER BY ${order}
         LIMIT ${f.perPage} OFFSET ${f.page * f.perPage}`)
@@ -151,6 +198,8 @@ export const make = Effect.gen(function*() {
         ${termClause(caller, f.term)}
         ${membershipClauses(f)}
         ${f.allowInactive ? sql`` : sql`AND u.delete_at = 0`}
+        ${roleOf(f.role)}
+        ${roleClause(sql, f.roles, f)}
         ${visibleClause(caller)}
         ORDER BY u.username
         LIMIT ${f.limit}`),

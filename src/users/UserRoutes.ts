@@ -1,6 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { Crypto } from "../../layers/Crypto.ts"
+import { RoleNamesField, RoleNamesParam } from "../../schemas/users.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
@@ -124,6 +125,9 @@ const ListQuery = Schema.Struct({
   active: Flag,
   inactive: Flag,
   role: Schema.optionalWith(Schema.String, { default: () => "" }),
+  roles: RoleNamesParam,
+  team_roles: RoleNamesParam,
+  channel_roles: RoleNamesParam,
   sort: Schema.optionalWith(Schema.Literal("", "create_at", "last_activity_at", "status", "admin", "display_name"), { default: () => "" as const }),
   page: Decode.QueryInt(0, { min: 0, max: 100_000 }),
   per_page: Decode.QueryInt(60, { min: 1, max: 200 })
@@ -150,6 +154,7 @@ const list = Effect.gen(function*() {
     active: q.active,
     inactive: q.inactive,
     role: q.role === "" ? undefined : q.role,
+    roles: { system: q.roles, team: q.team_roles, channel: q.channel_roles },
     sort: q.sort === "display_name" ? "" : q.sort,
     page: q.page,
     perPage: q.per_page
@@ -192,6 +197,10 @@ const SearchBody = Schema.Struct({
   not_in_channel_id: Schema.optional(Schema.String),
   allow_inactive: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   without_team: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  role: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { default: () => "" }),
+  roles: RoleNamesField,
+  team_roles: RoleNamesField,
+  channel_roles: RoleNamesField,
   limit: Schema.optionalWith(Schema.Number.pipe(Schema.int(), Schema.between(1, 1000)), { default: () => 100 })
 })
 
@@ -209,9 +218,16 @@ const search = Effect.gen(function*() {
     withoutTeam: body.without_team
   }
   yield* checkScopes(caller, scopes)
-  if (body.allow_inactive && !caller.isSystemAdmin) return yield* permissionDenied("inactive users")
   const directory = yield* UserDirectory
-  const rows = yield* directory.search(caller, { term: body.term, ...scopes, allowInactive: body.allow_inactive, limit: body.limit })
+  // allow_inactive is anyone's to ask, as in Mattermost (the DM picker lists deactivated people); visibility still holds.
+  const rows = yield* directory.search(caller, {
+    term: body.term,
+    ...scopes,
+    allowInactive: body.allow_inactive,
+    role: body.role === "" ? undefined : body.role,
+    roles: { system: body.roles, team: body.team_roles, channel: body.channel_roles },
+    limit: body.limit
+  })
   return json(wireAll(caller, rows))
 })
 

@@ -98,6 +98,12 @@ describe("sidebar categories", () => {
     expect(updated.map((c) => c.id)).toEqual([favorites.id, custom.id].sort((a, b) => state.order.indexOf(a) - state.order.indexOf(b)))
     expect(await me.client.getChannelCategory(me.user.id, team.id, custom.id)).toMatchObject({ display_name: "Work stuff", collapsed: true, channel_ids: [dm.id] })
     expect((await me.client.getChannelCategory(me.user.id, team.id, favorites.id)).channel_ids).toEqual([townSquare])
+    // Moving channels between categories, or a sort_order sent in an update, leaves the categories' order and numbers
+    // as they were (Mattermost changes them only through the order route).
+    await me.client.updateChannelCategory(me.user.id, team.id, { ...custom, display_name: "Work stuff", collapsed: true, channel_ids: [dm.id], sort_order: 990 } as ChannelCategory)
+    const afterMove = await me.client.getChannelCategories(me.user.id, team.id)
+    expect(afterMove.order).toEqual(state.order)
+    expectSortOrders(afterMove)
 
     const order = [channels.id, favorites.id, direct.id, custom.id]
     expect(await me.client.updateChannelCategoryOrder(me.user.id, team.id, order)).toEqual(order)

@@ -61,6 +61,8 @@ describe("routes we do not implement", () => {
       "/api/v4/users/{user_id}/teams/{team_id}/drafts": `/api/v4/users/me/teams/${teamId}/drafts`,
       "/api/v4/posts/scheduled/team/{team_id}": `/api/v4/posts/scheduled/team/${teamId}?includeDirectChannels=true`,
       "/api/v4/system/notices/{team_id}": `/api/v4/system/notices/${teamId}?client=mobile&clientVersion=2.43.0`,
+      "/api/v4/teams/{team_id}/groups": `/api/v4/teams/${teamId}/groups?page=0&per_page=10&q=&include_member_count=true`,
+      "/api/v4/channels/{channel_id}/groups": `/api/v4/channels/${channelId}/groups?page=0&per_page=10&q=&include_member_count=true`,
       "/api/v4/users/{user_id}/data_retention/team_policies": "/api/v4/users/me/data_retention/team_policies?page=0&per_page=100",
       "/api/v4/users/{user_id}/data_retention/channel_policies": "/api/v4/users/me/data_retention/channel_policies"
     }

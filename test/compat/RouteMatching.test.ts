@@ -32,3 +32,25 @@ describe("route matching", () => {
     }
   })
 })
+
+describe("route matching of the service's own routes", () => {
+  const ours = Chunk.toReadonlyArray(served.routes).map((r) => ({ method: r.method, path: r.path }))
+  const table = routeTable(ours)
+  const concrete = (path: string) => path.replace(/:[A-Za-z_]+/g, samplePath("{x}"))
+
+  it("sends a request for every route the service serves, Mattermost's or not, to a route of its own shape", () => {
+    const misrouted: Array<string> = []
+    const checked = ours.filter((r) => !r.path.includes("*"))
+    expect(checked.length).toBeGreaterThan(200)
+    for (const route of checked) {
+      const methods = route.method === "*" ? ["GET"] : [route.method]
+      for (const method of methods) {
+        const hit = table.find(method, concrete(route.path))?.handler
+        if (hit === undefined || shape(hit.path) !== shape(route.path)) misrouted.push(`${method} ${route.path} -> ${hit?.path}`)
+      }
+    }
+    expect(misrouted).toEqual([])
+    // The routes this covers beyond Mattermost's description, e.g. POST /users/login/type beside /users/:user_id.
+    expect(ours.some((r) => r.path === "/api/v4/users/login/type")).toBe(true)
+  })
+})

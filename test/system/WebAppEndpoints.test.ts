@@ -76,6 +76,15 @@ describe("invite links", () => {
       .toMatchObject({ status_code: 400, server_error_id: "api.team.invite_members.invalid_email.app_error" })
     const insider = unique("in").slice(0, 20)
     await anonymous().createUser({ username: insider, email: `${insider}@corp.example`, password: "correct-horse-battery" } as never, "", limited.invite_id)
+    // Signed in, the same link is held to the same domains.
+    expect(await errorOf(alice.client.addToTeamFromInvite("", limited.invite_id)))
+      .toMatchObject({ status_code: 400, server_error_id: "api.team.join_user_to_team.allowed_domains.app_error" })
+    const joiner = client4(server.url)
+    await joiner.login(insider, "correct-horse-battery")
+    const self = await joiner.getMe()
+    expect((await joiner.getMyTeams()).map((t) => t.id)).toContain(limited.id)
+    await joiner.removeFromTeam(limited.id, self.id)
+    expect(await joiner.addToTeamFromInvite("", limited.invite_id)).toMatchObject({ team_id: limited.id, user_id: self.id })
   })
 
   it("lets a signed-in user join with the invite id", async () => {

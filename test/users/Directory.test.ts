@@ -147,6 +147,18 @@ describe("lists", () => {
     await expect(bob.client.getProfilesInTeam(team.id, 0, 60, "create_at", { in_channel: townSquare.id })).rejects.toMatchObject(refused)
   })
 
+  it("says in plain words which parameter was wrong and what it accepts (the mobile app's 400s)", async () => {
+    const townSquare = await bob.client.getChannelByName(team.id, "town-square")
+    const error = await bob.client.getProfilesInChannel(townSquare.id, 0, 60, "by_mood").then(() => undefined, (e: { status_code: number; message: string; server_error_id: string }) => e)
+    expect(error).toMatchObject({ status_code: 400, server_error_id: "api.context.invalid_param.app_error" })
+    expect(error!.message).toMatch(/sort/)
+    expect(error!.message).toMatch(/"by_mood"/)
+    for (const accepted of ["create_at", "last_activity_at", "status", "admin"]) expect(error!.message).toContain(accepted)
+    const page = await raw(server.url, `/api/v4/users?in_channel=${townSquare.id}&page=first`, { token: bob.client.getToken() })
+    expect(page.body.message).toMatch(/page/)
+    for (const body of [error!.message, page.body.message, page.body.detailed_error]) expect(body).not.toMatch(/Struct|Encoded|Transformation|<->|readonly|Literal/)
+  })
+
   it("refuses filters on teams and channels the caller cannot see", async () => {
     await expect(carol.client.getProfilesInTeam(team.id, 0, 60)).rejects.toMatchObject({ status_code: 403 })
     await expect(bob.client.getProfilesInChannel(privateChannel.id, 0, 60)).rejects.toMatchObject({ status_code: 403 })

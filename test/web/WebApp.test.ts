@@ -145,6 +145,12 @@ describe("with SERVICE_WEBAPP_DIR", () => {
       expect(response.status, path).toBe(404)
       expect(response.body.toString(), path).not.toContain("<div id=\"root\">")
     }
+    // The sockets without an upgrade are the socket routes' own refusal, not the web app.
+    for (const path of ["/api/v4/websocket", "/api/v1/ws"]) {
+      const response = await get(server.url, path)
+      expect(response.status, path).toBeGreaterThanOrEqual(400)
+      expect(response.body.toString(), path).not.toContain("<div id=\"root\">")
+    }
     const health = await get(server.url, "/api/v1/health/live")
     expect(health.status).toBe(200)
   })
