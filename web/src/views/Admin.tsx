@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks"
 import { client, errorMessage, v1 } from "../api.ts"
 import { path } from "../router.ts"
 import { link } from "./Auth.tsx"
+import { Confirm } from "./Confirm.tsx"
 
 /**
  * The system console (system admins only; loaded on demand, so its code is not part of the first load): SSO providers
@@ -37,6 +38,7 @@ const Sso = () => {
   const settings = useLoad(() => v1<{ enable_sso: boolean; require_sso: boolean }>("GET", "/api/v1/admin/sso/settings"))
   const [results, setResults] = useState<Record<string, string>>({})
   const [editing, setEditing] = useState<string | null>(null)
+  const [deleting, setDeleting] = useState<string | null>(null)
   const [error, setError] = useState("")
   const act = async (f: () => Promise<unknown>) => {
     try {
@@ -89,7 +91,11 @@ const Sso = () => {
                 <button type="button" aria-label={`Test ${p.display_name}`} onClick={() => void test(p)}>Test</button>
                 <button type="button" class="secondary" aria-label={`${p.is_active ? "Deactivate" : "Activate"} ${p.display_name}`} onClick={() => void act(() => v1("PUT", `/api/v1/admin/sso/${p.id}`, { is_active: !p.is_active }))}>{p.is_active ? "Deactivate" : "Activate"}</button>
                 <button type="button" class="secondary" aria-label={`Edit ${p.display_name}`} aria-expanded={editing === p.id} onClick={() => setEditing(editing === p.id ? null : p.id)}>Edit</button>
-                <button type="button" class="danger" aria-label={`Delete ${p.display_name}`} onClick={() => confirm(`Delete ${p.display_name}?`) && void act(() => v1("DELETE", `/api/v1/admin/sso/${p.id}`))}>Delete</button>
+                <button type="button" class="danger" aria-label={`Delete ${p.display_name}`} onClick={() => setDeleting(p.id)}>Delete</button>
+                {deleting === p.id && (
+                  <Confirm id={p.id} title={`Delete ${p.display_name}`} text={`Delete ${p.display_name}? People can no longer sign in with it.`} action="Delete provider"
+                    onConfirm={() => { setDeleting(null); void act(() => v1("DELETE", `/api/v1/admin/sso/${p.id}`)) }} onCancel={() => setDeleting(null)} />
+                )}
               </td>
             </tr>
           ))}
@@ -176,11 +182,14 @@ const Push = () => {
 
 const Users = () => {
   const [term, setTerm] = useState("")
+  const [message, setMessage] = useState("")
   const users = useLoad(() => (term ? client.searchUsers(term, { allow_inactive: true }) : client.getProfiles(0, 100, { active: undefined } as any)), [term])
-  const act = async (f: () => Promise<unknown>) => {
+  const act = async (f: () => Promise<unknown>, done: string) => {
     try {
+      setMessage("")
       await f()
       await users.reload()
+      setMessage(done)
     } catch (e) {
       users.setError(errorMessage(e))
     }
@@ -189,6 +198,7 @@ const Users = () => {
     <section aria-labelledby="users-title">
       <h2 id="users-title">Users</h2>
       {users.error && <p class="alert" role="alert">{users.error}</p>}
+      <p role="status">{message}</p>
       <label>Search users<input type="search" value={term} onInput={(e) => setTerm(e.currentTarget.value)} /></label>
       <table>
         <thead><tr><th scope="col">Username</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
@@ -199,9 +209,9 @@ const Users = () => {
               <tr key={u.id}>
                 <td>{u.username}</td><td>{u.email}</td><td>{admin ? "System admin" : "Member"}</td><td>{u.delete_at ? "Deactivated" : "Active"}</td>
                 <td class="row">
-                  <button type="button" class="secondary" aria-label={`${u.delete_at ? "Activate" : "Deactivate"} ${u.username}`} onClick={() => void act(() => client.updateUserActive(u.id, u.delete_at > 0))}>{u.delete_at ? "Activate" : "Deactivate"}</button>
-                  <button type="button" class="secondary" aria-label={`${admin ? "Demote" : "Promote"} ${u.username}`} onClick={() => void act(() => client.updateUserRoles(u.id, admin ? "system_user" : "system_user system_admin"))}>{admin ? "Demote" : "Promote"}</button>
-                  <button type="button" class="secondary" aria-label={`Revoke sessions of ${u.username}`} onClick={() => void act(() => client.revokeAllSessionsForUser(u.id))}>Revoke sessions</button>
+                  <button type="button" class="secondary" aria-label={`${u.delete_at ? "Activate" : "Deactivate"} ${u.username}`} onClick={() => void act(() => client.updateUserActive(u.id, u.delete_at > 0), `${u.username} ${u.delete_at ? "activated" : "deactivated"}`)}>{u.delete_at ? "Activate" : "Deactivate"}</button>
+                  <button type="button" class="secondary" aria-label={`${admin ? "Demote" : "Promote"} ${u.username}`} onClick={() => void act(() => client.updateUserRoles(u.id, admin ? "system_user" : "system_user system_admin"), `${u.username} ${admin ? "is no longer" : "is now"} a system admin`)}>{admin ? "Demote" : "Promote"}</button>
+                  <button type="button" class="secondary" aria-label={`Revoke sessions of ${u.username}`} onClick={() => void act(() => client.revokeAllSessionsForUser(u.id), `Sessions of ${u.username} revoked`)}>Revoke sessions</button>
                 </td>
               </tr>
             )

@@ -6,14 +6,14 @@ import { emojiChar } from "../emoji.ts"
 import { navigate } from "../router.ts"
 import { signOut } from "../session.ts"
 import {
-  addPosts, categories, channelLabel, collapsedThreads, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
+  addPosts, categories, channelLabel, channelPath, isFavourite, toggleFavourite, collapsedThreads, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
   markViewed, me, members, needUsers, posts, refreshChannels, statuses, teams, timelines, typing, unread, users
 } from "../store.ts"
 import { link } from "./Auth.tsx"
 import { Composer, typingText } from "./Composer.tsx"
 import { Dialogs } from "./Dialogs.tsx"
 import { Avatar, PostItem } from "./Post.tsx"
-import { dialog, openThread, panel, profile } from "./panels.ts"
+import { dialog, highlight, openThread, panel, profile } from "./panels.ts"
 
 const day = (at: number) => new Date(at).toDateString()
 const dayLabel = (at: number) => {
@@ -32,13 +32,7 @@ const isCompact = (post: Post, prev: Post | undefined) =>
 const Sidebar = ({ teamName }: { teamName: string }) => {
   const current = currentChannelId.value
   const byId = channels.value
-  const chanLink = (c: Channel) => {
-    if (c.type === "D") {
-      const other = c.name.split("__").find((id) => id !== me.value?.id) ?? me.value?.id ?? ""
-      return `/${teamName}/messages/@${users.value[other]?.username ?? other}`
-    }
-    return `/${teamName}/channels/${c.name}`
-  }
+  const chanLink = (c: Channel) => channelPath(teamName, c)
   const cats = categories.value.length > 0 ? categories.value : [{ id: "all", display_name: "Channels", channel_ids: Object.keys(byId), type: "custom" } as any]
   return (
     <nav class="sidebar" aria-label="Channels">
@@ -154,6 +148,22 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
     })
   }, [line])
 
+  // A search result's "Jump": scroll to the post once it is loaded (older pages are fetched until it is), focus it.
+  const target = highlight.value
+  useEffect(() => {
+    if (!target || !line) return
+    const el = scroller.current?.querySelector<HTMLElement>(`[data-post-id="${target}"]`)
+    if (el) {
+      pinnedToBottom.current = false
+      el.scrollIntoView({ block: "center" })
+      el.focus({ preventScroll: true })
+      highlight.value = null
+    } else if (line.more && !loadingOlder.current && posts.value[target]?.channel_id === channelId) {
+      loadingOlder.current = true
+      void loadOlder(channelId).catch(() => undefined).finally(() => (loadingOlder.current = false))
+    }
+  }, [target, line])
+
   const onScroll = async () => {
     const el = scroller.current!
     pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
@@ -202,6 +212,8 @@ const ChannelView = ({ channel }: { channel: Channel }) => {
       <header class="channel-header">
         <h1 id="channel-title">{channel.type === "O" ? "# " : channel.type === "P" ? "🔒 " : ""}{label}</h1>
         {channel.purpose && <p class="muted purpose">{channel.purpose}</p>}
+        <button type="button" class="icon" aria-label="Favourite" aria-pressed={isFavourite(channel.id)} title={isFavourite(channel.id) ? "Remove from favourites" : "Add to favourites"}
+          onClick={() => void toggleFavourite(channel).catch(() => undefined)}>{isFavourite(channel.id) ? "★" : "☆"}</button>
         <button type="button" class="icon" aria-label="Pinned messages" title="Pinned messages" onClick={() => (panel.value = { kind: "pinned", channelId: channel.id })}>📌</button>
       </header>
       <PostList channelId={channel.id} editing={editing} setEditing={setEditing} />
@@ -242,7 +254,10 @@ const ResultsPanel = ({ title, load }: { title: string; load: () => Promise<{ or
   const jump = (post: Post) => {
     const c = channels.value[post.channel_id]
     const team = teams.value.find((t) => t.id === c?.team_id) ?? teams.value[0]
-    if (c && team && c.type !== "D") navigate(`/${team.name}/channels/${c.name}`)
+    if (!c || !team) return
+    // With collapsed reply threads a reply is not in the channel: the channel shows its root, the panel the reply.
+    highlight.value = post.root_id && collapsedThreads.value ? post.root_id : post.id
+    navigate(channelPath(team.name, c))
     if (post.root_id) openThread(post.root_id)
   }
   return (

@@ -3,7 +3,9 @@ import { useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
 import { emojiChar } from "../emoji.ts"
 import { renderMarkdown } from "../markdown.ts"
-import { addPosts, flagged, formatTime, me, posts, statuses, users } from "../store.ts"
+import { navigate } from "../router.ts"
+import { addPosts, currentTeamId, flagged, formatTime, me, posts, statuses, teams, users } from "../store.ts"
+import { Confirm } from "./Confirm.tsx"
 import { EmojiPicker } from "./EmojiPicker.tsx"
 import { openThread, showProfile } from "./panels.ts"
 
@@ -43,6 +45,23 @@ const Files = ({ post }: { post: Post }) => {
       )}
     </div>
   )
+}
+
+/** A click on an @mention opens that person's profile; on a ~channel, opens the channel (joining it if public). */
+const openLink = (event: MouseEvent) => {
+  const a = (event.target as Element).closest?.("a.mention, a.channel-link") as HTMLElement | null
+  if (!a) return
+  event.preventDefault()
+  const name = a.dataset.name ?? ""
+  if (a.classList.contains("channel-link")) {
+    const team = teams.value.find((t) => t.id === currentTeamId.value) ?? teams.value[0]
+    if (team) navigate(`/${team.name}/channels/${name}`)
+    return
+  }
+  const known = Object.values(users.value).find((u) => u.username === name)
+  const show = (id: string) => showProfile(id, a)
+  if (known) show(known.id)
+  else client.getUserByUsername(name).then((u) => { users.value = { ...users.value, [u.id]: u }; show(u.id) }, () => undefined)
 }
 
 const Reactions = ({ post }: { post: Post }) => {
@@ -138,14 +157,11 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
         ) : editing ? (
           <EditBox initial={post.message} onSave={save} onCancel={() => setEditing(null)} />
         ) : (
-          <div class="message" dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
+          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
         )}
         {confirming && !deleted && (
-          <div class="confirm row" role="alertdialog" aria-label="Delete message" aria-describedby={`confirm-${post.id}`}>
-            <span id={`confirm-${post.id}`}>Delete this message? This cannot be undone.</span>
-            <button type="button" class="danger" autoFocus onClick={() => { setConfirming(false); void client.deletePost(post.id).catch(() => undefined) }}>Delete</button>
-            <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
-          </div>
+          <Confirm id={post.id} title="Delete message" text="Delete this message? This cannot be undone." action="Delete"
+            onConfirm={() => { setConfirming(false); void client.deletePost(post.id).catch(() => undefined) }} onCancel={() => setConfirming(false)} />
         )}
         {!deleted && post.edit_at > 0 && !editing && <span class="muted edited">(edited)</span>}
         {!deleted && <Files post={post} />}
