@@ -191,7 +191,8 @@ export const postCreated = (post: Post) => {
 const notify = (post: Post, channel: Channel | undefined) => {
   if (typeof Notification === "undefined" || Notification.permission !== "granted" || !document.hidden) return
   const sender = users.value[post.user_id]?.username ?? "Someone"
-  new Notification(channel ? `${sender} in ${channelLabel(channel)}` : sender, { body: post.message.slice(0, 200), tag: post.id })
+  // A DM is titled by its sender alone ("frank in frank" says nothing more).
+  new Notification(channel && channel.type !== "D" ? `${sender} in ${channelLabel(channel)}` : sender, { body: post.message.slice(0, 200), tag: post.id })
 }
 
 const onPosted = async (data: Record<string, any>) => {
