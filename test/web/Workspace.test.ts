@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import type { Browser, BrowserContext, Page } from "playwright-core"
+import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -13,6 +16,7 @@ import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
  * frank each have a browser context; gina exists only through the API.
  */
 const PASSWORD = "correct-horse-battery"
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 let server: TestServer
 let browser: Browser
 let closeBrowser: () => Promise<void>
@@ -40,7 +44,8 @@ beforeAll(async () => {
   if (!haveChromium) return
   ;({ browser, close: closeBrowser } = await launch())
   for (const name of ["erin", "frank"]) {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } })
+    // axe is injected as an inline script, which the client's CSP (rightly) forbids: the test browser bypasses CSP.
+    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, bypassCSP: true })
     context.setDefaultTimeout(10_000)
     // Desktop notifications: the browser's Notification is recorded, and the tab can be made to look hidden.
     await context.grantPermissions(["notifications"])
@@ -70,6 +75,14 @@ afterAll(async () => {
 })
 
 const step = (name: string, body: () => Promise<void>) => withScreenshots(name, () => [erin, frank].filter(Boolean), body)
+/** Serious and critical axe violations on the page, as readable lines. */
+const axe = async (page: Page) => {
+  await page.addScriptTag({ content: AXE })
+  const results = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ["violations"] }))
+  return (results.violations as Array<any>)
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3).join(", ")}`)
+}
 const messages = (page: Page) => page.getByRole("log", { name: "Messages" })
 const sidebar = (page: Page) => page.getByRole("navigation", { name: "Channels" })
 const box = (page: Page, name: string) => page.getByRole("main").getByRole("textbox", { name: `Write to ${name}` })
@@ -133,10 +146,29 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
     await step("links", async () => {
       await erin.goto("/works/channels/design")
       await post(erin, "Design", "See ~town-square, ask @frank :tada: and read [the docs](https://example.com/docs) or `npm ci`")
+      // Frank, in the group message, sees the mention counted on the channel.
+      await sidebar(frank).getByRole("link", { name: "Design, 1 mention" }).waitFor()
       const message = messages(erin).getByRole("article").filter({ hasText: "read the docs" })
       await message.getByRole("img", { name: "tada" }).waitFor()
       expect(await message.getByRole("link", { name: "the docs" }).getAttribute("target")).toBe("_blank")
       expect(await message.locator("code", { hasText: "npm ci" }).count()).toBe(1)
+      expect(await axe(erin)).toEqual([])
+
+      // Reacting with the keyboard alone: focus the post, Tab to its actions, search the picker, Enter.
+      await message.focus()
+      const react = message.getByRole("button", { name: "Add reaction" })
+      for (let i = 0; i < 8 && !(await react.evaluate((el) => el === document.activeElement).catch(() => false)); i++) await erin.keyboard.press("Tab")
+      await erin.keyboard.press("Enter")
+      await erin.keyboard.type("rocket")
+      await erin.keyboard.press("Enter")
+      await message.getByRole("button", { name: "rocket reaction by erin" }).waitFor()
+      // Up in the empty message box edits the last message, with the caret ready at its end.
+      await box(erin, "Design").press("ArrowUp")
+      await erin.keyboard.type(" now")
+      await erin.keyboard.press("Enter")
+      await message.getByText("npm ci now").waitFor()
+      await message.getByText("(edited)").waitFor()
+
       await message.getByRole("link", { name: "@frank" }).click()
       const profile = erin.getByRole("dialog", { name: "Profile of frank" })
       await profile.getByRole("button", { name: "Message" }).click()
@@ -215,6 +247,10 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await needle.waitFor()
       await expect.poll(() => needle.evaluate((el) => el === document.activeElement)).toBe(true)
       await expect.poll(() => needle.isVisible()).toBe(true)
+      // Date separator and grouping: one author's run of posts shows the name once.
+      await messages(erin).getByRole("separator", { name: "Today" }).first().waitFor()
+      expect(await needle.getByRole("button", { name: "erin" }).count()).toBe(1)
+      expect(await messages(erin).getByRole("article").filter({ hasText: "hay 70" }).getByRole("button", { name: "erin" }).count()).toBe(0)
     })
 
     await step("status", async () => {
@@ -248,12 +284,33 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await settings.getByRole("button", { name: "Save profile" }).click()
       await settings.getByRole("status").getByText("Profile saved").waitFor()
       expect((await erinApi.getMe()).first_name).toBe("Erin")
+      const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#cc3366" } }).png().toBuffer()
+      await settings.getByLabel("Profile picture").setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png })
+      await settings.getByRole("status").getByText("Picture updated").waitFor()
+      expect((await erinApi.getMe()).last_picture_update).toBeGreaterThan(0)
+
+      // Collapsed reply threads off: replies show in the channel too.
+      const root = await erinApi.createPost({ channel_id: (await erinApi.getChannelByName(teamId, "archive")).id, message: "root for replies" } as never)
+      await erinApi.createPost({ channel_id: root.channel_id, root_id: root.id, message: "an inline reply" } as never)
+      await settings.getByRole("checkbox", { name: /Collapsed reply threads/ }).uncheck()
+      await messages(erin).getByText("an inline reply").waitFor()
+      await settings.getByRole("checkbox", { name: /Collapsed reply threads/ }).check()
+      await expect.poll(() => messages(erin).getByText("an inline reply").count()).toBe(0)
+
       await settings.getByLabel("Current password").fill(PASSWORD)
       await settings.getByLabel("New password").fill(`${PASSWORD}-2`)
       await settings.getByRole("button", { name: "Change password" }).click()
       await settings.getByRole("status").getByText("Password changed").waitFor()
       await client4(server.url).login("erin", `${PASSWORD}-2`)
       await settings.getByRole("button", { name: "Close" }).click()
+
+      // The theme follows the system's light or dark setting.
+      const background = () => erin.evaluate(() => getComputedStyle(document.body).backgroundColor)
+      await erin.emulateMedia({ colorScheme: "light" })
+      const light = await background()
+      await erin.emulateMedia({ colorScheme: "dark" })
+      expect(await background()).not.toBe(light)
+      await erin.emulateMedia({ colorScheme: "light" })
     })
   })
 
@@ -288,6 +345,7 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await erin.getByLabel("Firebase access token").and(erin.getByPlaceholder("Set (leave empty to keep)")).waitFor()
       expect(await erin.getByLabel(/Push proxy URL/).inputValue()).toBe("https://push.example.com")
       await erin.getByText("Sending through: proxy").waitFor()
+      expect(await axe(erin)).toEqual([])
     })
 
     await step("console-teams-health", async () => {

@@ -14,6 +14,7 @@ import { Composer, typingText } from "./Composer.tsx"
 import { Dialogs } from "./Dialogs.tsx"
 import { Avatar, PostItem } from "./Post.tsx"
 import { dialog, highlight, openThread, panel, profile } from "./panels.ts"
+import { useFocus } from "./focus.ts"
 
 const day = (at: number) => new Date(at).toDateString()
 const dayLabel = (at: number) => {
@@ -332,6 +333,7 @@ const Popover = () => {
   const p = profile.value
   if (!p) return null
   const user = users.value[p.userId]
+  const close = useFocus<HTMLButtonElement>()
   const openDm = async () => {
     profile.value = null
     const channel = await client.createDirectChannel([me.value!.id, p.userId])
@@ -349,7 +351,7 @@ const Popover = () => {
       {user && customStatus(user) && <p>{customStatus(user)}</p>}
       {user?.position && <p>{user.position}</p>}
       {p.userId !== me.value?.id && <button type="button" onClick={() => void openDm()}>Message</button>}
-      <button type="button" class="secondary" autoFocus onClick={() => (profile.value = null)}>Close</button>
+      <button type="button" class="secondary" ref={close} onClick={() => (profile.value = null)}>Close</button>
     </div>
   )
 }

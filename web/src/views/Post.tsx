@@ -1,5 +1,5 @@
 import type { Post } from "@mattermost/types/posts"
-import { useState } from "preact/hooks"
+import { useLayoutEffect, useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
 import { emojiChar } from "../emoji.ts"
 import { renderMarkdown } from "../markdown.ts"
@@ -7,6 +7,7 @@ import { navigate } from "../router.ts"
 import { addPosts, currentTeamId, flagged, formatTime, me, posts, statuses, teams, users } from "../store.ts"
 import { Confirm } from "./Confirm.tsx"
 import { EmojiPicker } from "./EmojiPicker.tsx"
+import { useFocus } from "./focus.ts"
 import { openThread, showProfile } from "./panels.ts"
 
 const time = formatTime
@@ -37,12 +38,19 @@ const Files = ({ post }: { post: Post }) => {
           <a key={f.id} class="file" href={`/api/v4/files/${f.id}?download=1`} download={f.name}>📎 {f.name} <span class="muted">{Math.ceil((f.size ?? 0) / 1024)} KB</span></a>
         )
       )}
-      {open && (
-        <div class="lightbox" role="dialog" aria-modal="true" aria-label="Image preview" onClick={() => setOpen(null)} onKeyDown={(e) => e.key === "Escape" && setOpen(null)}>
-          <img src={`/api/v4/files/${open}/preview`} alt={files.find((f) => f.id === open)?.name ?? ""} />
-          <button type="button" class="close" autoFocus onClick={() => setOpen(null)}>Close preview</button>
-        </div>
-      )}
+      {open && <Lightbox file={files.find((f) => f.id === open)} onClose={() => setOpen(null)} />}
+    </div>
+  )
+}
+
+/** An image at preview size over the page; a click anywhere, Escape or the button closes it. */
+const Lightbox = ({ file, onClose }: { file: { id: string; name: string } | undefined; onClose: () => void }) => {
+  const close = useFocus<HTMLButtonElement>()
+  if (!file) return null
+  return (
+    <div class="lightbox" role="dialog" aria-modal="true" aria-label="Image preview" onClick={onClose} onKeyDown={(e) => e.key === "Escape" && onClose()}>
+      <img src={`/api/v4/files/${file.id}/preview`} alt={file.name} />
+      <button type="button" class="close" ref={close} onClick={onClose}>Close preview</button>
     </div>
   )
 }
@@ -196,9 +204,15 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
 
 const EditBox = ({ initial, onSave, onCancel }: { initial: string; onSave: (t: string) => void; onCancel: () => void }) => {
   const [text, setText] = useState(initial)
+  const area = useFocus<HTMLTextAreaElement>()
+  // The caret goes to the end of the text, where a correction usually is.
+  useLayoutEffect(() => {
+    const el = area.current
+    if (el) el.selectionStart = el.selectionEnd = el.value.length
+  }, [])
   return (
     <form class="edit" onSubmit={(e) => { e.preventDefault(); onSave(text) }}>
-      <textarea aria-label="Edit message" value={text} autoFocus onInput={(e) => setText(e.currentTarget.value)}
+      <textarea aria-label="Edit message" value={text} ref={area} onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === "Escape") onCancel()
           if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); onSave(text) }
