@@ -377,6 +377,30 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
     })
   })
 
+  it("creates a second team and switches between teams", async () => {
+    await step("teams", async () => {
+      await erin.goto("/works/channels/town-square")
+      // The account menu closes with Escape, focus back on its button.
+      const account = erin.getByRole("button", { name: /Account menu/ })
+      await account.click()
+      await erin.getByRole("menuitem", { name: "Settings" }).waitFor()
+      await erin.keyboard.press("Escape")
+      await expect.poll(() => erin.getByRole("menuitem", { name: "Settings" }).count()).toBe(0)
+      await expect.poll(() => account.evaluate((el) => el === document.activeElement)).toBe(true)
+
+      const switcher = erin.getByRole("navigation", { name: "Teams" })
+      await switcher.getByRole("link", { name: "Create a team" }).click()
+      await erin.getByLabel("Team name").fill("Second Shift")
+      await erin.getByRole("button", { name: "Create team" }).click()
+      await erin.waitForURL(/\/second-shift\/channels\/town-square$/)
+      await sidebar(erin).getByRole("link", { name: "Town Square" }).waitFor()
+      expect(await sidebar(erin).getByRole("link", { name: "Design" }).count()).toBe(0)
+      await switcher.getByRole("link", { name: "Works" }).click()
+      await erin.waitForURL(/\/works\/channels\/town-square$/)
+      await sidebar(erin).getByRole("link", { name: "Design" }).waitFor()
+    })
+  })
+
   it("offers no 'forgot password' link while the server cannot send email", async () => {
     await step("forgot", async () => {
       const page = await browser.newPage({ baseURL: server.url })

@@ -34,11 +34,16 @@ const Sidebar = ({ teamName }: { teamName: string }) => {
   const current = currentChannelId.value
   const byId = channels.value
   const chanLink = (c: Channel) => channelPath(teamName, c)
-  const cats = categories.value.length > 0 ? categories.value : [{ id: "all", display_name: "Channels", channel_ids: Object.keys(byId), type: "custom" } as any]
+  // Only this team's channels (and DMs, which belong to no team), also in the moment after a team switch while the
+  // new team's categories are still loading.
+  const teamId = teams.value.find((t) => t.name === teamName)?.id
+  const inTeam = (c: Channel) => c.team_id === teamId || c.team_id === ""
+  const own = categories.value.filter((c) => c.team_id === teamId)
+  const cats = own.length > 0 ? own : [{ id: "all", display_name: "Channels", channel_ids: Object.values(byId).filter(inTeam).map((c) => c.id), type: "custom" } as any]
   return (
     <nav class="sidebar" aria-label="Channels">
       {cats.map((cat) => {
-        const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id])
+        const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id] && inTeam(c))
         if (list.length === 0 && cat.type !== "direct_messages" && cat.type !== "channels") return null
         return (
           <section key={cat.id} aria-labelledby={`cat-${cat.id}`}>
@@ -96,7 +101,10 @@ const Header = ({ teamName }: { teamName: string }) => {
       {!connected.value && <span class="offline" role="status">Reconnecting…</span>}
       <button type="button" class="icon" aria-label="Followed threads" title="Followed threads" onClick={() => (panel.value = { kind: "threads" })}>💬</button>
       <button type="button" class="icon" aria-label="Saved messages" title="Saved messages" onClick={() => (panel.value = { kind: "saved" })}>🔖</button>
-      <div class="usermenu">
+      <div class="usermenu" onKeyDown={(e) => {
+        // Escape closes the menu and gives focus back to its button, as a menu button should.
+        if (e.key === "Escape" && menu) { setMenu(false); (e.currentTarget.firstElementChild as HTMLElement | null)?.focus() }
+      }}>
         <button type="button" aria-haspopup="menu" aria-expanded={menu} aria-label={`Account menu, ${me.value?.username}, ${status}`} onClick={() => setMenu(!menu)}>
           <Avatar userId={me.value!.id} size={28} />
         </button>
