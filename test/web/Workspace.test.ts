@@ -281,6 +281,8 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       const settings = erin.getByRole("dialog", { name: "Settings" })
       await settings.getByLabel("First name").fill("Erin")
       await settings.getByLabel("Nickname").fill("E")
+      await settings.getByRole("combobox", { name: "Mobile push notifications for" }).selectOption("all")
+      await expect.poll(async () => ((await erinApi.getMe()).notify_props as { push?: string }).push).toBe("all")
       await settings.getByRole("button", { name: "Save profile" }).click()
       await settings.getByRole("status").getByText("Profile saved").waitFor()
       expect((await erinApi.getMe()).first_name).toBe("Erin")

@@ -214,7 +214,8 @@ const onPosted = async (data: Record<string, any>) => {
     }
   }
   const mine = post.user_id === me.value?.id
-  const mentioned = mine ? false : channel.type === "D" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
+  // Direct and group messages always count as mentions (Mattermost's rule, which the server's counts follow).
+  const mentioned = mine ? false : channel.type === "D" || channel.type === "G" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
   const desktop = (me.value?.notify_props as { desktop?: string } | undefined)?.desktop ?? "mention"
   batch(() => {
     postCreated(post)

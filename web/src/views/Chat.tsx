@@ -6,7 +6,7 @@ import { emojiChar } from "../emoji.ts"
 import { navigate } from "../router.ts"
 import { signOut } from "../session.ts"
 import {
-  addPosts, categories, channelLabel, channelPath, isFavourite, toggleFavourite, collapsedThreads, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
+  addPosts, categories, channelLabel, channelPath, isFavourite, toggleFavourite, collapsedThreads, channels, connected, currentChannelId, currentTeamId, isAdmin, loadChannel, loadOlder, loadTeam,
   markViewed, me, members, needUsers, posts, refreshChannels, statuses, teams, timelines, typing, unread, users
 } from "../store.ts"
 import { link } from "./Auth.tsx"
@@ -238,6 +238,8 @@ const ThreadPanel = ({ rootId }: { rootId: string }) => {
   const root = posts.value[rootId]
   useEffect(() => {
     client.getPostThread(rootId, false, false).then((t) => addPosts(Object.values(t.posts)), (e) => setError(errorMessage(e)))
+    // Reading a followed thread clears its unread replies in the Followed threads list (not following: nothing to do).
+    if (currentTeamId.value) void client.updateThreadReadForUser("me", currentTeamId.value, rootId, Date.now()).catch(() => undefined)
   }, [rootId])
   const replies = Object.values(posts.value).filter((p) => p.root_id === rootId).sort((a, b) => a.create_at - b.create_at)
   return (
