@@ -54,6 +54,7 @@ const App = () => {
     return <Suspense fallback={<p class="muted center">Loading…</p>}><Admin /></Suspense>
   }
   const parts = p.split("/").filter(Boolean).map(decodeURIComponent)
+  if (parts.length === 2 && parts[1] === "threads") return <Chat teamName={parts[0]} threadsView />
   if (parts.length >= 3 && parts[1] === "channels") return <Chat teamName={parts[0]} channelName={parts[2]} />
   if (parts.length >= 3 && parts[1] === "messages") {
     return parts[2].startsWith("@") ? <Chat teamName={parts[0]} dmUser={parts[2].slice(1)} /> : <Chat teamName={parts[0]} channelName={parts[2]} />

@@ -30,7 +30,7 @@ const isCompact = (post: Post, prev: Post | undefined) =>
   prev !== undefined && prev.user_id === post.user_id && post.create_at - prev.create_at < 5 * 60_000 && day(prev.create_at) === day(post.create_at) &&
   !prev.delete_at && (post.root_id === "" || post.root_id === prev.root_id || post.root_id === prev.id)
 
-const Sidebar = ({ teamName }: { teamName: string }) => {
+const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOpen: boolean }) => {
   const current = currentChannelId.value
   const byId = channels.value
   const chanLink = (c: Channel) => channelPath(teamName, c)
@@ -42,6 +42,11 @@ const Sidebar = ({ teamName }: { teamName: string }) => {
   const cats = own.length > 0 ? own : [{ id: "all", display_name: "Channels", channel_ids: Object.values(byId).filter(inTeam).map((c) => c.id), type: "custom" } as any]
   return (
     <nav class="sidebar" aria-label="Channels">
+      {collapsedThreads.value && (
+        <a class={`threads-link${threadsOpen ? " active" : ""}`} href={`/${teamName}/threads`} onClick={link(`/${teamName}/threads`)} aria-current={threadsOpen ? "page" : undefined}>
+          <span aria-hidden="true" class="glyph">💬</span> <span class="label">Threads</span>
+        </a>
+      )}
       {cats.map((cat) => {
         const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id] && inTeam(c))
         if (list.length === 0 && cat.type !== "direct_messages" && cat.type !== "channels") return null
@@ -63,7 +68,8 @@ const Sidebar = ({ teamName }: { teamName: string }) => {
                       class={`${u.unread ? "unread" : ""} ${c.id === current ? "active" : ""}`}>
                       <span aria-hidden="true" class="glyph">{c.type === "O" ? "#" : c.type === "P" ? "🔒" : "@"}</span>
                       <span class="label">{label}</span>
-                      {u.mentions > 0 && <span class="badge" aria-hidden="true">{u.mentions}</span>}
+                      {/* The count is drawn by CSS: as text it would be part of the link's visible text but not of its name. */}
+                      {u.mentions > 0 && <span class="badge" aria-hidden="true" data-count={u.mentions} />}
                     </a>
                   </li>
                 )
@@ -99,7 +105,6 @@ const Header = ({ teamName }: { teamName: string }) => {
         <input type="search" aria-label="Search messages" placeholder="Search" value={terms} onInput={(e) => setTerms(e.currentTarget.value)} />
       </form>
       {!connected.value && <span class="offline" role="status">Reconnecting…</span>}
-      <button type="button" class="icon" aria-label="Followed threads" title="Followed threads" onClick={() => (panel.value = { kind: "threads" })}>💬</button>
       <button type="button" class="icon" aria-label="Saved messages" title="Saved messages" onClick={() => (panel.value = { kind: "saved" })}>🔖</button>
       <div class="usermenu" onKeyDown={(e) => {
         // Escape closes the menu and gives focus back to its button, as a menu button should.
@@ -295,34 +300,39 @@ const ResultsPanel = ({ title, load }: { title: string; load: () => Promise<{ or
   )
 }
 
-/** Followed threads of this team (collapsed reply threads), newest activity first, unread replies counted. */
-const ThreadsPanel = ({ teamId }: { teamId: string }) => {
+/**
+ * /{team}/threads: the threads this person follows in the team (collapsed reply threads), newest activity first,
+ * unread replies counted; a thread opens in the side panel, and the list is fetched again when the panel closes.
+ */
+const ThreadsView = ({ teamId }: { teamId: string }) => {
   const [threads, setThreads] = useState<Array<{ id: string; reply_count: number; unread_replies: number; last_reply_at: number; post: Post }> | null>(null)
   const [error, setError] = useState("")
+  const panelOpen = panel.value !== null
   useEffect(() => {
-    client.getUserThreads("me", teamId, { perPage: 25, extended: false }).then((r) => {
+    if (panelOpen) return
+    client.getUserThreads("me", teamId, { perPage: 50, extended: false }).then((r) => {
       addPosts(r.threads.map((t) => t.post as Post))
       setThreads(r.threads as any)
     }, (e) => setError(errorMessage(e)))
-  }, [teamId])
+  }, [teamId, panelOpen])
   return (
-    <aside class="panel" aria-label="Followed threads">
-      <header><h2>Followed threads</h2><button type="button" class="icon" aria-label="Close panel" onClick={() => (panel.value = null)}>✕</button></header>
+    <main class="channel" aria-labelledby="threads-title">
+      <header class="channel-header"><h1 id="threads-title">Threads</h1></header>
       {error && <p class="alert" role="alert">{error}</p>}
+      {threads === null && !error && <p class="muted center">Loading…</p>}
       {threads?.length === 0 && <p class="muted center">You follow no threads yet: reply to a message or follow its thread.</p>}
-      <ul class="results">
+      <ul class="results threads" aria-label="Followed threads">
         {threads?.map((t) => (
           <li key={t.id}>
-            <button type="button" class="thread-link" onClick={() => openThread(t.id)}
-              aria-label={`Thread by ${users.value[t.post.user_id]?.username ?? "someone"}: ${(posts.value[t.id]?.message ?? t.post.message).slice(0, 60)}, ${t.reply_count} replies${t.unread_replies ? `, ${t.unread_replies} unread` : ""}`}>
-              <strong>{users.value[t.post.user_id]?.username ?? "…"}</strong> <span class="muted">{new Date(t.last_reply_at || t.post.create_at).toLocaleString()}</span>
+            <button type="button" class="thread-link" onClick={() => openThread(t.id)}>
+              <strong>{users.value[t.post.user_id]?.username ?? "…"}</strong>
               <span class="excerpt">{(posts.value[t.id]?.message ?? t.post.message).slice(0, 140)}</span>
-              <span class="muted">{t.reply_count === 1 ? "1 reply" : `${t.reply_count} replies`}{t.unread_replies ? ` · ${t.unread_replies} new` : ""}</span>
+              <span class="muted">{new Date(t.last_reply_at || t.post.create_at).toLocaleString()} · {t.reply_count === 1 ? "1 reply" : `${t.reply_count} replies`}{t.unread_replies ? ` · ${t.unread_replies} new` : ""}</span>
             </button>
           </li>
         ))}
       </ul>
-    </aside>
+    </main>
   )
 }
 
@@ -367,7 +377,7 @@ const Popover = () => {
 }
 
 /** /{team}/channels/{name} and /{team}/messages/@{username}. */
-export const Chat = ({ teamName, channelName, dmUser }: { teamName: string; channelName?: string; dmUser?: string }) => {
+export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { teamName: string; channelName?: string; dmUser?: string; threadsView?: boolean }) => {
   const team = teams.value.find((t) => t.name === teamName)
   const [error, setError] = useState("")
   const [loaded, setLoaded] = useState("")
@@ -387,7 +397,7 @@ export const Chat = ({ teamName, channelName, dmUser }: { teamName: string; chan
     return c.name === channelName && (c.team_id === team?.id || c.team_id === "") && members.value[c.id]
   })
   useEffect(() => {
-    if (!team || loaded !== team.id || channel) return
+    if (!team || loaded !== team.id || channel || threadsView) return
     const open = async () => {
       if (dmUser) {
         const user = await client.getUserByUsername(dmUser)
@@ -417,14 +427,13 @@ export const Chat = ({ teamName, channelName, dmUser }: { teamName: string; chan
     <div class={`layout${p ? " with-panel" : ""}`}>
       <Header teamName={teamName} />
       <div class="team-name"><strong>{team.display_name}</strong></div>
-      <Sidebar teamName={teamName} />
-      {channel ? <ChannelView key={channel.id} channel={channel} /> : (
+      <Sidebar teamName={teamName} threadsOpen={threadsView} />
+      {threadsView ? <ThreadsView teamId={team.id} /> : channel ? <ChannelView key={channel.id} channel={channel} /> : (
         <main class="channel"><p class={error ? "alert" : "muted"} role={error ? "alert" : undefined}>{error || "Loading…"}</p></main>
       )}
       {p?.kind === "thread" && <ThreadPanel rootId={p.rootId} />}
       {p?.kind === "search" && <ResultsPanel title={`Search results for “${p.terms}”`} load={() => client.searchPostsWithParams(team.id, { terms: p.terms, is_or_search: false, page: 0, per_page: 30 } as any)} />}
       {p?.kind === "saved" && <ResultsPanel title="Saved messages" load={() => client.getFlaggedPosts(me.value!.id, "", "", 0, 60)} />}
-      {p?.kind === "threads" && <ThreadsPanel teamId={team.id} />}
       {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={() => client.getPinnedPosts(p.channelId)} />}
       <Popover />
       <Dialogs team={team} />

@@ -5,7 +5,6 @@ export type Panel =
   | { readonly kind: "thread"; readonly rootId: string }
   | { readonly kind: "search"; readonly terms: string }
   | { readonly kind: "saved" }
-  | { readonly kind: "threads" }
   | { readonly kind: "pinned"; readonly channelId: string }
 
 export const panel = signal<Panel | null>(null)
