@@ -11,8 +11,8 @@ import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
  * The parts of issue 14 the two-person walk-through (Client.e2e.test.ts) and the tools test (Features.test.ts) do not
  * reach: channels (create public and private, browse and join, favourites, group messages), message links (@mention
  * to profile, ~channel), ~ and : autocomplete by keyboard, attaching by drag-and-drop and paste with upload progress,
- * a channel switch from cache, search "Jump" into older history, status, desktop notifications, settings, and the
- * console's user, push and SSO actions. One server and one browser; erin (the first account, system admin) and
+ * a channel switch from cache, search "Jump" into older history, status, desktop notifications, settings, the
+ * console's user, push and SSO actions, team switching and the Threads view (axe on a channel, Threads and push). One server and one browser; erin (the first account, system admin) and
  * frank each have a browser context; gina exists only through the API.
  */
 const PASSWORD = "correct-horse-battery"
