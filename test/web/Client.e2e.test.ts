@@ -105,10 +105,16 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await bob.getByRole("button", { name: "1 reply" }).click()
       await bob.getByRole("complementary", { name: "Thread" }).getByText("Replying in a thread").waitFor()
       await bob.getByRole("button", { name: "Close thread" }).click()
-      // Alice replied, so she follows the thread: it is listed in her followed threads.
-      await alice.getByRole("button", { name: "Followed threads" }).click()
-      await alice.getByRole("complementary", { name: "Followed threads" }).getByRole("button", { name: /Thread by bob: Hi Alice/ }).waitFor()
-      await alice.getByRole("button", { name: "Close panel" }).click()
+      // Alice replied, so she follows the thread: it is listed in her Threads view, and opens in the side panel.
+      await alice.getByRole("button", { name: "Close thread" }).click()
+      await alice.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: "Threads" }).click()
+      await alice.waitForURL(/\/acme-corp\/threads$/)
+      await alice.getByRole("heading", { name: "Threads" }).waitFor()
+      await alice.getByRole("list", { name: "Followed threads" }).getByRole("button", { name: /^bob Hi Alice/ }).click()
+      await alice.getByRole("complementary", { name: "Thread" }).getByText("Replying in a thread").waitFor()
+      await alice.getByRole("button", { name: "Close thread" }).click()
+      await alice.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: "Town Square" }).click()
+      await alice.getByRole("heading", { name: /Town Square/ }).waitFor()
     })
 
     await step("reaction", async () => {

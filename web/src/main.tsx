@@ -6,7 +6,7 @@ import "./styles.css"
 import { location$, navigate, path, query } from "./router.ts"
 import { boot, home } from "./session.ts"
 import { config, isAdmin, me, teams, totalMentions } from "./store.ts"
-import { CreateTeam, Login, Signup } from "./views/Auth.tsx"
+import { CreateTeam, Login, ResetComplete, ResetRequest, Signup } from "./views/Auth.tsx"
 import { Chat } from "./views/Chat.tsx"
 
 const Admin = lazy(() => import("./views/Admin.tsx"))
@@ -17,7 +17,7 @@ effect(() => {
   document.title = n > 0 ? `(${n}) Team Chat` : "Team Chat"
 })
 
-const PUBLIC = ["/login", "/signup_user_complete", "/signup_email"]
+const PUBLIC = ["/login", "/signup_user_complete", "/signup_email", "/reset_password", "/reset_password_complete"]
 
 const App = () => {
   const [ready, setReady] = useState(false)
@@ -31,6 +31,8 @@ const App = () => {
   if (!user) {
     if (p === "/login") return <Login />
     if (p === "/signup_user_complete" || p === "/signup_email") return <Signup />
+    if (p === "/reset_password") return <ResetRequest />
+    if (p === "/reset_password_complete") return <ResetComplete />
     // An empty server offers the first visitor sign-up (that account administers the server).
     const first = config.value.NoAccounts === "true"
     queueMicrotask(() => navigate(first ? "/signup_user_complete" : p === "/" ? "/login" : `/login?redirect_to=${encodeURIComponent(location$.value)}`, true))
@@ -52,6 +54,7 @@ const App = () => {
     return <Suspense fallback={<p class="muted center">Loading…</p>}><Admin /></Suspense>
   }
   const parts = p.split("/").filter(Boolean).map(decodeURIComponent)
+  if (parts.length === 2 && parts[1] === "threads") return <Chat teamName={parts[0]} threadsView />
   if (parts.length >= 3 && parts[1] === "channels") return <Chat teamName={parts[0]} channelName={parts[2]} />
   if (parts.length >= 3 && parts[1] === "messages") {
     return parts[2].startsWith("@") ? <Chat teamName={parts[0]} dmUser={parts[2].slice(1)} /> : <Chat teamName={parts[0]} channelName={parts[2]} />

@@ -7,6 +7,8 @@ import { emojiChar } from "./emoji.ts"
  * :emoji:, always passed through DOMPurify: a message is someone else's input and must never run in our origin.
  * Rendering is cached per message text, since a channel re-renders the same posts many times.
  */
+const SPECIAL_MENTIONS = new Set(["all", "here", "channel"])
+
 const marked = new Marked({ gfm: true, breaks: true, async: false })
 
 marked.use({
@@ -21,8 +23,10 @@ marked.use({
         return { type: "mention", raw: m[0], sigil: m[1], name: m[2] }
       },
       renderer(token: any) {
+        // @all, @here and @channel name nobody in particular; a person opens their profile, a channel is a link.
+        if (token.sigil === "@" && SPECIAL_MENTIONS.has(token.name.toLowerCase())) return `<span class="mention">@${token.name}</span>`
         const cls = token.sigil === "@" ? "mention" : "channel-link"
-        return `<span class="${cls}" data-name="${token.name}">${token.sigil}${token.name}</span>`
+        return `<a class="${cls}" href="#${token.sigil}${token.name}" data-name="${token.name}">${token.sigil}${token.name}</a>`
       }
     },
     {
@@ -42,7 +46,8 @@ marked.use({
 })
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A") {
+  // In-app links (#@user, #~channel) are handled by the post's click handler; every other link opens a new tab.
+  if (node.tagName === "A" && !(node.getAttribute("href") ?? "").startsWith("#")) {
     node.setAttribute("target", "_blank")
     node.setAttribute("rel", "noopener noreferrer")
   }

@@ -42,6 +42,15 @@ export const channelLabel = (channel: Channel) => {
   return channel.display_name || channel.name
 }
 
+/** The address of a channel: DMs by the other person's username, group messages and channels by name. */
+export const channelPath = (teamName: string, channel: Channel) => {
+  if (channel.type === "D") {
+    const other = channel.name.split("__").find((id) => id !== me.value?.id) ?? me.value?.id ?? ""
+    return `/${teamName}/messages/@${users.value[other]?.username ?? other}`
+  }
+  return channel.type === "G" ? `/${teamName}/messages/${channel.name}` : `/${teamName}/channels/${channel.name}`
+}
+
 export const unread = (channelId: string) => {
   const channel = channels.value[channelId]
   const member = members.value[channelId]
@@ -99,6 +108,22 @@ export const loadTeam = async (team: Team) => {
 export const reloadCategories = async () => {
   if (!currentTeamId.value) return
   categories.value = (await client.getChannelCategories("me", currentTeamId.value)).categories
+}
+
+/** Favourites: moving a channel in or out (back to its default category), as Mattermost's sidebar does. */
+export const isFavourite = (channelId: string) => categories.value.some((c) => c.type === "favorites" && c.channel_ids.includes(channelId))
+
+export const toggleFavourite = async (channel: Channel) => {
+  const userId = me.value!.id
+  const teamId = currentTeamId.value
+  const favourites = categories.value.find((c) => c.type === "favorites")
+  if (!favourites || !teamId) return
+  const home = categories.value.find((c) => c.type === (channel.type === "D" || channel.type === "G" ? "direct_messages" : "channels"))
+  const updates = isFavourite(channel.id)
+    ? [{ ...favourites, channel_ids: favourites.channel_ids.filter((id) => id !== channel.id) }, ...(home ? [{ ...home, channel_ids: [channel.id, ...home.channel_ids] }] : [])]
+    : [{ ...favourites, channel_ids: [channel.id, ...favourites.channel_ids] }]
+  await client.updateChannelCategories(userId, teamId, updates)
+  await reloadCategories()
 }
 
 const PAGE = 60
@@ -166,7 +191,8 @@ export const postCreated = (post: Post) => {
 const notify = (post: Post, channel: Channel | undefined) => {
   if (typeof Notification === "undefined" || Notification.permission !== "granted" || !document.hidden) return
   const sender = users.value[post.user_id]?.username ?? "Someone"
-  new Notification(channel ? `${sender} in ${channelLabel(channel)}` : sender, { body: post.message.slice(0, 200), tag: post.id })
+  // A DM is titled by its sender alone ("frank in frank" says nothing more).
+  new Notification(channel && channel.type !== "D" ? `${sender} in ${channelLabel(channel)}` : sender, { body: post.message.slice(0, 200), tag: post.id })
 }
 
 const onPosted = async (data: Record<string, any>) => {
@@ -188,7 +214,8 @@ const onPosted = async (data: Record<string, any>) => {
     }
   }
   const mine = post.user_id === me.value?.id
-  const mentioned = mine ? false : channel.type === "D" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
+  // Direct and group messages always count as mentions (Mattermost's rule, which the server's counts follow).
+  const mentioned = mine ? false : channel.type === "D" || channel.type === "G" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
   const desktop = (me.value?.notify_props as { desktop?: string } | undefined)?.desktop ?? "mention"
   batch(() => {
     postCreated(post)
@@ -255,6 +282,7 @@ const handlers: Record<string, (data: Record<string, any>, broadcast: Record<str
     if (data.user_id === me.value?.id && broadcast.channel_id) void refreshChannels()
   },
   direct_added: () => void refreshChannels(),
+  sidebar_category_updated: () => void reloadCategories(),
   channel_created: () => void refreshChannels(),
   preferences_changed: (data) => {
     const prefs = JSON.parse(data.preferences ?? "[]") as Array<{ category: string; name: string; value: string }>

@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks"
 import { client, errorMessage, v1 } from "../api.ts"
 import { path } from "../router.ts"
 import { link } from "./Auth.tsx"
+import { Confirm } from "./Confirm.tsx"
 
 /**
  * The system console (system admins only; loaded on demand, so its code is not part of the first load): SSO providers
@@ -37,6 +38,8 @@ const Sso = () => {
   const settings = useLoad(() => v1<{ enable_sso: boolean; require_sso: boolean }>("GET", "/api/v1/admin/sso/settings"))
   const [results, setResults] = useState<Record<string, string>>({})
   const [editing, setEditing] = useState<string | null>(null)
+  const [deleting, setDeleting] = useState<string | null>(null)
+  const [notice, setNotice] = useState("")
   const [error, setError] = useState("")
   const act = async (f: () => Promise<unknown>) => {
     try {
@@ -53,12 +56,14 @@ const Sso = () => {
     const form = e.currentTarget as HTMLFormElement
     const d = new FormData(form)
     void act(async () => {
-      await v1("POST", "/api/v1/admin/sso", {
+      const saved = await v1<{ warnings?: Array<string> }>("POST", "/api/v1/admin/sso", {
         provider_key: d.get("provider_key"), provider_type: d.get("provider_type"), display_name: d.get("display_name"),
         issuer_url: d.get("issuer_url") || undefined, client_id: d.get("client_id"), client_secret: d.get("client_secret"),
         is_active: d.get("is_active") === "on", auto_provision: d.get("auto_provision") === "on", default_role: "member"
       })
       form.reset()
+      // e.g. "single sign-on is switched off globally": the provider is saved but not offered yet.
+      setNotice(saved?.warnings?.length ? `Saved, but: ${saved.warnings.join("; ")}` : "Provider added")
     })
   }
   const test = (p: Provider) =>
@@ -70,6 +75,7 @@ const Sso = () => {
     <section aria-labelledby="sso-title">
       <h2 id="sso-title">Single sign-on</h2>
       {(error || providers.error) && <p class="alert" role="alert">{error || providers.error}</p>}
+      {notice && <p role="status">{notice}</p>}
       {settings.data && (
         <fieldset>
           <legend>Global switches</legend>
@@ -89,7 +95,11 @@ const Sso = () => {
                 <button type="button" aria-label={`Test ${p.display_name}`} onClick={() => void test(p)}>Test</button>
                 <button type="button" class="secondary" aria-label={`${p.is_active ? "Deactivate" : "Activate"} ${p.display_name}`} onClick={() => void act(() => v1("PUT", `/api/v1/admin/sso/${p.id}`, { is_active: !p.is_active }))}>{p.is_active ? "Deactivate" : "Activate"}</button>
                 <button type="button" class="secondary" aria-label={`Edit ${p.display_name}`} aria-expanded={editing === p.id} onClick={() => setEditing(editing === p.id ? null : p.id)}>Edit</button>
-                <button type="button" class="danger" aria-label={`Delete ${p.display_name}`} onClick={() => confirm(`Delete ${p.display_name}?`) && void act(() => v1("DELETE", `/api/v1/admin/sso/${p.id}`))}>Delete</button>
+                <button type="button" class="danger" aria-label={`Delete ${p.display_name}`} onClick={() => setDeleting(p.id)}>Delete</button>
+                {deleting === p.id && (
+                  <Confirm id={p.id} title={`Delete ${p.display_name}`} text={`Delete ${p.display_name}? People can no longer sign in with it.`} action="Delete provider"
+                    onConfirm={() => { setDeleting(null); void act(() => v1("DELETE", `/api/v1/admin/sso/${p.id}`)) }} onCancel={() => setDeleting(null)} />
+                )}
               </td>
             </tr>
           ))}
@@ -146,41 +156,80 @@ const EditProvider = ({ provider, onDone, onError }: { provider: Provider; onDon
   )
 }
 
+/** Labels of the push settings (GET /api/v1/admin/push names them; the private ones come back only as "set"). */
+const PUSH_FIELDS: Array<[string, string, boolean]> = [
+  ["push_proxy_url", "Push proxy URL (Mattermost's push proxy, or a compatible one)", false],
+  ["push_android_project_id", "Firebase project ID", false],
+  ["push_android_access_token", "Firebase access token", true],
+  ["push_android_service_account_key", "Firebase service account key (JSON)", true],
+  ["push_fcm_base_url", "Firebase base URL", false],
+  ["push_ios_key_id", "APNs key ID", false],
+  ["push_ios_team_id", "APNs team ID", false],
+  ["push_ios_bundle_id", "iOS bundle ID", false],
+  ["push_ios_private_key", "APNs private key (.p8)", true],
+  ["push_apns_base_url", "APNs base URL", false],
+  ["push_apns_ca_cert", "APNs CA certificate (PEM)", false]
+]
+
 const Push = () => {
   const push = useLoad(() => v1<Record<string, unknown>>("GET", "/api/v1/admin/push"))
-  const [text, setText] = useState("")
   const [message, setMessage] = useState("")
-  useEffect(() => { if (push.data) setText(JSON.stringify(push.data, null, 2)) }, [push.data])
+  const data = push.data ?? {}
+  const fields = PUSH_FIELDS.filter(([key]) => key in data)
+  // Only what was changed is sent: an untouched private field keeps its stored value, an emptied one is cleared.
   const save = async (e: Event) => {
     e.preventDefault()
+    const form = new FormData(e.currentTarget as HTMLFormElement)
+    const patch: Record<string, string | null> = {}
+    for (const [key, , secret] of fields) {
+      const value = String(form.get(key) ?? "")
+      if (secret ? value !== "" : value !== String(data[key] ?? "")) patch[key] = value === "" ? null : value
+    }
     try {
-      await v1("PUT", "/api/v1/admin/push", JSON.parse(text))
-      setMessage("Saved")
+      setMessage("")
+      await v1("PUT", "/api/v1/admin/push", patch)
       await push.reload()
+      setMessage("Push configuration saved")
     } catch (err) {
       push.setError(errorMessage(err))
     }
   }
+  const transports = (data.enabled_transports as Array<string> | undefined) ?? []
+  const fromEnv = (data.from_environment as Array<string> | undefined) ?? []
   return (
     <section aria-labelledby="push-title">
       <h2 id="push-title">Push notifications</h2>
       {push.error && <p class="alert" role="alert">{push.error}</p>}
-      {message && <p role="status">{message}</p>}
-      <form onSubmit={save}>
-        <label>Configuration (JSON; secrets are write-only)<textarea rows={12} value={text} onInput={(e) => setText(e.currentTarget.value)} /></label>
-        <button type="submit">Save push configuration</button>
-      </form>
+      <p role="status">{message}</p>
+      {push.data && <p>Sending through: {transports.length ? transports.join(", ") : "nothing configured"}</p>}
+      {push.data && (
+        <form onSubmit={save} class="grid-form" key={JSON.stringify(data)}>
+          {fields.map(([key, label, secret]) => (
+            <label key={key}>{label}{fromEnv.includes(key) ? " (from the environment)" : ""}
+              {secret
+                ? <input name={key} type="password" autocomplete="off" placeholder={data[key] === "set" ? "Set (leave empty to keep)" : "Not set"} />
+                : key.endsWith("_key") || key.endsWith("_cert")
+                  ? <textarea name={key} rows={3} defaultValue={String(data[key] ?? "")} />
+                  : <input name={key} defaultValue={String(data[key] ?? "")} />}
+            </label>
+          ))}
+          <button type="submit">Save push configuration</button>
+        </form>
+      )}
     </section>
   )
 }
 
 const Users = () => {
   const [term, setTerm] = useState("")
+  const [message, setMessage] = useState("")
   const users = useLoad(() => (term ? client.searchUsers(term, { allow_inactive: true }) : client.getProfiles(0, 100, { active: undefined } as any)), [term])
-  const act = async (f: () => Promise<unknown>) => {
+  const act = async (f: () => Promise<unknown>, done: string) => {
     try {
+      setMessage("")
       await f()
       await users.reload()
+      setMessage(done)
     } catch (e) {
       users.setError(errorMessage(e))
     }
@@ -189,6 +238,7 @@ const Users = () => {
     <section aria-labelledby="users-title">
       <h2 id="users-title">Users</h2>
       {users.error && <p class="alert" role="alert">{users.error}</p>}
+      <p role="status">{message}</p>
       <label>Search users<input type="search" value={term} onInput={(e) => setTerm(e.currentTarget.value)} /></label>
       <table>
         <thead><tr><th scope="col">Username</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
@@ -199,9 +249,9 @@ const Users = () => {
               <tr key={u.id}>
                 <td>{u.username}</td><td>{u.email}</td><td>{admin ? "System admin" : "Member"}</td><td>{u.delete_at ? "Deactivated" : "Active"}</td>
                 <td class="row">
-                  <button type="button" class="secondary" aria-label={`${u.delete_at ? "Activate" : "Deactivate"} ${u.username}`} onClick={() => void act(() => client.updateUserActive(u.id, u.delete_at > 0))}>{u.delete_at ? "Activate" : "Deactivate"}</button>
-                  <button type="button" class="secondary" aria-label={`${admin ? "Demote" : "Promote"} ${u.username}`} onClick={() => void act(() => client.updateUserRoles(u.id, admin ? "system_user" : "system_user system_admin"))}>{admin ? "Demote" : "Promote"}</button>
-                  <button type="button" class="secondary" aria-label={`Revoke sessions of ${u.username}`} onClick={() => void act(() => client.revokeAllSessionsForUser(u.id))}>Revoke sessions</button>
+                  <button type="button" class="secondary" aria-label={`${u.delete_at ? "Activate" : "Deactivate"} ${u.username}`} onClick={() => void act(() => client.updateUserActive(u.id, u.delete_at > 0), `${u.username} ${u.delete_at ? "activated" : "deactivated"}`)}>{u.delete_at ? "Activate" : "Deactivate"}</button>
+                  <button type="button" class="secondary" aria-label={`${admin ? "Demote" : "Promote"} ${u.username}`} onClick={() => void act(() => client.updateUserRoles(u.id, admin ? "system_user" : "system_user system_admin"), `${u.username} ${admin ? "is no longer" : "is now"} a system admin`)}>{admin ? "Demote" : "Promote"}</button>
+                  <button type="button" class="secondary" aria-label={`Revoke sessions of ${u.username}`} onClick={() => void act(() => client.revokeAllSessionsForUser(u.id), `Sessions of ${u.username} revoked`)}>Revoke sessions</button>
                 </td>
               </tr>
             )

@@ -88,6 +88,11 @@ export const Login = () => {
       ) : (
         <p>This server requires single sign-on.</p>
       )}
+      {passwordAllowed && config.value.PasswordEnableForgotLink === "true" && (
+        <p class="muted">{config.value.ForgotPasswordLink
+          ? <a href={config.value.ForgotPasswordLink}>Forgot your password?</a>
+          : <a href="/reset_password" onClick={link("/reset_password")}>Forgot your password?</a>}</p>
+      )}
       {passwordAllowed && config.value.EnableUserCreation !== "false" && (
         <p class="muted">No account yet? <a href="/signup_user_complete" onClick={link("/signup_user_complete")}>Create an account</a></p>
       )}
@@ -184,6 +189,64 @@ export const CreateTeam = () => {
         <button type="submit" disabled={busy}>Create team</button>
       </form>
       {teams.value.length > 0 && <p class="muted"><a href="/" onClick={link("/")}>Back</a></p>}
+    </Card>
+  )
+}
+
+/** /reset_password: asks for a reset link by email (shown only when the server's config offers password reset). */
+export const ResetRequest = () => {
+  const [sent, setSent] = useState(false)
+  const [error, setError] = useState("")
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const data = new FormData(event.currentTarget as HTMLFormElement)
+    setError("")
+    try {
+      await client.sendPasswordResetEmail(String(data.get("email")))
+      setSent(true)
+    } catch (e) {
+      setError(errorMessage(e, "The reset link could not be sent"))
+    }
+  }
+  return (
+    <Card title="Reset your password">
+      <Alert text={error} />
+      {sent ? <p role="status">If an account uses that address, a link to choose a new password is on its way.</p> : (
+        <form onSubmit={submit}>
+          <label>Email<input name="email" type="email" autocomplete="email" required /></label>
+          <button type="submit">Send reset link</button>
+        </form>
+      )}
+      <p class="muted"><a href="/login" onClick={link("/login")}>Back to sign in</a></p>
+    </Card>
+  )
+}
+
+/** /reset_password_complete?token=…: the link from the email; the token leaves the address bar at once. */
+export const ResetComplete = () => {
+  const [token] = useState(() => query().get("token") ?? "")
+  const [error, setError] = useState(token ? "" : "This reset link is incomplete: ask for a new one.")
+  useEffect(() => {
+    if (token) history.replaceState(null, "", "/reset_password_complete")
+  }, [])
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const data = new FormData(event.currentTarget as HTMLFormElement)
+    setError("")
+    try {
+      await client.resetUserPassword(token, String(data.get("password")))
+      navigate("/login", true)
+    } catch (e) {
+      setError(errorMessage(e, "The password could not be changed"))
+    }
+  }
+  return (
+    <Card title="Choose a new password">
+      <Alert text={error} />
+      <form onSubmit={submit}>
+        <label>New password<input name="password" type="password" autocomplete="new-password" required minLength={Number(config.value.PasswordMinimumLength || 8)} /></label>
+        <button type="submit" disabled={!token}>Change password</button>
+      </form>
     </Card>
   )
 }

@@ -6,14 +6,15 @@ import { emojiChar } from "../emoji.ts"
 import { navigate } from "../router.ts"
 import { signOut } from "../session.ts"
 import {
-  addPosts, categories, channelLabel, collapsedThreads, channels, connected, currentChannelId, isAdmin, loadChannel, loadOlder, loadTeam,
+  addPosts, categories, channelLabel, channelPath, isFavourite, toggleFavourite, collapsedThreads, channels, connected, currentChannelId, currentTeamId, isAdmin, loadChannel, loadOlder, loadTeam,
   markViewed, me, members, needUsers, posts, refreshChannels, statuses, teams, timelines, typing, unread, users
 } from "../store.ts"
 import { link } from "./Auth.tsx"
 import { Composer, typingText } from "./Composer.tsx"
 import { Dialogs } from "./Dialogs.tsx"
 import { Avatar, PostItem } from "./Post.tsx"
-import { dialog, openThread, panel, profile } from "./panels.ts"
+import { dialog, highlight, openThread, panel, profile } from "./panels.ts"
+import { useFocus } from "./focus.ts"
 
 const day = (at: number) => new Date(at).toDateString()
 const dayLabel = (at: number) => {
@@ -29,21 +30,25 @@ const isCompact = (post: Post, prev: Post | undefined) =>
   prev !== undefined && prev.user_id === post.user_id && post.create_at - prev.create_at < 5 * 60_000 && day(prev.create_at) === day(post.create_at) &&
   !prev.delete_at && (post.root_id === "" || post.root_id === prev.root_id || post.root_id === prev.id)
 
-const Sidebar = ({ teamName }: { teamName: string }) => {
+const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOpen: boolean }) => {
   const current = currentChannelId.value
   const byId = channels.value
-  const chanLink = (c: Channel) => {
-    if (c.type === "D") {
-      const other = c.name.split("__").find((id) => id !== me.value?.id) ?? me.value?.id ?? ""
-      return `/${teamName}/messages/@${users.value[other]?.username ?? other}`
-    }
-    return `/${teamName}/channels/${c.name}`
-  }
-  const cats = categories.value.length > 0 ? categories.value : [{ id: "all", display_name: "Channels", channel_ids: Object.keys(byId), type: "custom" } as any]
+  const chanLink = (c: Channel) => channelPath(teamName, c)
+  // Only this team's channels (and DMs, which belong to no team), also in the moment after a team switch while the
+  // new team's categories are still loading.
+  const teamId = teams.value.find((t) => t.name === teamName)?.id
+  const inTeam = (c: Channel) => c.team_id === teamId || c.team_id === ""
+  const own = categories.value.filter((c) => c.team_id === teamId)
+  const cats = own.length > 0 ? own : [{ id: "all", display_name: "Channels", channel_ids: Object.values(byId).filter(inTeam).map((c) => c.id), type: "custom" } as any]
   return (
     <nav class="sidebar" aria-label="Channels">
+      {collapsedThreads.value && (
+        <a class={`threads-link${threadsOpen ? " active" : ""}`} href={`/${teamName}/threads`} onClick={link(`/${teamName}/threads`)} aria-current={threadsOpen ? "page" : undefined}>
+          <span aria-hidden="true" class="glyph">💬</span> <span class="label">Threads</span>
+        </a>
+      )}
       {cats.map((cat) => {
-        const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id])
+        const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id] && inTeam(c))
         if (list.length === 0 && cat.type !== "direct_messages" && cat.type !== "channels") return null
         return (
           <section key={cat.id} aria-labelledby={`cat-${cat.id}`}>
@@ -63,7 +68,8 @@ const Sidebar = ({ teamName }: { teamName: string }) => {
                       class={`${u.unread ? "unread" : ""} ${c.id === current ? "active" : ""}`}>
                       <span aria-hidden="true" class="glyph">{c.type === "O" ? "#" : c.type === "P" ? "🔒" : "@"}</span>
                       <span class="label">{label}</span>
-                      {u.mentions > 0 && <span class="badge" aria-hidden="true">{u.mentions}</span>}
+                      {/* The count is drawn by CSS: as text it would be part of the link's visible text but not of its name. */}
+                      {u.mentions > 0 && <span class="badge" aria-hidden="true" data-count={u.mentions} />}
                     </a>
                   </li>
                 )
@@ -99,9 +105,11 @@ const Header = ({ teamName }: { teamName: string }) => {
         <input type="search" aria-label="Search messages" placeholder="Search" value={terms} onInput={(e) => setTerms(e.currentTarget.value)} />
       </form>
       {!connected.value && <span class="offline" role="status">Reconnecting…</span>}
-      <button type="button" class="icon" aria-label="Followed threads" title="Followed threads" onClick={() => (panel.value = { kind: "threads" })}>💬</button>
       <button type="button" class="icon" aria-label="Saved messages" title="Saved messages" onClick={() => (panel.value = { kind: "saved" })}>🔖</button>
-      <div class="usermenu">
+      <div class="usermenu" onKeyDown={(e) => {
+        // Escape closes the menu and gives focus back to its button, as a menu button should.
+        if (e.key === "Escape" && menu) { setMenu(false); (e.currentTarget.firstElementChild as HTMLElement | null)?.focus() }
+      }}>
         <button type="button" aria-haspopup="menu" aria-expanded={menu} aria-label={`Account menu, ${me.value?.username}, ${status}`} onClick={() => setMenu(!menu)}>
           <Avatar userId={me.value!.id} size={28} />
         </button>
@@ -154,6 +162,22 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
     })
   }, [line])
 
+  // A search result's "Jump": scroll to the post once it is loaded (older pages are fetched until it is), focus it.
+  const target = highlight.value
+  useEffect(() => {
+    if (!target || !line) return
+    const el = scroller.current?.querySelector<HTMLElement>(`[data-post-id="${target}"]`)
+    if (el) {
+      pinnedToBottom.current = false
+      el.scrollIntoView({ block: "center" })
+      el.focus({ preventScroll: true })
+      highlight.value = null
+    } else if (line.more && !loadingOlder.current && posts.value[target]?.channel_id === channelId) {
+      loadingOlder.current = true
+      void loadOlder(channelId).catch(() => undefined).finally(() => (loadingOlder.current = false))
+    }
+  }, [target, line])
+
   const onScroll = async () => {
     const el = scroller.current!
     pinnedToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
@@ -202,6 +226,8 @@ const ChannelView = ({ channel }: { channel: Channel }) => {
       <header class="channel-header">
         <h1 id="channel-title">{channel.type === "O" ? "# " : channel.type === "P" ? "🔒 " : ""}{label}</h1>
         {channel.purpose && <p class="muted purpose">{channel.purpose}</p>}
+        <button type="button" class="icon" aria-label="Favourite" aria-pressed={isFavourite(channel.id)} title={isFavourite(channel.id) ? "Remove from favourites" : "Add to favourites"}
+          onClick={() => void toggleFavourite(channel).catch(() => undefined)}>{isFavourite(channel.id) ? "★" : "☆"}</button>
         <button type="button" class="icon" aria-label="Pinned messages" title="Pinned messages" onClick={() => (panel.value = { kind: "pinned", channelId: channel.id })}>📌</button>
       </header>
       <PostList channelId={channel.id} editing={editing} setEditing={setEditing} />
@@ -217,6 +243,8 @@ const ThreadPanel = ({ rootId }: { rootId: string }) => {
   const root = posts.value[rootId]
   useEffect(() => {
     client.getPostThread(rootId, false, false).then((t) => addPosts(Object.values(t.posts)), (e) => setError(errorMessage(e)))
+    // Reading a followed thread clears its unread replies in the Followed threads list (not following: nothing to do).
+    if (currentTeamId.value) void client.updateThreadReadForUser("me", currentTeamId.value, rootId, Date.now()).catch(() => undefined)
   }, [rootId])
   const replies = Object.values(posts.value).filter((p) => p.root_id === rootId).sort((a, b) => a.create_at - b.create_at)
   return (
@@ -242,7 +270,10 @@ const ResultsPanel = ({ title, load }: { title: string; load: () => Promise<{ or
   const jump = (post: Post) => {
     const c = channels.value[post.channel_id]
     const team = teams.value.find((t) => t.id === c?.team_id) ?? teams.value[0]
-    if (c && team && c.type !== "D") navigate(`/${team.name}/channels/${c.name}`)
+    if (!c || !team) return
+    // With collapsed reply threads a reply is not in the channel: the channel shows its root, the panel the reply.
+    highlight.value = post.root_id && collapsedThreads.value ? post.root_id : post.id
+    navigate(channelPath(team.name, c))
     if (post.root_id) openThread(post.root_id)
   }
   return (
@@ -269,34 +300,39 @@ const ResultsPanel = ({ title, load }: { title: string; load: () => Promise<{ or
   )
 }
 
-/** Followed threads of this team (collapsed reply threads), newest activity first, unread replies counted. */
-const ThreadsPanel = ({ teamId }: { teamId: string }) => {
+/**
+ * /{team}/threads: the threads this person follows in the team (collapsed reply threads), newest activity first,
+ * unread replies counted; a thread opens in the side panel, and the list is fetched again when the panel closes.
+ */
+const ThreadsView = ({ teamId }: { teamId: string }) => {
   const [threads, setThreads] = useState<Array<{ id: string; reply_count: number; unread_replies: number; last_reply_at: number; post: Post }> | null>(null)
   const [error, setError] = useState("")
+  const panelOpen = panel.value !== null
   useEffect(() => {
-    client.getUserThreads("me", teamId, { perPage: 25, extended: false }).then((r) => {
+    if (panelOpen) return
+    client.getUserThreads("me", teamId, { perPage: 50, extended: false }).then((r) => {
       addPosts(r.threads.map((t) => t.post as Post))
       setThreads(r.threads as any)
     }, (e) => setError(errorMessage(e)))
-  }, [teamId])
+  }, [teamId, panelOpen])
   return (
-    <aside class="panel" aria-label="Followed threads">
-      <header><h2>Followed threads</h2><button type="button" class="icon" aria-label="Close panel" onClick={() => (panel.value = null)}>✕</button></header>
+    <main class="channel" aria-labelledby="threads-title">
+      <header class="channel-header"><h1 id="threads-title">Threads</h1></header>
       {error && <p class="alert" role="alert">{error}</p>}
+      {threads === null && !error && <p class="muted center">Loading…</p>}
       {threads?.length === 0 && <p class="muted center">You follow no threads yet: reply to a message or follow its thread.</p>}
-      <ul class="results">
+      <ul class="results threads" aria-label="Followed threads">
         {threads?.map((t) => (
           <li key={t.id}>
-            <button type="button" class="thread-link" onClick={() => openThread(t.id)}
-              aria-label={`Thread by ${users.value[t.post.user_id]?.username ?? "someone"}: ${(posts.value[t.id]?.message ?? t.post.message).slice(0, 60)}, ${t.reply_count} replies${t.unread_replies ? `, ${t.unread_replies} unread` : ""}`}>
-              <strong>{users.value[t.post.user_id]?.username ?? "…"}</strong> <span class="muted">{new Date(t.last_reply_at || t.post.create_at).toLocaleString()}</span>
+            <button type="button" class="thread-link" onClick={() => openThread(t.id)}>
+              <strong>{users.value[t.post.user_id]?.username ?? "…"}</strong>
               <span class="excerpt">{(posts.value[t.id]?.message ?? t.post.message).slice(0, 140)}</span>
-              <span class="muted">{t.reply_count === 1 ? "1 reply" : `${t.reply_count} replies`}{t.unread_replies ? ` · ${t.unread_replies} new` : ""}</span>
+              <span class="muted">{new Date(t.last_reply_at || t.post.create_at).toLocaleString()} · {t.reply_count === 1 ? "1 reply" : `${t.reply_count} replies`}{t.unread_replies ? ` · ${t.unread_replies} new` : ""}</span>
             </button>
           </li>
         ))}
       </ul>
-    </aside>
+    </main>
   )
 }
 
@@ -317,6 +353,7 @@ const Popover = () => {
   const p = profile.value
   if (!p) return null
   const user = users.value[p.userId]
+  const close = useFocus<HTMLButtonElement>()
   const openDm = async () => {
     profile.value = null
     const channel = await client.createDirectChannel([me.value!.id, p.userId])
@@ -334,13 +371,13 @@ const Popover = () => {
       {user && customStatus(user) && <p>{customStatus(user)}</p>}
       {user?.position && <p>{user.position}</p>}
       {p.userId !== me.value?.id && <button type="button" onClick={() => void openDm()}>Message</button>}
-      <button type="button" class="secondary" autoFocus onClick={() => (profile.value = null)}>Close</button>
+      <button type="button" class="secondary" ref={close} onClick={() => (profile.value = null)}>Close</button>
     </div>
   )
 }
 
 /** /{team}/channels/{name} and /{team}/messages/@{username}. */
-export const Chat = ({ teamName, channelName, dmUser }: { teamName: string; channelName?: string; dmUser?: string }) => {
+export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { teamName: string; channelName?: string; dmUser?: string; threadsView?: boolean }) => {
   const team = teams.value.find((t) => t.name === teamName)
   const [error, setError] = useState("")
   const [loaded, setLoaded] = useState("")
@@ -360,7 +397,7 @@ export const Chat = ({ teamName, channelName, dmUser }: { teamName: string; chan
     return c.name === channelName && (c.team_id === team?.id || c.team_id === "") && members.value[c.id]
   })
   useEffect(() => {
-    if (!team || loaded !== team.id || channel) return
+    if (!team || loaded !== team.id || channel || threadsView) return
     const open = async () => {
       if (dmUser) {
         const user = await client.getUserByUsername(dmUser)
@@ -390,14 +427,13 @@ export const Chat = ({ teamName, channelName, dmUser }: { teamName: string; chan
     <div class={`layout${p ? " with-panel" : ""}`}>
       <Header teamName={teamName} />
       <div class="team-name"><strong>{team.display_name}</strong></div>
-      <Sidebar teamName={teamName} />
-      {channel ? <ChannelView key={channel.id} channel={channel} /> : (
+      <Sidebar teamName={teamName} threadsOpen={threadsView} />
+      {threadsView ? <ThreadsView teamId={team.id} /> : channel ? <ChannelView key={channel.id} channel={channel} /> : (
         <main class="channel"><p class={error ? "alert" : "muted"} role={error ? "alert" : undefined}>{error || "Loading…"}</p></main>
       )}
       {p?.kind === "thread" && <ThreadPanel rootId={p.rootId} />}
       {p?.kind === "search" && <ResultsPanel title={`Search results for “${p.terms}”`} load={() => client.searchPostsWithParams(team.id, { terms: p.terms, is_or_search: false, page: 0, per_page: 30 } as any)} />}
       {p?.kind === "saved" && <ResultsPanel title="Saved messages" load={() => client.getFlaggedPosts(me.value!.id, "", "", 0, 60)} />}
-      {p?.kind === "threads" && <ThreadsPanel teamId={team.id} />}
       {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={() => client.getPinnedPosts(p.channelId)} />}
       <Popover />
       <Dialogs team={team} />

@@ -123,6 +123,12 @@ const DirectMessage = ({ team }: { team: Team }) => {
   )
 }
 
+const LEVELS = [
+  <option key="all" value="all">All new messages</option>,
+  <option key="mention" value="mention">Mentions and direct messages</option>,
+  <option key="none" value="none">Nothing</option>
+]
+
 const Settings = () => {
   const user = me.value!
   const [message, setMessage] = useState("")
@@ -162,9 +168,9 @@ const Settings = () => {
       setError(errorMessage(err))
     }
   }
-  const notifyFor = async (desktop: string) => {
+  const notifyFor = async (key: "desktop" | "push", level: string) => {
     try {
-      me.value = await client.patchMe({ notify_props: { ...(user.notify_props as any), desktop } } as any)
+      me.value = await client.patchMe({ notify_props: { ...(me.value!.notify_props as any), [key]: level } } as any)
       setMessage("Notification preference saved")
     } catch (err) {
       setError(errorMessage(err))
@@ -205,10 +211,13 @@ const Settings = () => {
       <label class="check"><input type="checkbox" checked={collapsedThreads.value} onChange={(e) => void display("collapsed_reply_threads", e.currentTarget.checked ? "on" : "off")} /> Collapsed reply threads (replies only in the thread panel)</label>
       <h3>Notifications</h3>
       <label>Desktop notifications for
-        <select value={(user.notify_props as any)?.desktop ?? "mention"} onChange={(e) => void notifyFor(e.currentTarget.value)}>
-          <option value="all">All new messages</option>
-          <option value="mention">Mentions and direct messages</option>
-          <option value="none">Nothing</option>
+        <select value={(user.notify_props as any)?.desktop ?? "mention"} onChange={(e) => void notifyFor("desktop", e.currentTarget.value)}>
+          {LEVELS}
+        </select>
+      </label>
+      <label>Mobile push notifications for
+        <select value={(user.notify_props as any)?.push ?? "mention"} onChange={(e) => void notifyFor("push", e.currentTarget.value)}>
+          {LEVELS}
         </select>
       </label>
       <button type="button" class="secondary" onClick={() => void Notification.requestPermission().then((p) => setMessage(`Desktop notifications: ${p}`))}>

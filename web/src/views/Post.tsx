@@ -1,10 +1,13 @@
 import type { Post } from "@mattermost/types/posts"
-import { useState } from "preact/hooks"
+import { useLayoutEffect, useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
 import { emojiChar } from "../emoji.ts"
 import { renderMarkdown } from "../markdown.ts"
-import { addPosts, flagged, formatTime, me, posts, statuses, users } from "../store.ts"
+import { navigate } from "../router.ts"
+import { addPosts, currentTeamId, flagged, formatTime, me, posts, statuses, teams, users } from "../store.ts"
+import { Confirm } from "./Confirm.tsx"
 import { EmojiPicker } from "./EmojiPicker.tsx"
+import { useFocus } from "./focus.ts"
 import { openThread, showProfile } from "./panels.ts"
 
 const time = formatTime
@@ -35,14 +38,38 @@ const Files = ({ post }: { post: Post }) => {
           <a key={f.id} class="file" href={`/api/v4/files/${f.id}?download=1`} download={f.name}>📎 {f.name} <span class="muted">{Math.ceil((f.size ?? 0) / 1024)} KB</span></a>
         )
       )}
-      {open && (
-        <div class="lightbox" role="dialog" aria-modal="true" aria-label="Image preview" onClick={() => setOpen(null)} onKeyDown={(e) => e.key === "Escape" && setOpen(null)}>
-          <img src={`/api/v4/files/${open}/preview`} alt={files.find((f) => f.id === open)?.name ?? ""} />
-          <button type="button" class="close" autoFocus onClick={() => setOpen(null)}>Close preview</button>
-        </div>
-      )}
+      {open && <Lightbox file={files.find((f) => f.id === open)} onClose={() => setOpen(null)} />}
     </div>
   )
+}
+
+/** An image at preview size over the page; a click anywhere, Escape or the button closes it. */
+const Lightbox = ({ file, onClose }: { file: { id: string; name: string } | undefined; onClose: () => void }) => {
+  const close = useFocus<HTMLButtonElement>()
+  if (!file) return null
+  return (
+    <div class="lightbox" role="dialog" aria-modal="true" aria-label="Image preview" onClick={onClose} onKeyDown={(e) => e.key === "Escape" && onClose()}>
+      <img src={`/api/v4/files/${file.id}/preview`} alt={file.name} />
+      <button type="button" class="close" ref={close} onClick={onClose}>Close preview</button>
+    </div>
+  )
+}
+
+/** A click on an @mention opens that person's profile; on a ~channel, opens the channel (joining it if public). */
+const openLink = (event: MouseEvent) => {
+  const a = (event.target as Element).closest?.("a.mention, a.channel-link") as HTMLElement | null
+  if (!a) return
+  event.preventDefault()
+  const name = a.dataset.name ?? ""
+  if (a.classList.contains("channel-link")) {
+    const team = teams.value.find((t) => t.id === currentTeamId.value) ?? teams.value[0]
+    if (team) navigate(`/${team.name}/channels/${name}`)
+    return
+  }
+  const known = Object.values(users.value).find((u) => u.username === name)
+  const show = (id: string) => showProfile(id, a)
+  if (known) show(known.id)
+  else client.getUserByUsername(name).then((u) => { users.value = { ...users.value, [u.id]: u }; show(u.id) }, () => undefined)
 }
 
 const Reactions = ({ post }: { post: Post }) => {
@@ -138,14 +165,11 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
         ) : editing ? (
           <EditBox initial={post.message} onSave={save} onCancel={() => setEditing(null)} />
         ) : (
-          <div class="message" dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
+          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
         )}
         {confirming && !deleted && (
-          <div class="confirm row" role="alertdialog" aria-label="Delete message" aria-describedby={`confirm-${post.id}`}>
-            <span id={`confirm-${post.id}`}>Delete this message? This cannot be undone.</span>
-            <button type="button" class="danger" autoFocus onClick={() => { setConfirming(false); void client.deletePost(post.id).catch(() => undefined) }}>Delete</button>
-            <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
-          </div>
+          <Confirm id={post.id} title="Delete message" text="Delete this message? This cannot be undone." action="Delete"
+            onConfirm={() => { setConfirming(false); void client.deletePost(post.id).catch(() => undefined) }} onCancel={() => setConfirming(false)} />
         )}
         {!deleted && post.edit_at > 0 && !editing && <span class="muted edited">(edited)</span>}
         {!deleted && <Files post={post} />}
@@ -180,9 +204,15 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
 
 const EditBox = ({ initial, onSave, onCancel }: { initial: string; onSave: (t: string) => void; onCancel: () => void }) => {
   const [text, setText] = useState(initial)
+  const area = useFocus<HTMLTextAreaElement>()
+  // The caret goes to the end of the text, where a correction usually is.
+  useLayoutEffect(() => {
+    const el = area.current
+    if (el) el.selectionStart = el.selectionEnd = el.value.length
+  }, [])
   return (
     <form class="edit" onSubmit={(e) => { e.preventDefault(); onSave(text) }}>
-      <textarea aria-label="Edit message" value={text} autoFocus onInput={(e) => setText(e.currentTarget.value)}
+      <textarea aria-label="Edit message" value={text} ref={area} onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === "Escape") onCancel()
           if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); onSave(text) }

@@ -5,12 +5,14 @@ export type Panel =
   | { readonly kind: "thread"; readonly rootId: string }
   | { readonly kind: "search"; readonly terms: string }
   | { readonly kind: "saved" }
-  | { readonly kind: "threads" }
   | { readonly kind: "pinned"; readonly channelId: string }
 
 export const panel = signal<Panel | null>(null)
 export const profile = signal<{ userId: string; x: number; y: number } | null>(null)
 export const dialog = signal<"browse" | "create" | "dm" | "settings" | "custom-status" | null>(null)
+
+/** The post a search result's "Jump" asked for: the channel view scrolls to it, loading older pages as needed. */
+export const highlight = signal<string | null>(null)
 
 export const openThread = (rootId: string) => {
   panel.value = { kind: "thread", rootId }
