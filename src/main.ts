@@ -4,6 +4,7 @@ import { checkConfig } from "./cli/CheckConfig.ts"
 import { HELP } from "./cli/Help.ts"
 import type { ResolvedConfig } from "./Config.ts"
 import { InvalidConfig, loadForStartup } from "./config/Startup.ts"
+import * as JsonLogger from "./system/JsonLogger.ts"
 
 /**
  * The command line: each mode is an Effect program; this file only chooses and composes. The server's modules (every
@@ -75,7 +76,7 @@ const exitCode = (exit: Exit.Exit<unknown, unknown>) =>
 const logFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.tapErrorCause(effect, (cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal("the service stopped on an error", cause))
 
-NodeRuntime.runMain(program.pipe(logFailure, Effect.provide(Logger.json)), {
+NodeRuntime.runMain(program.pipe(logFailure, Effect.provide(JsonLogger.layer)), {
   disablePrettyLogger: true,
   disableErrorReporting: true,
   teardown: (exit, onExit) => onExit(exitCode(exit))

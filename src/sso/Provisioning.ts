@@ -145,6 +145,8 @@ export const provision = (provider: ProviderRow, identity: VerifiedIdentity) =>
       yield* link(created.id)
       return { user: updated[0], outcome: "created" } satisfies Provisioned as Provisioned
     }))
+    // Written with this transaction's own SQL (last login, roles, props): every node's cached row is now stale.
+    yield* repo.changed(result.user.id)
     if (result.outcome === "created") {
       const bus = yield* EventBus
       yield* bus.publish("new_user", { user_id: result.user.id }, {})

@@ -199,7 +199,7 @@ const logout = Effect.gen(function*() {
 const me = Effect.gen(function*() {
   const caller = yield* requireCaller
   const repo = yield* UserRepo
-  const user = yield* repo.findById(caller.userId)
+  const user = yield* repo.findCached(caller.userId)
   if (Option.isNone(user)) {
     return yield* new ApiError({ status: 401, id: "api.context.session_expired.app_error", message: "Invalid or expired session, please login again." })
   }

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { makeUserCache } from "./UserCache.ts"
 import type { UserRow } from "./UserRow.ts"
 
 export interface NewUser {
@@ -22,6 +23,14 @@ export interface UserRepoService {
   /** Inserts the user; the very first user of the server becomes system_admin (decided under a lock). */
   readonly insert: (user: NewUser) => Effect.Effect<UserRow, DbError | "username_exists" | "email_exists">
   readonly findById: (id: string) => Effect.Effect<Option.Option<UserRow>, DbError>
+  /**
+   * The user from this node's cache of users (UserCache.ts), read from the database on a miss: for the hot reads
+   * of a caller's own record (GET /users/me). Every write here drops the entry on every node; code that writes
+   * users with its own SQL calls `changed` after its commit.
+   */
+  readonly findCached: (id: string) => Effect.Effect<Option.Option<UserRow>, DbError>
+  /** Drops the user from every node's cache: called after any committed write to the user's row. */
+  readonly changed: (id: string) => Effect.Effect<void>
   readonly findByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<UserRow>, DbError>
   readonly findByLogin: (loginId: string) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<UserRow>, DbError>
@@ -34,6 +43,8 @@ export interface UserRepoService {
   readonly setPassword: (id: string, passwordHash: string, now: number) => Effect.Effect<void, DbError>
   readonly setActive: (id: string, active: boolean, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly setPictureUpdate: (id: string, pictureAt: number, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
+  /** A person's system roles (never a bot's): None when there is no such person. */
+  readonly setRoles: (id: string, roles: string, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
 }
 
 export interface UserChanges {
@@ -57,9 +68,15 @@ export const make = Effect.gen(function*() {
   const db = yield* Db
   const sql = db.sql
   const one = (rows: ReadonlyArray<UserRow>) => Option.fromNullable(rows[0])
+  const cache = yield* makeUserCache
+  /** Runs a write, then drops its user from every node's cache (after the commit, whatever the outcome). */
+  const writing = <A, E>(id: string, write: Effect.Effect<A, E>) => Effect.ensuring(write, cache.changed(id))
+  const findById = (id: string) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE id = ${id}`), one)
   const service: UserRepoService = {
+    findCached: (id) => cache.get(id, findById(id)),
+    changed: cache.changed,
     insert: (u) =>
-      db.transaction(Effect.gen(function*() {
+      writing(u.id, db.transaction(Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(${FIRST_USER_LOCK})`
         const clash = yield* sql<{ username: boolean; email: boolean }>`
           SELECT lower(username) = lower(${u.username}) AS username, lower(email) = lower(${u.email}) AS email
@@ -76,8 +93,8 @@ export const make = Effect.gen(function*() {
                   ${JSON.stringify(u.notifyProps)}::jsonb, ${u.passwordHash === "" ? 0 : u.now})
           RETURNING *`
         return rows[0]
-      })),
-    findById: (id) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE id = ${id}`), one),
+      }))),
+    findById,
     findByIds: (ids) =>
       ids.length === 0 ? Effect.succeed([]) : db.read(sql<UserRow>`SELECT * FROM users WHERE id IN ${sql.in(ids)}`),
     findByLogin: (loginId) =>
@@ -90,9 +107,9 @@ export const make = Effect.gen(function*() {
     findByEmail: (email) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`), one),
     findByUsername: (username) =>
       Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(username) = lower(${username})`), one),
-    recordLogin: (id, now) => Effect.asVoid(db.execute(sql`UPDATE users SET last_login = ${now}, failed_attempts = 0 WHERE id = ${id}`)),
+    recordLogin: (id, now) => writing(id, Effect.asVoid(db.execute(sql`UPDATE users SET last_login = ${now}, failed_attempts = 0 WHERE id = ${id}`))),
     patch: (id, c, now) =>
-      db.transaction(Effect.gen(function*() {
+      writing(id, db.transaction(Effect.gen(function*() {
         if (c.username !== undefined || c.email !== undefined) {
           const clash = yield* sql<{ username: boolean }>`
             SELECT lower(username) = lower(${c.username ?? ""}) AS username FROM users
@@ -117,34 +134,39 @@ export const make = Effect.gen(function*() {
             update_at = ${now}
           WHERE id = ${id} RETURNING *`
         return one(rows)
-      })),
+      }))),
     updateProps: (id, f, now) =>
-      db.transaction(Effect.gen(function*() {
+      writing(id, db.transaction(Effect.gen(function*() {
         const current = yield* sql<{ props: Record<string, string> }>`SELECT props FROM users WHERE id = ${id} FOR UPDATE`
         if (current.length === 0) return Option.none()
         const rows = yield* sql<UserRow>`
           UPDATE users SET props = ${JSON.stringify(f(current[0].props ?? {}))}::jsonb, update_at = ${now}
           WHERE id = ${id} RETURNING *`
         return one(rows)
-      })),
+      }))),
     setPassword: (id, passwordHash, now) =>
-      Effect.asVoid(db.execute(sql`
+      writing(id, Effect.asVoid(db.execute(sql`
         UPDATE users SET password = ${passwordHash}, last_password_update = ${now}, update_at = ${now}, failed_attempts = 0
-        WHERE id = ${id}`)),
+        WHERE id = ${id}`))),
     setActive: (id, active, now) =>
-      Effect.map(
+      writing(id, Effect.map(
         db.execute(sql<UserRow>`
           UPDATE users SET delete_at = ${active ? 0 : now}, update_at = ${now} WHERE id = ${id} RETURNING *`),
         one
-      ),
+      )),
     setPictureUpdate: (id, pictureAt, now) =>
-      Effect.map(
+      writing(id, Effect.map(
         db.execute(sql<UserRow>`
           UPDATE users SET last_picture_update = ${pictureAt}, update_at = ${now} WHERE id = ${id} RETURNING *`),
         one
-      )
+      )),
+    setRoles: (id, roles, now) =>
+      writing(id, Effect.map(
+        db.execute(sql<UserRow>`UPDATE users SET roles = ${roles}, update_at = ${now} WHERE id = ${id} AND NOT is_bot RETURNING *`),
+        one
+      ))
   }
   return service
 })
 
-export const layer = Layer.effect(UserRepo, make)
+export const layer = Layer.scoped(UserRepo, make)

@@ -57,9 +57,9 @@ describe("Crypto", () => {
       expect(yield* crypto.verifyPassword("x", "$argon2id$broken")).toBe(false)
     }))
 
-  it("makes 26-character Mattermost ids", () => {
-    const ids = new Set(Array.from({ length: 200 }, Crypto.newId))
-    expect(ids.size).toBe(200)
+  it("makes 26-character Mattermost ids, all different across refills of the random pool (256 ids each)", () => {
+    const ids = new Set(Array.from({ length: 2000 }, Crypto.newId))
+    expect(ids.size).toBe(2000)
     for (const id of ids) expect(Crypto.isId(id)).toBe(true)
   })
 })

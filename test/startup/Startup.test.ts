@@ -33,6 +33,21 @@ describe("start-up on embedded defaults", () => {
     const created = await client4(first.url).createUser(
       { username: "survivor", email: "survivor@example.com", password: "correct-horse-battery" } as never, "", "")
     expect(created.roles).toBe("system_admin system_user")
+    // One JSON access line per request, with the fields of Effect's JSON logger (written in batches: polled).
+    const accessLine = async () => {
+      for (const started = Date.now(); Date.now() - started < 5000; await new Promise((r) => setTimeout(r, 20))) {
+        const line = first.logs().find((l) => l.message === "http request" && l.annotations.method === "POST" && l.annotations.path === "/api/v4/users")
+        if (line !== undefined) return line
+      }
+      throw new Error("no access log line for POST /api/v4/users")
+    }
+    const access = await accessLine()
+    expect(access).toMatchObject({ logLevel: "INFO", spans: {}, annotations: { status: 201 } })
+    expect(Object.keys(access).sort()).toEqual(["annotations", "fiberId", "logLevel", "message", "spans", "timestamp"])
+    expect(Object.keys(access.annotations).sort()).toEqual(["duration_ms", "method", "path", "request_id", "status"])
+    expect(access.annotations.request_id).toMatch(/^[a-z0-9]{26}$/)
+    expect(typeof access.annotations.duration_ms).toBe("number")
+    expect(Date.parse(String((access as unknown as Record<string, unknown>).timestamp))).toBeGreaterThan(0)
 
     // A request the server is still reading when SIGTERM arrives completes; new connections are refused meanwhile.
     const late = requestInFlight(first.url, "/api/v4/users", {
