@@ -1,7 +1,8 @@
 export const HELP = `the-service: a self-hosted team chat server that Mattermost clients connect to.
 
 Usage:
-  node --import tsx src/main.ts [flag]
+  node dist/main.js [flag]                (the production build: npm run build)
+  node --import tsx src/main.ts [flag]    (the same from the sources)
 
 Flags:
   (none)           serve HTTP and WebSocket on SERVICE_HOST:SERVICE_PORT (default 0.0.0.0:3000)
