@@ -1,13 +1,12 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
-import { Sessions } from "../auth/Sessions.ts"
 import { badRequest, invalidParam, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import { likeContaining } from "../search/Like.ts"
-import { publishUserUpdated } from "./UserEvents.ts"
+import { setSystemRoles } from "./UserAdmin.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import type { UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
@@ -214,13 +213,9 @@ const updateRoles = Effect.gen(function*() {
     return yield* badRequest("api.user.update_user_roles.self_demotion.app_error", "You cannot remove your own system admin role.")
   }
   const value = wanted.includes("system_admin") ? "system_admin system_user" : "system_user"
-  const db = yield* Db
   const now = yield* Clock.currentTimeMillis
-  const rows = yield* db.transaction(db.sql<UserRow>`
-    UPDATE users SET roles = ${value}, update_at = ${now} WHERE id = ${userId} AND NOT is_bot RETURNING *`)
-  if (rows.length === 0) return yield* notFound("app.user.missing_account.const", "Unable to find the user.")
-  yield* (yield* Sessions).setRolesForUser(userId, value)
-  yield* publishUserUpdated(rows[0])
+  const updated = yield* setSystemRoles(userId, value, now)
+  if (Option.isNone(updated)) return yield* notFound("app.user.missing_account.const", "Unable to find the user.")
   return ok()
 })
 

@@ -33,6 +33,8 @@ export interface UserRepoService {
   readonly updateProps: (id: string, f: (props: Record<string, string>) => Record<string, string>, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly setPassword: (id: string, passwordHash: string, now: number) => Effect.Effect<void, DbError>
   readonly setActive: (id: string, active: boolean, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
+  /** Replaces the system roles of a (non-bot) user. */
+  readonly setRoles: (id: string, roles: string, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly setPictureUpdate: (id: string, pictureAt: number, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
 }
 
@@ -135,6 +137,11 @@ export const make = Effect.gen(function*() {
       Effect.map(
         db.execute(sql<UserRow>`
           UPDATE users SET delete_at = ${active ? 0 : now}, update_at = ${now} WHERE id = ${id} RETURNING *`),
+        one
+      ),
+    setRoles: (id, roles, now) =>
+      Effect.map(
+        db.execute(sql<UserRow>`UPDATE users SET roles = ${roles}, update_at = ${now} WHERE id = ${id} AND NOT is_bot RETURNING *`),
         one
       ),
     setPictureUpdate: (id, pictureAt, now) =>

@@ -1,22 +1,18 @@
-import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { FROM_BUILD, root, runCli } from "../cli/Cli.ts"
 import { freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "../startup/Process.ts"
 import { tempDir } from "../support/Cleanup.ts"
 import { createTestDatabase } from "../support/Databases.ts"
 
 /**
- * `npm run build` then `node dist/main.js`, as the README's production section runs it: no tsx anywhere, the
- * migrations, the Mattermost route list and the web client carried by dist/.
+ * `npm run build` (run by the global set-up, test/support/globalSetup.ts) then `node dist/main.js`, as the README's
+ * production section runs it: no tsx anywhere, the migrations, the Mattermost route list and the web client carried
+ * by dist/.
  */
 const dataDir = tempDir("service-build-")
 let running: ServiceProcess | undefined
-
-beforeAll(() => {
-  execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: root, stdio: "pipe" })
-}, 120_000)
 
 afterAll(async () => {
   if (running !== undefined) await stop(running, dataDir).catch(() => {})
