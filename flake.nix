@@ -36,8 +36,8 @@
           npmDeps = pkgs.importNpmLock { npmRoot = src; };
           npmConfigHook = pkgs.importNpmLock.npmConfigHook;
 
-          # The service runs its TypeScript through tsx; there is nothing to compile.
-          dontNpmBuild = true;
+          # `npm run build` (scripts/build.mjs): the web client and the bundled server in dist/.
+          npmBuildScript = "build";
 
           # Prebuilt native parts (embedded PostgreSQL, argon2, sharp's libvips, esbuild) need the Nix loader and libs.
           nativeBuildInputs = [ pkgs.makeWrapper ] ++ lib.optionals pkgs.stdenv.hostPlatform.isLinux [ pkgs.autoPatchelfHook ];
@@ -51,12 +51,13 @@
             "libc.musl-aarch64.so.1"
           ];
 
-          # `node --import tsx` resolves tsx from the working directory, so the wrapper names the loader by path.
+          # dist/ is git-ignored, so the packing step leaves it out: copy it beside node_modules, where its imports
+          # resolve, and run it with node (no tsx).
           postInstall = ''
             app=$out/lib/node_modules/${packageJson.name}
+            cp -r dist $app/dist
             makeWrapper ${nodejs}/bin/node $out/bin/the-service \
-              --add-flags "--import file://$app/node_modules/tsx/dist/loader.mjs" \
-              --add-flags "$app/src/main.ts"
+              --add-flags "$app/dist/main.js"
           '';
 
           meta = {

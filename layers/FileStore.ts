@@ -9,8 +9,8 @@ import * as path from "node:path"
  * slash-separated paths (`uploads/20250101/<user>/<file>/original`); the store never sees a client-chosen path
  * segment it would interpret, and rejects `..`, `.`, empty segments, absolute keys, backslashes and NUL.
  *
- * Implementations: local disk under `<SERVICE_DATA_DIR>/files` (the default), and memory (tests). The interface maps
- * one to one onto an S3-compatible object store, which is how a third implementation would be written:
+ * Implementations: local disk under `<SERVICE_DATA_DIR>/files` (the default), memory (tests), and an S3-compatible
+ * object store (layers/FileStoreS3.ts, when SERVICE_FILES_S3_BUCKET is set). The interface maps one to one onto S3:
  * - `put` → PutObject for bytes, or a multipart upload (CreateMultipartUpload / UploadPart per ≥5 MiB of the stream /
  *   CompleteMultipartUpload, AbortMultipartUpload when the stream fails) so that a failed upload leaves nothing;
  * - `get` / `stream` → GetObject (the body stream, with `Range: bytes=start-end` for a range; NoSuchKey → FileNotFound);

@@ -1,10 +1,10 @@
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { readdir, readFile } from "node:fs/promises"
-import { fileURLToPath } from "node:url"
+import { MIGRATIONS_DIR } from "../src/Resources.ts"
 
 /** Where the plain SQL migrations live, whatever the working directory. */
-export const migrationsDir = fileURLToPath(new URL("../migrations/", import.meta.url))
+export const migrationsDir = MIGRATIONS_DIR
 
 /**
  * Loads `NNNN_name.sql` files: the stock loaders only import JS modules. Multi-statement files work because pg uses

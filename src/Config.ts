@@ -2,6 +2,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, 
 import { existsSync, statSync } from "node:fs"
 import { isIP } from "node:net"
 import { join } from "node:path"
+import type { S3Settings } from "../layers/FileStoreS3.ts"
 import { checkSecretStrength } from "./config/SecretRules.ts"
 
 /** Everything the service reads from the environment, loaded once and shared by every layer. */
@@ -33,6 +34,8 @@ export interface AppConfigShape {
   readonly logLevel: LogLevel.LogLevel
   /** A Mattermost web app build (its root.html and /static files) served at the site root, if set. */
   readonly webappDir: Option.Option<string>
+  /** S3-compatible file storage, used when SERVICE_FILES_S3_BUCKET is set; otherwise files go under the data directory. */
+  readonly filesS3: Option.Option<S3Settings>
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -144,10 +147,21 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     validation: isAddressOrCidr
   }),
   logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
-  webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR"))
+  webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR")),
+  s3: Config.all({
+    endpoint: Config.option(Config.string("SERVICE_FILES_S3_ENDPOINT").pipe(
+      Config.validate({ message: "must be an absolute http(s) URL", validation: absoluteUrl(["http:", "https:"]) })
+    )),
+    region: Config.nonEmptyString("SERVICE_FILES_S3_REGION").pipe(Config.withDefault("us-east-1")),
+    bucket: Config.option(Config.nonEmptyString("SERVICE_FILES_S3_BUCKET")),
+    accessKeyId: Config.option(Config.redacted("SERVICE_FILES_S3_ACCESS_KEY_ID")),
+    secretAccessKey: Config.option(Config.redacted("SERVICE_FILES_S3_SECRET_ACCESS_KEY")),
+    forcePathStyle: Config.boolean("SERVICE_FILES_S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false))
+  })
 }).pipe(
-  Config.map((c) => ({
+  Config.map(({ s3, ...c }) => ({
     ...c,
+    filesS3: Option.map(s3.bucket, (bucket): S3Settings => ({ ...s3, bucket })),
     isProduction: c.environment === "production",
     siteUrl: Option.getOrElse(c.siteUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
   }))
@@ -182,6 +196,8 @@ const hints: Record<string, string> = {
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ENVIRONMENT: "production, or anything else for development",
+  SERVICE_FILES_S3_ACCESS_KEY_ID: "set both SERVICE_FILES_S3_ACCESS_KEY_ID and SERVICE_FILES_S3_SECRET_ACCESS_KEY, or neither (the AWS default credential chain)",
+  SERVICE_FILES_S3_ENDPOINT: "the store's URL, e.g. http://minio:9000; leave unset for AWS S3",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 
@@ -249,6 +265,14 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
   if (Option.isSome(c.webappDir)) {
     const problem = webappDirProblem(c.webappDir.value)
     if (problem !== undefined) problems.push({ variable: "SERVICE_WEBAPP_DIR", message: problem, hint: hintFor("SERVICE_WEBAPP_DIR"), severity: "error" })
+  }
+  if (Option.isSome(c.filesS3) && Option.isSome(c.filesS3.value.accessKeyId) !== Option.isSome(c.filesS3.value.secretAccessKey)) {
+    problems.push({
+      variable: "SERVICE_FILES_S3_ACCESS_KEY_ID",
+      message: "SERVICE_FILES_S3_ACCESS_KEY_ID and SERVICE_FILES_S3_SECRET_ACCESS_KEY go together",
+      hint: hintFor("SERVICE_FILES_S3_ACCESS_KEY_ID"),
+      severity: "error"
+    })
   }
   if (c.dbPoolMin > c.dbPoolMax) {
     problems.push({

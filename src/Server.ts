@@ -50,6 +50,16 @@ export interface CapabilityOverrides {
   readonly idp?: Layer.Layer<IdPLayer.IdP>
 }
 
+/**
+ * Files on S3-compatible storage when a bucket is configured (the AWS SDK is loaded only then), else under the data
+ * directory.
+ */
+const fileStore = (config: ResolvedConfig) =>
+  Option.match(config.filesS3, {
+    onNone: () => FileStoreLayer.layer(config.dataDir),
+    onSome: (s3) => Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../layers/FileStoreS3.ts")), (S3) => S3.layer(s3)))
+  })
+
 export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
   Layer.mergeAll(
     DbLayer.layer({
@@ -62,7 +72,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.cache ?? Option.match(config.cacheUrl, { onNone: () => CacheLayer.layerMemory, onSome: CacheLayer.layerRedis }),
     overrides.pubsub ?? Option.match(config.cacheUrl, { onNone: () => PubSubLayer.layerMemory, onSome: PubSubLayer.layerRedis }),
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
-    overrides.fileStore ?? FileStoreLayer.layer(config.dataDir),
+    overrides.fileStore ?? fileStore(config),
     overrides.pushSender ?? PushSenderLayer.layer,
     // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
     // answer and the log warn about every such URL. Production speaks https only.

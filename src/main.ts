@@ -1,7 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger } from "effect"
 import { checkConfig } from "./cli/CheckConfig.ts"
-import { HELP } from "./cli/Help.ts"
+import { ADMIN_COMMANDS, HELP } from "./cli/Help.ts"
 import type { ResolvedConfig } from "./Config.ts"
 import { InvalidConfig, loadForStartup } from "./config/Startup.ts"
 import * as JsonLogger from "./system/JsonLogger.ts"
@@ -55,6 +55,12 @@ const reportInvalid = <A, E, R>(program: Effect.Effect<A, E, R>) =>
 
 const flag = process.argv[2]
 
+/** An admin command (`user create …`); its module and the server's layers load only then. */
+const admin = Effect.flatMap(
+  Effect.promise(() => import("./cli/Admin.ts")),
+  (Admin) => reportInvalid(Admin.runAdmin(process.argv.slice(2), withConfig))
+)
+
 const program: Effect.Effect<unknown, unknown> = flag === "--help" || flag === "-h"
   ? Effect.as(Console.log(HELP), 0)
   : flag === "--check-config"
@@ -63,6 +69,8 @@ const program: Effect.Effect<unknown, unknown> = flag === "--help" || flag === "
   ? reportInvalid(migrateOnly)
   : flag === undefined
   ? reportInvalid(serve)
+  : ADMIN_COMMANDS.includes(flag)
+  ? admin
   : Effect.as(Console.error(`unknown flag: ${flag}\n\n${HELP}`), 2)
 
 /** A mode's number is its exit code; a signal's interruption is a clean stop (0); any other failure is 1. */
@@ -76,7 +84,12 @@ const exitCode = (exit: Exit.Exit<unknown, unknown>) =>
 const logFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.tapErrorCause(effect, (cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal("the service stopped on an error", cause))
 
-NodeRuntime.runMain(program.pipe(logFailure, Effect.provide(JsonLogger.layer)), {
+/** JSON log lines on stdout (batched); an admin command keeps stdout for its answer and logs on stderr. */
+const logger = flag !== undefined && ADMIN_COMMANDS.includes(flag)
+  ? Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger))
+  : JsonLogger.layer
+
+NodeRuntime.runMain(program.pipe(logFailure, Effect.provide(logger)), {
   disablePrettyLogger: true,
   disableErrorReporting: true,
   teardown: (exit, onExit) => onExit(exitCode(exit))

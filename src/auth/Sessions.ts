@@ -26,6 +26,8 @@ export interface SessionsService {
   readonly listForUser: (userId: string) => Effect.Effect<ReadonlyArray<Session>, DbError>
   readonly revoke: (sessionId: string) => Effect.Effect<void, DbError>
   readonly revokeForUser: (userId: string, options?: { readonly exceptSessionId?: string; readonly deviceId?: string }) => Effect.Effect<ReadonlyArray<string>, DbError>
+  /** Ends every session of every user (JWT secret rotation); returns how many. */
+  readonly revokeAll: Effect.Effect<number, DbError>
   /**
    * Replaces device id and merges props (device registration); with `expiresAt`, also moves the session's expiry
    * (a session that gains a mobile device lives as long as a mobile session).
@@ -180,6 +182,12 @@ export const make = Effect.gen(function*() {
         yield* ended(rows.map((r) => r.id))
         return rows.map((r) => r.id)
       }),
+    revokeAll: Effect.gen(function*() {
+      const rows = yield* db.execute(sql<{ id: string }>`DELETE FROM sessions RETURNING id`)
+      yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
+      yield* ended(rows.map((r) => r.id))
+      return rows.length
+    }),
     setRolesForUser: (userId, roles) =>
       Effect.gen(function*() {
         const rows = yield* db.execute(sql<{ id: string }>`UPDATE sessions SET roles = ${roles} WHERE user_id = ${userId} RETURNING id`)

@@ -37,7 +37,13 @@ export const summary = (c: AppConfigShape) => [
   `  trusted proxies    ${c.trustedProxies.join(", ") || "(none)"}`,
   `  database pool      ${c.dbPoolMin}..${c.dbPoolMax} connections, prepared statements ${c.dbPreparedStatements ? "on" : "off"}`,
   `  log level          ${c.logLevel.label}`,
-  `  web app            ${Option.getOrElse(c.webappDir, () => "(built-in pages)")}`
+  `  web app            ${Option.getOrElse(c.webappDir, () => "(built-in pages)")}`,
+  `  files              ${
+    Option.match(c.filesS3, {
+      onNone: () => `local directory ${c.dataDir}/files`,
+      onSome: (s3) => `S3 bucket ${s3.bucket} at ${Option.getOrElse(s3.endpoint, () => `AWS ${s3.region}`)}${s3.forcePathStyle ? " (path style)" : ""}`
+    })
+  }`
 ].join("\n")
 
 export const checkConfig: Effect.Effect<number> = Effect.gen(function*() {
@@ -52,6 +58,17 @@ export const checkConfig: Effect.Effect<number> = Effect.gen(function*() {
     return 1
   }
   const config = Option.getOrThrow(report.config)
+  // The one check that needs the network: the bucket answers with these settings.
+  if (Option.isSome(config.filesS3)) {
+    const s3 = config.filesS3.value
+    const S3 = yield* Effect.promise(() => import("../../layers/FileStoreS3.ts"))
+    const failure = yield* Effect.flip(S3.checkBucket(s3)).pipe(Effect.option)
+    if (Option.isSome(failure)) {
+      yield* Console.error(`  ✗ SERVICE_FILES_S3_BUCKET: the bucket "${s3.bucket}" does not answer: ${failure.value.message}\n      hint: check the endpoint, region, credentials and that the bucket exists`)
+      yield* Console.error("configuration invalid: 1 problem")
+      return 1
+    }
+  }
   yield* Console.log(`configuration valid${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? "" : "s"})` : ""}:\n${summary(config)}`)
   return 0
 })

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import routes from "./mattermost-routes.json" with { type: "json" }
 
 /**
  * Mattermost's /api/v4 surface: the (method, path template) pairs of its API description, extracted by
@@ -9,9 +9,8 @@ export interface MattermostRoute {
   readonly path: string
 }
 
-export const MATTERMOST_ROUTES: ReadonlyArray<MattermostRoute> = JSON.parse(
-  readFileSync(new URL("./mattermost-routes.json", import.meta.url), "utf8")
-)
+// Imported rather than read, so that the production bundle carries it.
+export const MATTERMOST_ROUTES: ReadonlyArray<MattermostRoute> = routes
 
 const escape = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&")
 

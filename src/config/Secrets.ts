@@ -48,3 +48,23 @@ export const resolveSecrets = (config: AppConfigShape): Effect.Effect<ResolvedCo
       encryptionKeyValue: Option.getOrElse(config.encryptionKey, () => Redacted.make(stored.secrets.encryption_key))
     }
   })
+
+/** Whether a secret comes from `<data dir>/secrets.json` (unset in the environment, outside production). */
+export const isStoredSecret = (config: AppConfigShape, which: "jwt_secret" | "encryption_key") =>
+  Option.isNone(which === "jwt_secret" ? config.jwtSecret : config.encryptionKey)
+
+/** Replaces one secret in `<data dir>/secrets.json` (key rotation from the command line), keeping the file 0600. */
+export const rewriteStoredSecret = (config: AppConfigShape, which: "jwt_secret" | "encryption_key", value: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const file = resolve(config.dataDir, SECRETS_FILE)
+      const stored = JSON.parse(await readFile(file, "utf8")) as StoredSecrets
+      await writeFile(file, JSON.stringify({ ...stored, [which]: value }, null, 2) + "\n", { mode: 0o600 })
+      await chmod(file, 0o600)
+      return file
+    },
+    catch: (cause) => new Error(`cannot rewrite ${SECRETS_FILE} in ${config.dataDir}: ${String(cause)}`)
+  })
+
+/** A new random secret, as generated for development. */
+export const generateSecret = generate

@@ -1,14 +1,12 @@
 import { createHash } from "node:crypto"
-import { readFileSync } from "node:fs"
+import packageJson from "../../package.json" with { type: "json" }
 
 /** The Mattermost server version we report everywhere: config/client, X-Version-Id and the WebSocket hello. */
 export const MATTERMOST_VERSION = "10.11.0"
 export const BUILD_NUMBER = "1"
 
 /** This service's own version, from package.json, reported by /api/v1/health/live. */
-export const SERVICE_VERSION: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version
+export const SERVICE_VERSION: string = packageJson.version
 
 export const BUILD_HASH = createHash("sha256").update(`${SERVICE_VERSION}/${MATTERMOST_VERSION}`).digest("hex").slice(0, 40)
 

@@ -10,7 +10,7 @@ import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
 import * as TeamEvents from "./TeamEvents.ts"
-import * as Membership from "./Membership.ts"
+import * as TeamRepo from "./TeamRepo.ts"
 import { DESCRIPTION_MAX, displayNameProblem, teamNameProblem } from "./TeamValidation.ts"
 import { type TeamRow, toTeam } from "./TeamWire.ts"
 import { Paging } from "./UserParam.ts"
@@ -98,26 +98,20 @@ const createTeam = Effect.gen(function*() {
   const sql = db.sql
   const now = yield* Clock.currentTimeMillis
   const id = newId()
-  const { team, join } = yield* db.transaction(Effect.gen(function*() {
-    const inserted = yield* sql<TeamRow>`
-      INSERT INTO teams (id, create_at, update_at, display_name, name, description, email, type, company_name,
-                         allowed_domains, invite_id, allow_open_invite)
-      SELECT ${id}, ${now}, ${now}, ${input.display_name.trim()}, ${name}, ${input.description}, u.email, ${input.type},
-             ${input.company_name}, ${input.allowed_domains}, ${newId()}, ${input.allow_open_invite}
-      FROM users u WHERE u.id = ${caller.userId}
-      ON CONFLICT (name) DO NOTHING
-      RETURNING *`
-    if (inserted.length === 0) {
-      return yield* badRequest("app.team.save.existing.app_error", "A team with that name already exists.")
-    }
-    const [first, second] = Membership.DEFAULT_CHANNELS
-    yield* sql`
-      INSERT INTO channels (id, create_at, update_at, team_id, type, display_name, name)
-      VALUES (${newId()}, ${now}, ${now}, ${id}, 'O', ${first.display_name}, ${first.name}),
-             (${newId()}, ${now}, ${now}, ${id}, 'O', ${second.display_name}, ${second.name})`
-    const join = yield* Membership.add(sql, id, [caller.userId], true, now)
-    return { team: inserted[0], join }
+  const created = yield* db.transaction(TeamRepo.insertWithDefaultChannels(sql, {
+    id,
+    now,
+    name,
+    displayName: input.display_name.trim(),
+    type: input.type,
+    description: input.description,
+    companyName: input.company_name,
+    allowedDomains: input.allowed_domains,
+    allowOpenInvite: input.allow_open_invite,
+    creatorId: caller.userId
   }))
+  if (created === undefined) return yield* badRequest("app.team.save.existing.app_error", "A team with that name already exists.")
+  const { team, join } = created
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, id, join)
   return json(toTeam(team, true), 201)

@@ -3,14 +3,12 @@ import { Clock, Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { RoleNamesParam } from "../../schemas/users.ts"
 import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
-import { Sessions } from "../auth/Sessions.ts"
 import { badRequest, invalidParam, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import { likeContaining } from "../search/Like.ts"
-import { publishUserUpdated } from "./UserEvents.ts"
+import { setSystemRoles } from "./UserAdmin.ts"
 import { roleClause, UserDirectory } from "./UserDirectory.ts"
-import { UserRepo } from "./UserRepo.ts"
 import type { UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
 import { targetUserId } from "./UserParam.ts"
@@ -202,10 +200,8 @@ const updateRoles = Effect.gen(function*() {
   }
   const value = wanted.includes("system_admin") ? "system_admin system_user" : "system_user"
   const now = yield* Clock.currentTimeMillis
-  const updated = yield* (yield* UserRepo).setRoles(userId, value, now)
+  const updated = yield* setSystemRoles(userId, value, now)
   if (Option.isNone(updated)) return yield* notFound("app.user.missing_account.const", "Unable to find the user.")
-  yield* (yield* Sessions).setRolesForUser(userId, value)
-  yield* publishUserUpdated(updated.value)
   return ok()
 })
 

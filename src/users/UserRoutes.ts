@@ -4,11 +4,11 @@ import { Crypto } from "../../layers/Crypto.ts"
 import { RoleNamesField, RoleNamesParam } from "../../schemas/users.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
-import { Sessions } from "../auth/Sessions.ts"
 import { badRequest, forbidden, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
+import * as UserAdmin from "./UserAdmin.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import { type UserChanges, UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
@@ -338,12 +338,9 @@ const setActive = Effect.gen(function*() {
   const userId = yield* targetUserId(caller)
   const { active } = yield* Decode.body(ActiveBody)
   if (!caller.isSystemAdmin) return yield* forbidden("api.user.update_active.permissions.app_error", "You do not have permission to change a user's active status.")
-  const repo = yield* UserRepo
   const now = yield* Clock.currentTimeMillis
-  const updated = yield* repo.setActive(userId, active, now)
+  const updated = yield* UserAdmin.setActive(userId, active, now)
   if (Option.isNone(updated)) return yield* userNotFound()
-  if (!active) yield* (yield* Sessions).revokeForUser(userId)
-  yield* publishUserUpdated(updated.value)
   return ok()
 })
 
@@ -372,9 +369,7 @@ const changePassword = Effect.gen(function*() {
   const weak = passwordProblem(input.new_password)
   if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
   const now = yield* Clock.currentTimeMillis
-  yield* repo.setPassword(userId, yield* crypto.hashPassword(input.new_password), now)
-  // Every other session of the account ends: whoever knew the old password is signed out.
-  yield* (yield* Sessions).revokeForUser(userId, { exceptSessionId: caller.session.id })
+  yield* UserAdmin.setPassword(userId, input.new_password, now, caller.session.id)
   return ok()
 })
 

@@ -2,9 +2,9 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { extname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
 import { ApiError } from "../http/ApiError.ts"
+import { CLIENT_DIR } from "../Resources.ts"
 import { mimeTypeFor } from "../files/MimeTypes.ts"
 
 /**
@@ -14,7 +14,7 @@ import { mimeTypeFor } from "../files/MimeTypes.ts"
  * The build is read on the first request and kept in memory with a gzip copy of each text file (it is a few hundred
  * kilobytes; reading or compressing per request would be work done again and again); a page load notices a rebuild.
  */
-export const CLIENT_DIR = fileURLToPath(new URL("../../web/dist/", import.meta.url))
+export { CLIENT_DIR }
 
 interface Asset {
   readonly body: Uint8Array

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { startS3 } from "../support/S3Server.ts"
 import { runCli } from "./Cli.ts"
 
 const JWT = "Vh3kP9qW2mZx7Lr5Tn8Bc4Fd6Gs1Jy0E"
@@ -33,6 +34,20 @@ const pairs = [
 ] as const
 
 describe.concurrent("--check-config", { timeout: 120_000 }, () => {
+  it("checks that the S3 bucket answers when one is configured", async () => {
+    const s3 = await startS3("checked-bucket")
+    const ok = await checkConfig(s3.env)
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toMatch(/files\s+S3 bucket checked-bucket at http:\/\/127\.0\.0\.1:\d+ \(path style\)/)
+    expect(ok.output).not.toContain("S3RVER")
+    const missing = await checkConfig({ ...s3.env, SERVICE_FILES_S3_BUCKET: "no-such-bucket" })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('SERVICE_FILES_S3_BUCKET: the bucket "no-such-bucket" does not answer')
+    const half = await checkConfig({ SERVICE_FILES_S3_BUCKET: "b", SERVICE_FILES_S3_ACCESS_KEY_ID: "only-the-id" })
+    expect(half.code).toBe(1)
+    expect(half.stderr).toContain("SERVICE_FILES_S3_ACCESS_KEY_ID and SERVICE_FILES_S3_SECRET_ACCESS_KEY go together")
+  })
+
   it("accepts a valid production configuration and prints a redacted summary", async () => {
     const result = await checkConfig(production)
     expect(result.code).toBe(0)

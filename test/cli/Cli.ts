@@ -13,13 +13,18 @@ export interface CliResult {
   readonly output: string
 }
 
+/** How node starts the service: the TypeScript source through tsx, or the production build (`npm run build`). */
+export type Entry = ReadonlyArray<string>
+export const FROM_SOURCE: Entry = ["--import", "tsx", "src/main.ts"]
+export const FROM_BUILD: Entry = ["dist/main.js"]
+
 /**
- * Starts `src/main.ts` with `args` from the repository root with exactly the given variables (plus PATH and HOME), as
+ * Starts `src/main.ts` (or the build) with `args` from the repository root with exactly the given variables (plus PATH and HOME), as
  * an operator's shell would, and collects what it writes. A process still running when the test file ends is killed
  * (its embedded PostgreSQL, if any, is stopped when its data directory is removed).
  */
-export const spawnMain = (args: ReadonlyArray<string>, vars: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+export const spawnMain = (args: ReadonlyArray<string>, vars: Record<string, string>, entry: Entry = FROM_SOURCE) => {
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...vars },
     stdio: ["pipe", "pipe", "pipe"]
@@ -34,9 +39,9 @@ export const spawnMain = (args: ReadonlyArray<string>, vars: Record<string, stri
 }
 
 /** Runs the CLI to its exit, with nothing on stdin. */
-export const runCli = (args: ReadonlyArray<string>, vars: Record<string, string> = {}, timeoutMs = 110_000) =>
+export const runCli = (args: ReadonlyArray<string>, vars: Record<string, string> = {}, timeoutMs = 110_000, entry: Entry = FROM_SOURCE) =>
   new Promise<CliResult>((resolve, reject) => {
-    const { child, written } = spawnMain(args, vars)
+    const { child, written } = spawnMain(args, vars, entry)
     child.stdin.end()
     const timer = setTimeout(() => {
       child.kill("SIGKILL")

@@ -4,6 +4,8 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempDir } from "../support/Cleanup.ts"
 import { FileStore, type FileStoreService, layerLocal, layerMemory, validateKey } from "../../layers/FileStore.ts"
+import * as FileStoreS3 from "../../layers/FileStoreS3.ts"
+import { startS3 } from "../support/S3Server.ts"
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 const text = (b: Uint8Array) => new TextDecoder().decode(b)
@@ -11,11 +13,15 @@ const text = (b: Uint8Array) => new TextDecoder().decode(b)
 const run = <A, E>(store: Layer.Layer<FileStore, unknown>, f: (s: FileStoreService) => Effect.Effect<A, E>) =>
   Effect.runPromise(Effect.flatMap(FileStore, f).pipe(Effect.provide(store)))
 
+// The S3 store runs against a loopback S3-compatible server (s3rver).
+const s3 = await startS3()
+
 const implementations = () => {
   const root = tempDir("filestore-")
   return [
     { name: "local disk", layer: layerLocal(root), root },
-    { name: "memory", layer: layerMemory, root: undefined }
+    { name: "memory", layer: layerMemory, root: undefined },
+    { name: "S3", layer: FileStoreS3.layer(s3.settings), root: undefined }
   ] as const
 }
 
@@ -62,6 +68,27 @@ describe.each(implementations())("FileStore ($name)", ({ layer, root }) => {
       expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InvalidKey" })
     }
     if (root !== undefined) expect(existsSync(join(root, "..", "escape"))).toBe(false)
+  })
+})
+
+describe("FileStore (S3) beyond the contract", () => {
+  it("streams a multipart upload larger than one part and reads ranges of it", async () => {
+    const part = new Uint8Array(3 * 1024 * 1024).fill(7)
+    const content = Stream.make(part, part, part.subarray(0, 1000))
+    const result = await run(FileStoreS3.layer(s3.settings), (store) =>
+      Effect.gen(function*() {
+        const written = yield* store.put("big/file", content)
+        const range = Buffer.concat(Chunk.toArray(yield* Stream.runCollect(store.stream("big/file", { start: 6 * 1024 * 1024 - 2, end: 6 * 1024 * 1024 + 1 }))))
+        return { written, size: yield* store.size("big/file"), range: [...range] }
+      }))
+    expect(result.written).toBe(6 * 1024 * 1024 + 1000)
+    expect(result.size).toBe(6 * 1024 * 1024 + 1000)
+    expect(result.range).toEqual([7, 7, 7, 7])
+  })
+
+  it("checkBucket succeeds for the bucket and fails for a missing one", async () => {
+    await expect(Effect.runPromise(FileStoreS3.checkBucket(s3.settings))).resolves.toBeUndefined()
+    await expect(Effect.runPromise(FileStoreS3.checkBucket({ ...s3.settings, bucket: "no-such-bucket" }))).rejects.toThrow(/check bucket/)
   })
 })
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createServer } from "node:net"
 import { join } from "node:path"
-import { spawnMain } from "../cli/Cli.ts"
+import { type Entry, FROM_SOURCE, spawnMain } from "../cli/Cli.ts"
 
 /** The service as an operator runs it: its own process, its own environment, JSON log lines on stdout. */
 export interface ServiceProcess {
@@ -31,8 +31,8 @@ export const freePort = () =>
     })
   })
 
-export const startProcess = (vars: Record<string, string>): ServiceProcess => {
-  const { child, written } = spawnMain([], vars)
+export const startProcess = (vars: Record<string, string>, entry: Entry = FROM_SOURCE): ServiceProcess => {
+  const { child, written } = spawnMain([], vars, entry)
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
   const logs = () =>
     written.stdout.split("\n").flatMap((line) => {

@@ -66,6 +66,9 @@ const sweepStale = async (pgUrl: string, redisUrl: string, tmpBase: string, embe
 export default async function setup(project: Pick<TestProject, "provide">) {
   // The service serves the built web client at / and /login; a checkout installed without scripts has no build yet.
   if (!existsSync(join(CLIENT_DIR, "index.html"))) execFileSync(process.execPath, ["web/build.mjs"], { stdio: "inherit" })
+  // The production build (dist/, about two seconds): test/build runs it, and the CLI tests spawn it because it starts
+  // several times faster than the sources through tsx. Built once here so that no test file rebuilds under another.
+  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" })
   const ci = process.env.CI === "true"
   const tag = newTag()
   const tmpBase = tmpdir()

@@ -1,0 +1,43 @@
+import { Effect, Option } from "effect"
+import { Crypto } from "../../layers/Crypto.ts"
+import { Sessions } from "../auth/Sessions.ts"
+import { publishUserUpdated } from "./UserEvents.ts"
+import { UserRepo } from "./UserRepo.ts"
+
+/**
+ * Account changes an administrator makes, shared by the API (PUT /users/{id}/roles, /active, /password) and the
+ * admin command line, so that both end sessions and tell the clients the same way.
+ */
+
+/** New system roles: written, taken by every session of the user at once, announced as user_updated. */
+export const setSystemRoles = (userId: string, roles: string, now: number) =>
+  Effect.gen(function*() {
+    const updated = yield* (yield* UserRepo).setRoles(userId, roles, now)
+    if (Option.isSome(updated)) {
+      yield* (yield* Sessions).setRolesForUser(userId, roles)
+      yield* publishUserUpdated(updated.value)
+    }
+    return updated
+  })
+
+/** (De)activation; a deactivated user's sessions end, and their sockets close on every node. */
+export const setActive = (userId: string, active: boolean, now: number) =>
+  Effect.gen(function*() {
+    const updated = yield* (yield* UserRepo).setActive(userId, active, now)
+    if (Option.isSome(updated)) {
+      if (!active) yield* (yield* Sessions).revokeForUser(userId)
+      yield* publishUserUpdated(updated.value)
+    }
+    return updated
+  })
+
+/**
+ * A new password (already checked against the password rules): stored hashed, and every session of the account but
+ * `keepSessionId` ends, so whoever knew the old password is signed out.
+ */
+export const setPassword = (userId: string, password: string, now: number, keepSessionId?: string) =>
+  Effect.gen(function*() {
+    const crypto = yield* Crypto
+    yield* (yield* UserRepo).setPassword(userId, yield* crypto.hashPassword(password), now)
+    return yield* (yield* Sessions).revokeForUser(userId, keepSessionId === undefined ? {} : { exceptSessionId: keepSessionId })
+  })
