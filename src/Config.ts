@@ -2,6 +2,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, 
 import { existsSync, statSync } from "node:fs"
 import { isIP } from "node:net"
 import { join } from "node:path"
+import { isAllowEntry } from "../layers/outbound/AddressPolicy.ts"
 import { checkSecretStrength } from "./config/SecretRules.ts"
 
 /** Everything the service reads from the environment, loaded once and shared by every layer. */
@@ -28,6 +29,8 @@ export interface AppConfigShape {
   readonly dbPoolMin: number
   readonly dbPreparedStatements: boolean
   readonly trustedProxies: ReadonlyArray<string>
+  /** Internal hosts, addresses and CIDR ranges that integrations may call anyway (layers/OutboundHttp.ts). */
+  readonly allowInternalConnections: ReadonlyArray<string>
   readonly logLevel: LogLevel.LogLevel
   /** A Mattermost web app build (its root.html and /static files) served at the site root, if set. */
   readonly webappDir: Option.Option<string>
@@ -140,6 +143,11 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     message: "every entry must be an IP address or a CIDR range",
     validation: isAddressOrCidr
   }),
+  // Empty by default: integrations (webhooks, slash commands) configured by users reach only the public internet.
+  allowInternalConnections: list("SERVICE_ALLOW_INTERNAL_CONNECTIONS", [], {
+    message: "every entry must be a host name, an IP address or a CIDR range",
+    validation: isAllowEntry
+  }),
   logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR"))
 }).pipe(
@@ -177,6 +185,7 @@ const hints: Record<string, string> = {
   SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
+  SERVICE_ALLOW_INTERNAL_CONNECTIONS: "a comma-separated list of host names, addresses or CIDR ranges, e.g. ci.internal,10.0.5.0/24",
   SERVICE_ENVIRONMENT: "production, or anything else for development",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }

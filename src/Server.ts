@@ -10,6 +10,7 @@ import * as FileStoreLayer from "../layers/FileStore.ts"
 import * as IdPLayer from "../layers/IdP.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
+import * as OutboundHttpLayer from "../layers/OutboundHttp.ts"
 import * as PushSenderLayer from "../layers/PushSender.ts"
 import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
@@ -48,6 +49,7 @@ export interface CapabilityOverrides {
   readonly fileStore?: Layer.Layer<FileStoreLayer.FileStore, unknown>
   readonly pushSender?: Layer.Layer<PushSenderLayer.PushSender>
   readonly idp?: Layer.Layer<IdPLayer.IdP>
+  readonly outboundHttp?: Layer.Layer<OutboundHttpLayer.OutboundHttp>
 }
 
 export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
@@ -64,6 +66,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
     overrides.fileStore ?? FileStoreLayer.layer(config.dataDir),
     overrides.pushSender ?? PushSenderLayer.layer,
+    overrides.outboundHttp ?? OutboundHttpLayer.layer(config.allowInternalConnections),
     // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
     // answer and the log warn about every such URL. Production speaks https only.
     overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
