@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { AppConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
+import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
 import { loginOptions, noAccounts, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
 import { SigningKey } from "./SigningKey.ts"
@@ -117,6 +118,7 @@ export const clientConfig = (full: boolean) =>
       FeatureFlagContentFlagging: "false"
     }
     if (!full) return limited
+    const integrations = yield* integrationSwitches
 
     return {
       ...limited,
@@ -183,7 +185,7 @@ export const clientConfig = (full: boolean) =>
       EnableTimedDND: "true",
       EnableTutorial: "false",
       EnableOnboardingFlow: "false",
-      EnableUserAccessTokens: "false",
+      EnableUserAccessTokens: flag(integrations.enableUserAccessTokens),
       EnableUserDeactivation: "false",
       EnableUserStatuses: "true",
       EnableUserTypingMessages: "true",

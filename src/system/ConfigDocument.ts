@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { AppConfig, type ResolvedConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
+import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { loginOptions, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
@@ -38,6 +39,7 @@ export const configDocument = Effect.gen(function*() {
   const pushView = yield* Effect.flatMap(PushSettings, (s) => s.view)
   const ssoSettings = yield* Effect.flatMap(SsoDirectory, (d) => d.settings)
   const cluster = Option.isSome(app.cacheUrl)
+  const integrations = yield* integrationSwitches
   return {
     ServiceSettings: {
       SiteURL: app.siteUrl,
@@ -70,7 +72,7 @@ export const configDocument = Effect.gen(function*() {
       EnableEmojiPicker: true,
       EnableGifPicker: false,
       GiphySdkKey: "",
-      EnableUserAccessTokens: false,
+      EnableUserAccessTokens: integrations.enableUserAccessTokens,
       EnableBotAccountCreation: false,
       EnableUserTypingMessages: true,
       EnableChannelViewedMessages: true,

@@ -1,0 +1,27 @@
+import { Effect } from "effect"
+import { Db, type DbError } from "../../layers/Db.ts"
+
+/**
+ * The integration switches of Mattermost's ServiceSettings, kept in server_config's "integrations" section and
+ * changed through PUT /config. Read per request (a primary-key lookup) so that a change shows on every node at once.
+ * Only switches for features this server has are here: config/client reports the others off.
+ */
+export interface IntegrationSwitches {
+  /** Personal access tokens; on by default, and by default only system admins may create them. */
+  readonly enableUserAccessTokens: boolean
+}
+
+/** Mattermost's setting names, the section's keys, and the defaults. */
+export const SWITCHES = {
+  EnableUserAccessTokens: { key: "enable_user_access_tokens", fallback: true }
+} as const satisfies Record<string, { key: string; fallback: boolean }>
+
+export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db> = Effect.flatMap(Db, (db) =>
+  Effect.map(
+    db.read(db.sql<{ value: Record<string, unknown> }>`SELECT value FROM server_config WHERE section = 'integrations'`),
+    (rows) => {
+      const value = rows[0]?.value ?? {}
+      const on = (s: { key: string; fallback: boolean }) => typeof value[s.key] === "boolean" ? value[s.key] as boolean : s.fallback
+      return { enableUserAccessTokens: on(SWITCHES.EnableUserAccessTokens) }
+    }
+  ))
