@@ -19,6 +19,7 @@ import * as Users from "./users/UserRoutes.ts"
 import * as AdminUsers from "./users/AdminUserRoutes.ts"
 import * as UserSessions from "./users/SessionRoutes.ts"
 import * as AccessTokens from "./tokens/AccessTokenRoutes.ts"
+import * as Bots from "./bots/BotRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
 import * as Preferences from "./preferences/PreferenceRoutes.ts"
@@ -48,6 +49,7 @@ export const served = HttpRouter.concatAll(
   AdminUsers.routes,
   UserSessions.routes,
   AccessTokens.routes,
+  Bots.routes,
   CustomStatus.routes,
   ProfileImages.routes,
   Preferences.routes,

@@ -1,3 +1,4 @@
+import * as SystemBot from "./bots/SystemBot.ts"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
@@ -93,7 +94,8 @@ const services = Layer.mergeAll(
   PostRepo.layer,
   ThreadRepo.layer,
   SsoDirectory.layer,
-  WebApp.layer
+  WebApp.layer,
+  SystemBot.layer
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */

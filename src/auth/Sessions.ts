@@ -154,7 +154,8 @@ export const make = Effect.gen(function*() {
         userId: row.user_id,
         roles: row.user_roles,
         lengthMs: ACCESS_TOKEN_SESSION_MS,
-        props: { type: "UserAccessToken", user_access_token_id: row.id }
+        // As Mattermost marks a bot's session: its posts carry props.from_bot.
+        props: { type: "UserAccessToken", user_access_token_id: row.id, ...(row.user_is_bot ? { is_bot: "true" } : {}) }
       })
       if (yield* accessTokens.claimSession(row.id, row.session_id, session.id)) return Option.some(session)
       // Another request recreated it first: use that one.

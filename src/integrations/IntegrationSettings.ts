@@ -9,11 +9,14 @@ import { Db, type DbError } from "../../layers/Db.ts"
 export interface IntegrationSwitches {
   /** Personal access tokens; on by default, and by default only system admins may create them. */
   readonly enableUserAccessTokens: boolean
+  /** Whether system admins may create bot accounts (off by default, as in Mattermost). */
+  readonly enableBotAccountCreation: boolean
 }
 
 /** Mattermost's setting names, the section's keys, and the defaults. */
 export const SWITCHES = {
-  EnableUserAccessTokens: { key: "enable_user_access_tokens", fallback: true }
+  EnableUserAccessTokens: { key: "enable_user_access_tokens", fallback: true },
+  EnableBotAccountCreation: { key: "enable_bot_account_creation", fallback: false }
 } as const satisfies Record<string, { key: string; fallback: boolean }>
 
 export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db> = Effect.flatMap(Db, (db) =>
@@ -22,6 +25,9 @@ export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db
     (rows) => {
       const value = rows[0]?.value ?? {}
       const on = (s: { key: string; fallback: boolean }) => typeof value[s.key] === "boolean" ? value[s.key] as boolean : s.fallback
-      return { enableUserAccessTokens: on(SWITCHES.EnableUserAccessTokens) }
+      return {
+        enableUserAccessTokens: on(SWITCHES.EnableUserAccessTokens),
+        enableBotAccountCreation: on(SWITCHES.EnableBotAccountCreation)
+      }
     }
   ))

@@ -144,7 +144,7 @@ export const clientConfig = (full: boolean) =>
       DisableWakeUpReconnectHandler: "false",
       EmailNotificationContentsType: "full",
       EnableAutoTranslation: "false",
-      EnableBotAccountCreation: "false",
+      EnableBotAccountCreation: flag(integrations.enableBotAccountCreation),
       EnableBurnOnRead: "false",
       EnableChannelCategorySorting: "true",
       EnableChannelViewedMessages: "true",

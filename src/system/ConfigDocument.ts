@@ -73,7 +73,7 @@ export const configDocument = Effect.gen(function*() {
       EnableGifPicker: false,
       GiphySdkKey: "",
       EnableUserAccessTokens: integrations.enableUserAccessTokens,
-      EnableBotAccountCreation: false,
+      EnableBotAccountCreation: integrations.enableBotAccountCreation,
       EnableUserTypingMessages: true,
       EnableChannelViewedMessages: true,
       EnableUserStatuses: true,

@@ -17,6 +17,7 @@ export interface AccessTokenRow {
 export interface TokenForLogin extends AccessTokenRow {
   readonly user_active: boolean
   readonly user_roles: string
+  readonly user_is_bot: boolean
 }
 
 export const makeAccessTokenRepo = (db: DbService) => {
@@ -28,7 +29,7 @@ export const makeAccessTokenRepo = (db: DbService) => {
         VALUES (${row.id}, ${row.tokenHash}, ${row.userId}, ${row.description}, ${row.now}, ${row.expiresAt})`),
     byHash: (tokenHash: string) =>
       db.read(sql<TokenForLogin>`
-        SELECT t.*, u.delete_at = 0 AS user_active, u.roles AS user_roles
+        SELECT t.*, u.delete_at = 0 AS user_active, u.roles AS user_roles, u.is_bot AS user_is_bot
         FROM user_access_tokens t JOIN users u ON u.id = t.user_id
         WHERE t.token_hash = ${tokenHash}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
     byId: (id: string) =>

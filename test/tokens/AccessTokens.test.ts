@@ -1,7 +1,7 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
-import { client4, newUser } from "../support/Clients.ts"
+import { client4, failureOf, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
 /** Personal access tokens through Client4: creation, use as a Bearer token, listing, disabling, revoking, who may. */
@@ -19,15 +19,7 @@ beforeAll(async () => {
 afterAll(() => server?.close())
 
 /** Status of a Client4 call that is expected to fail. */
-const failure = async (call: Promise<unknown>) => {
-  try {
-    await call
-  } catch (e) {
-    const error = e as { status_code: number; server_error_id: string }
-    return { status: error.status_code, id: error.server_error_id }
-  }
-  throw new Error("expected the call to fail")
-}
+const failure = failureOf
 
 /** Polls until `check` holds (or fails after a few seconds). */
 const eventually = async (check: () => Promise<boolean>) => {
