@@ -20,6 +20,7 @@ import * as AdminUsers from "./users/AdminUserRoutes.ts"
 import * as UserSessions from "./users/SessionRoutes.ts"
 import * as AccessTokens from "./tokens/AccessTokenRoutes.ts"
 import * as Bots from "./bots/BotRoutes.ts"
+import * as IncomingHooks from "./webhooks/IncomingRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
 import * as Preferences from "./preferences/PreferenceRoutes.ts"
@@ -50,6 +51,7 @@ export const served = HttpRouter.concatAll(
   UserSessions.routes,
   AccessTokens.routes,
   Bots.routes,
+  IncomingHooks.routes,
   CustomStatus.routes,
   ProfileImages.routes,
   Preferences.routes,

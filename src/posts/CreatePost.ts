@@ -83,9 +83,10 @@ const serverProps = (caller: Caller, props: CreatePostBody["props"]) => {
   return caller.session.props.is_bot === "true" ? { ...rest, from_bot: "true" } : rest
 }
 
-export const createPost = (caller: Caller, body: CreatePostBody, setOnline: boolean) =>
+/** `trusted`: props the server itself sets (an integration's from_webhook, overrides, attachments). */
+export const createPost = (caller: Caller, body: CreatePostBody, setOnline: boolean, trusted: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
-    const input = { ...body, props: serverProps(caller, body.props) }
+    const input = { ...body, props: { ...serverProps(caller, body.props), ...trusted } }
     yield* validate(input)
     const access = yield* Access
     const { channel } = yield* access.channel(caller, input.channel_id, "write")
