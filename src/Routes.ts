@@ -21,6 +21,7 @@ import * as UserSessions from "./users/SessionRoutes.ts"
 import * as AccessTokens from "./tokens/AccessTokenRoutes.ts"
 import * as Bots from "./bots/BotRoutes.ts"
 import * as IncomingHooks from "./webhooks/IncomingRoutes.ts"
+import * as Reminders from "./reminders/ReminderRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
 import * as Preferences from "./preferences/PreferenceRoutes.ts"
@@ -52,6 +53,7 @@ export const served = HttpRouter.concatAll(
   AccessTokens.routes,
   Bots.routes,
   IncomingHooks.routes,
+  Reminders.routes,
   CustomStatus.routes,
   ProfileImages.routes,
   Preferences.routes,

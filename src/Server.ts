@@ -1,4 +1,5 @@
 import * as SystemBot from "./bots/SystemBot.ts"
+import * as ReminderJob from "./reminders/Reminders.ts"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
@@ -102,7 +103,7 @@ const services = Layer.mergeAll(
 const dependentServices = Realtime.layer
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer)
+const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer)
 
 /**
  * platform-node registers its own 'upgrade' listener, which runs the Effect app and keeps a fiber per open socket

@@ -5,6 +5,7 @@ import { Db } from "../../layers/Db.ts"
 import type { IncomingPayload, IncomingWebhookWire } from "../../schemas/IncomingWebhook.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
+import { actingAs } from "../integrations/ActingCaller.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { type HookValues, type IncomingRow, makeIncomingRepo } from "./IncomingRepo.ts"
@@ -171,20 +172,9 @@ export const execute = (hookId: string, payload: IncomingPayload) =>
     yield* rateLimit(hook.id)
     const user = yield* hooks.userRoles(hook.user_id)
     if (Option.isNone(user)) return yield* invalid("web.incoming_webhook.user.app_error", "The webhook's creator is deactivated.", 400)
-    const roles = user.value.roles.split(" ").filter((r) => r !== "")
     const now = yield* Clock.currentTimeMillis
     // The creator, as a session-less caller: the post is checked against their channel rights like any other.
-    const caller: Caller = {
-      session: {
-        id: "", token: "", create_at: now, expires_at: now, last_activity_at: now, user_id: hook.user_id, device_id: "",
-        roles: user.value.roles, is_oauth: false, expired_notify: false, props: user.value.is_bot ? { is_bot: "true" } : {},
-        team_members: [], local: false
-      },
-      userId: hook.user_id,
-      roles,
-      isSystemAdmin: roles.includes("system_admin"),
-      tokenLocation: "header"
-    }
+    const caller = actingAs({ id: hook.user_id, ...user.value }, now)
     const trusted: Record<string, unknown> = { from_webhook: "true" }
     const username = payload.username || hook.username
     const iconUrl = payload.icon_url || hook.icon_url
