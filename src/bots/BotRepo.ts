@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import type { DbService } from "../../layers/Db.ts"
-import { DEFAULT_NOTIFY_PROPS } from "../users/UserRow.ts"
+import { DEFAULT_NOTIFY_PROPS, type UserRow } from "../users/UserRow.ts"
 
 /** SQL for bot accounts: the users row (is_bot) and the bots row, always together. */
 
@@ -65,6 +65,33 @@ export const makeBotRepo = (db: DbService) => {
       })),
     assign: (userId: string, ownerId: string, now: number) =>
       db.execute(sql`UPDATE bots SET owner_id = ${ownerId}, update_at = ${now} WHERE user_id = ${userId}`),
+    /** Makes the bot a user again: it keeps its id, posts and tokens; the bots row goes. */
+    convertToUser: (userId: string, changes: { passwordHash: string; email?: string; username?: string; roles: string }, now: number) =>
+      db.transaction(Effect.gen(function*() {
+        if (changes.username !== undefined || changes.email !== undefined) {
+          const taken = yield* sql<{ id: string }>`
+            SELECT id FROM users WHERE id <> ${userId}
+              AND (lower(username) = lower(${changes.username ?? ""}) OR lower(email) = lower(${changes.email ?? ""}))`
+          if (taken.length > 0) return yield* Effect.fail("taken" as const)
+        }
+        const rows = yield* sql<UserRow>`
+          UPDATE users SET is_bot = false, password = ${changes.passwordHash}, roles = ${changes.roles}, update_at = ${now},
+            last_password_update = ${now},
+            username = COALESCE(${changes.username ?? null}, username), email = COALESCE(${changes.email ?? null}, email)
+          WHERE id = ${userId} AND is_bot RETURNING *`
+        yield* sql`DELETE FROM bots WHERE user_id = ${userId}`
+        return Option.fromNullable(rows[0])
+      })),
+    /** Makes a user a bot owned by itself (Mattermost's BotFromUser); its password stops working. */
+    convertToBot: (userId: string, now: number) =>
+      db.transaction(Effect.gen(function*() {
+        const rows = yield* sql<{ id: string }>`
+          UPDATE users SET is_bot = true, password = '', update_at = ${now} WHERE id = ${userId} AND NOT is_bot RETURNING id`
+        if (rows.length === 0) return false
+        yield* sql`
+          INSERT INTO bots (user_id, description, owner_id, create_at, update_at) VALUES (${userId}, '', ${userId}, ${now}, ${now})`
+        return true
+      })),
     activeUserExists: (userId: string) =>
       db.read(sql<{ id: string }>`SELECT id FROM users WHERE id = ${userId} AND delete_at = 0`).pipe(Effect.map((rows) => rows.length > 0))
   }

@@ -6,6 +6,7 @@ import { requireCaller } from "../auth/Authenticate.ts"
 import { type ApiError, badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { created, json } from "../http/Respond.ts"
+import { toWire as toUserWire } from "../users/UserWire.ts"
 import * as Bots from "./Bots.ts"
 
 /** Bot accounts over /api/v4 (Mattermost's routes and error ids). */
@@ -27,6 +28,8 @@ type BotErrors =
   | Bots.BotOwnerNotFound
   | Bots.BotUsernameTaken
   | Bots.BotBadUsername
+  | Bots.BotConvertInvalid
+  | Bots.BotUserNotFound
 
 const handle = <A, R>(effect: Effect.Effect<A, BotErrors | ApiError | DbError, R>) =>
   effect.pipe(Effect.catchTags({
@@ -35,7 +38,9 @@ const handle = <A, R>(effect: Effect.Effect<A, BotErrors | ApiError | DbError, R
     BotNotFound: () => Effect.fail(notFound("store.sql_bot.get.missing.app_error", "Bot does not exist.")),
     BotOwnerNotFound: () => Effect.fail(notFound("app.user.missing_account.const", "Unable to find the user.")),
     BotUsernameTaken: () => Effect.fail(badRequest("app.user.save.username_exists.app_error", "An account with that username already exists.")),
-    BotBadUsername: (e) => Effect.fail(badRequest("model.bot.is_valid.username.app_error", `Invalid username: ${e.reason}`))
+    BotBadUsername: (e) => Effect.fail(badRequest("model.bot.is_valid.username.app_error", `Invalid username: ${e.reason}`)),
+    BotConvertInvalid: (e) => Effect.fail(badRequest("api.context.invalid_body_param.app_error", `Invalid ${e.field}: ${e.reason}.`)),
+    BotUserNotFound: () => Effect.fail(notFound("app.user.missing_account.const", "Unable to find the user, or it is a bot already."))
   }))
 
 const create = handle(Effect.gen(function*() {
@@ -76,7 +81,32 @@ const assign = handle(Effect.gen(function*() {
   return json(yield* Bots.assign(caller, bot_user_id, user_id))
 }))
 
+const ConvertBody = Schema.Struct({
+  password: Schema.optional(Schema.String.pipe(Schema.maxLength(200, { message: () => "at most 200 characters" }))),
+  email: Schema.optional(Schema.String.pipe(Schema.maxLength(128, { message: () => "at most 128 characters" }))),
+  username: Schema.optional(Schema.String.pipe(Schema.maxLength(64, { message: () => "at most 64 characters" })))
+})
+const ConvertQuery = Schema.Struct({ set_system_admin: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
+const UserParams = Schema.Struct({ user_id: Decode.Id })
+
+const convertToUser = handle(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { bot_user_id } = yield* Decode.params(BotParams)
+  const { set_system_admin } = yield* Decode.query(ConvertQuery)
+  const body = yield* Decode.body(ConvertBody)
+  const row = yield* Bots.convertToUser(caller, bot_user_id, body, set_system_admin)
+  return json(toUserWire(row, { userId: caller.userId, isSystemAdmin: caller.isSystemAdmin }))
+}))
+
+const convertToBot = handle(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { user_id } = yield* Decode.params(UserParams)
+  return json(yield* Bots.convertToBot(caller, user_id))
+}))
+
 export const routes = HttpRouter.empty.pipe(
+  HttpRouter.post("/api/v4/bots/:bot_user_id/convert_to_user", convertToUser),
+  HttpRouter.post("/api/v4/users/:user_id/convert_to_bot", convertToBot),
   HttpRouter.post("/api/v4/bots", create),
   HttpRouter.get("/api/v4/bots", list),
   HttpRouter.get("/api/v4/bots/:bot_user_id", get),

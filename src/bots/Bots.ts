@@ -1,12 +1,12 @@
 import { Clock, Data, Effect, Option } from "effect"
-import { newId } from "../../layers/Crypto.ts"
+import { Crypto, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
 import type { BotWire, PatchBot } from "../../schemas/Bot.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { deactivateAllForUser } from "../tokens/AccessTokens.ts"
-import { usernameProblem } from "../users/Validation.ts"
+import { isValidEmail, passwordProblem, usernameProblem } from "../users/Validation.ts"
 import { type BotRow, makeBotRepo } from "./BotRepo.ts"
 
 /**
@@ -101,6 +101,43 @@ export const setActive = (caller: Caller, userId: string, active: boolean) =>
       yield* deactivateAllForUser(userId)
       yield* Effect.flatMap(Sessions, (s) => s.revokeForUser(userId))
     }
+    return toWire(yield* found(userId))
+  })
+
+export class BotConvertInvalid extends Data.TaggedError("BotConvertInvalid")<{ readonly field: string; readonly reason: string }> {}
+export class BotUserNotFound extends Data.TaggedError("BotUserNotFound")<{}> {}
+
+/** POST /bots/{id}/convert_to_user: system admins only; a password is required, the bot's tokens stay. */
+export const convertToUser = (caller: Caller, userId: string, patch: { password?: string; email?: string; username?: string }, setSystemAdmin: boolean) =>
+  Effect.gen(function*() {
+    yield* admin(caller)
+    yield* found(userId)
+    if (patch.password === undefined || patch.password === "") return yield* new BotConvertInvalid({ field: "password", reason: "is required" })
+    const weak = passwordProblem(patch.password)
+    if (weak !== undefined) return yield* new BotConvertInvalid({ field: "password", reason: weak.message })
+    if (patch.email !== undefined && !isValidEmail(patch.email)) return yield* new BotConvertInvalid({ field: "email", reason: "is not a valid email address" })
+    const username = patch.username?.trim().toLowerCase()
+    if (username !== undefined) yield* checkUsername(username)
+    const passwordHash = yield* Effect.flatMap(Crypto, (c) => c.hashPassword(patch.password!))
+    const now = yield* Clock.currentTimeMillis
+    const row = yield* (yield* repo).convertToUser(userId, {
+      passwordHash,
+      email: patch.email?.toLowerCase(),
+      username,
+      roles: setSystemAdmin ? "system_admin system_user" : "system_user"
+    }, now).pipe(Effect.catchIf((e) => e === "taken", () => Effect.fail(new BotUsernameTaken())))
+    if (Option.isNone(row)) return yield* new BotNotFound()
+    return row.value
+  })
+
+/** POST /users/{id}/convert_to_bot: system admins only, not themselves; the user's sessions end. */
+export const convertToBot = (caller: Caller, userId: string) =>
+  Effect.gen(function*() {
+    yield* admin(caller)
+    if (userId === caller.userId) return yield* new BotConvertInvalid({ field: "user_id", reason: "you cannot convert yourself" })
+    const converted = yield* (yield* repo).convertToBot(userId, yield* Clock.currentTimeMillis)
+    if (!converted) return yield* new BotUserNotFound()
+    yield* Effect.flatMap(Sessions, (s) => s.revokeForUser(userId))
     return toWire(yield* found(userId))
   })
 

@@ -113,6 +113,36 @@ describe("bots", () => {
     expect(await admin.client.getBot(bot.user_id)).toMatchObject({ owner_id: admin.user.id, display_name: "", delete_at: 0 })
   })
 
+  it("converts a bot to a user (password required) and a user to a bot (system admins only)", async () => {
+    await setCreation(true)
+    const token = admin.client.getToken()
+    const bot = await admin.client.createBot({ username: unique("conv").toLowerCase().slice(0, 20) })
+    const path = `/api/v4/bots/${bot.user_id}/convert_to_user`
+    expect((await raw(server.url, path, { method: "POST", token, body: {} })).status).toBe(400)
+    expect((await raw(server.url, path, { method: "POST", token, body: { password: "short" } })).status).toBe(400)
+    expect((await raw(server.url, path, { method: "POST", token: member.client.getToken(), body: { password: "correct-horse-battery-2" } })).status).toBe(403)
+    const email = `${bot.username}@example.com`
+    const converted = await raw(server.url, path, { method: "POST", token, body: { password: "correct-horse-battery-2", email } })
+    expect(converted.status).toBe(200)
+    expect(converted.body).toMatchObject({ id: bot.user_id, is_bot: false, email })
+    expect((await failureOf(admin.client.getBot(bot.user_id))).status).toBe(404)
+    const signedIn = client4(server.url)
+    expect((await signedIn.login(bot.username, "correct-horse-battery-2")).id).toBe(bot.user_id)
+
+    const person = await newUser(server.url, "tobot")
+    const toBot = `/api/v4/users/${person.user.id}/convert_to_bot`
+    expect((await raw(server.url, toBot, { method: "POST", token: member.client.getToken() })).status).toBe(403)
+    const made = await raw(server.url, toBot, { method: "POST", token })
+    expect(made.status).toBe(200)
+    expect(made.body).toMatchObject({ user_id: person.user.id, username: person.username, owner_id: person.user.id })
+    expect((await admin.client.getUser(person.user.id)).is_bot).toBe(true)
+    // Its sessions ended and its password no longer signs in.
+    expect((await raw(server.url, "/api/v4/users/me", { token: person.client.getToken() })).status).toBe(401)
+    expect((await failureOf(client4(server.url).login(person.username, person.password))).status).toBe(401)
+    expect((await raw(server.url, toBot, { method: "POST", token })).status).toBe(404)
+    expect((await raw(server.url, `/api/v4/users/${admin.user.id}/convert_to_bot`, { method: "POST", token })).status).toBe(400)
+  })
+
   it("answers bad input with 4xx and the error body", async () => {
     await setCreation(true)
     const token = admin.client.getToken()
