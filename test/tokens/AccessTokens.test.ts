@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
 import { client4, failureOf, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { eventually as socketEventually, MattermostSocket, wsUrl } from "../realtime/Sockets.ts"
 
 /** Personal access tokens through Client4: creation, use as a Bearer token, listing, disabling, revoking, who may. */
 let server: TestServer
@@ -49,6 +50,19 @@ describe("personal access tokens", () => {
     expect(listed.every((t) => t.token === undefined)).toBe(true)
     const fetched = await admin.client.getUserAccessToken(created.id)
     expect(fetched).toEqual({ id: created.id, user_id: admin.user.id, description: "ci deploys", is_active: true, expires_at: 0 })
+  })
+
+  it("authenticates the official WebSocket client; revoking the token closes its socket", async () => {
+    const created = await admin.client.createUserAccessToken(admin.user.id, "socket")
+    const socket = new MattermostSocket(wsUrl(server.url), created.token!)
+    try {
+      await socket.connect()
+      await socket.hello()
+      await admin.client.revokeUserAccessToken(created.id)
+      await socketEventually(() => socket.closes.length > 0 ? true : undefined, "close", 5000)
+    } finally {
+      socket.close()
+    }
   })
 
   it("stores only a hash of the token", async () => {
