@@ -3,6 +3,7 @@ import { existsSync, statSync } from "node:fs"
 import { isIP } from "node:net"
 import { join } from "node:path"
 import type { S3Settings } from "../layers/FileStoreS3.ts"
+import { isAllowEntry } from "../layers/outbound/AddressPolicy.ts"
 import { checkSecretStrength } from "./config/SecretRules.ts"
 
 /** Everything the service reads from the environment, loaded once and shared by every layer. */
@@ -31,6 +32,8 @@ export interface AppConfigShape {
   readonly dbPoolMin: number
   readonly dbPreparedStatements: boolean
   readonly trustedProxies: ReadonlyArray<string>
+  /** Internal hosts, addresses and CIDR ranges that integrations may call anyway (layers/OutboundHttp.ts). */
+  readonly allowInternalConnections: ReadonlyArray<string>
   readonly logLevel: LogLevel.LogLevel
   /** A Mattermost web app build (its root.html and /static files) served at the site root, if set. */
   readonly webappDir: Option.Option<string>
@@ -146,6 +149,11 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     message: "every entry must be an IP address or a CIDR range",
     validation: isAddressOrCidr
   }),
+  // Empty by default: integrations (webhooks, slash commands) configured by users reach only the public internet.
+  allowInternalConnections: list("SERVICE_ALLOW_INTERNAL_CONNECTIONS", [], {
+    message: "every entry must be a host name, an IP address or a CIDR range",
+    validation: isAllowEntry
+  }),
   logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR")),
   s3: Config.all({
@@ -195,6 +203,7 @@ const hints: Record<string, string> = {
   SERVICE_SHUTDOWN_DEADLINE_MS: "milliseconds a stop may take before the process exits with 1, such as 30000 (1000 to 600000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
+  SERVICE_ALLOW_INTERNAL_CONNECTIONS: "a comma-separated list of host names, addresses or CIDR ranges, e.g. ci.internal,10.0.5.0/24",
   SERVICE_ENVIRONMENT: "production, or anything else for development",
   SERVICE_FILES_S3_ACCESS_KEY_ID: "set both SERVICE_FILES_S3_ACCESS_KEY_ID and SERVICE_FILES_S3_SECRET_ACCESS_KEY, or neither (the AWS default credential chain)",
   SERVICE_FILES_S3_ENDPOINT: "the store's URL, e.g. http://minio:9000; leave unset for AWS S3",

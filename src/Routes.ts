@@ -18,6 +18,10 @@ import * as ConfigAdmin from "./system/ConfigRoutes.ts"
 import * as Users from "./users/UserRoutes.ts"
 import * as AdminUsers from "./users/AdminUserRoutes.ts"
 import * as UserSessions from "./users/SessionRoutes.ts"
+import * as AccessTokens from "./tokens/AccessTokenRoutes.ts"
+import * as Bots from "./bots/BotRoutes.ts"
+import * as IncomingHooks from "./webhooks/IncomingRoutes.ts"
+import * as Reminders from "./reminders/ReminderRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
 import * as Preferences from "./preferences/PreferenceRoutes.ts"
@@ -46,6 +50,10 @@ export const served = HttpRouter.concatAll(
   Users.routes,
   AdminUsers.routes,
   UserSessions.routes,
+  AccessTokens.routes,
+  Bots.routes,
+  IncomingHooks.routes,
+  Reminders.routes,
   CustomStatus.routes,
   ProfileImages.routes,
   Preferences.routes,

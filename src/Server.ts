@@ -1,3 +1,5 @@
+import * as SystemBot from "./bots/SystemBot.ts"
+import * as ReminderJob from "./reminders/Reminders.ts"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
@@ -10,6 +12,7 @@ import * as FileStoreLayer from "../layers/FileStore.ts"
 import * as IdPLayer from "../layers/IdP.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
+import * as OutboundHttpLayer from "../layers/OutboundHttp.ts"
 import * as PushSenderLayer from "../layers/PushSender.ts"
 import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
@@ -48,6 +51,7 @@ export interface CapabilityOverrides {
   readonly fileStore?: Layer.Layer<FileStoreLayer.FileStore, unknown>
   readonly pushSender?: Layer.Layer<PushSenderLayer.PushSender>
   readonly idp?: Layer.Layer<IdPLayer.IdP>
+  readonly outboundHttp?: Layer.Layer<OutboundHttpLayer.OutboundHttp>
 }
 
 /**
@@ -74,6 +78,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.crypto ?? CryptoLayer.layer(config.encryptionKeyValue),
     overrides.fileStore ?? fileStore(config),
     overrides.pushSender ?? PushSenderLayer.layer,
+    overrides.outboundHttp ?? OutboundHttpLayer.layer(config.allowInternalConnections),
     // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
     // answer and the log warn about every such URL. Production speaks https only.
     overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
@@ -100,14 +105,15 @@ const services = Layer.mergeAll(
   PostRepo.layer,
   ThreadRepo.layer,
   SsoDirectory.layer,
-  WebApp.layer
+  WebApp.layer,
+  SystemBot.layer
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */
 const dependentServices = Realtime.layer
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer)
+const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer)
 
 /** After `close`, requests still running this long are cut: a hung keep-alive request cannot hold a shutdown. */
 export const REQUEST_GRACE_MS = 10_000

@@ -1,10 +1,12 @@
 import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { AppConfig } from "../Config.ts"
 import { Cache } from "../../layers/Cache.ts"
-import { newId } from "../../layers/Crypto.ts"
+import { isId, newId, sha256Hex } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { SESSION_ENDED_EVENT } from "./SessionEnded.ts"
+import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
+import { makeAccessTokenRepo } from "../tokens/AccessTokenRepo.ts"
 import { makeTokens } from "./Tokens.ts"
 import { type Session, SessionJson, SessionLength } from "./Session.ts"
 
@@ -74,6 +76,8 @@ const fromRow = (row: SessionRow): Session => ({
 })
 
 const CACHE_TTL = "10 minutes"
+/** Mattermost's SessionUserAccessTokenExpiryHours: a token's session lasts as long as the token (100 years). */
+export const ACCESS_TOKEN_SESSION_MS = 100 * 365 * 24 * 60 * 60 * 1000
 const ACTIVITY_WRITE_INTERVAL_MS = 5 * 60 * 1000
 const ACTIVITY_FLUSH = "1 second"
 const cacheKey = (id: string) => `session:${id}`
@@ -120,6 +124,50 @@ export const make = Effect.gen(function*() {
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow))
     )
 
+  const accessTokens = makeAccessTokenRepo(db)
+  const live = (session: Option.Option<Session>, now: number) => Option.filter(session, (s) => s.expires_at > now)
+
+  /**
+   * A personal access token (26 characters, no dots: never one of our JWTs) authenticates as its UserAccessToken
+   * session. The session is recreated while the token is active and its user is not deactivated, so that signing
+   * out everywhere does not break integrations, as in Mattermost; disabling or revoking the token ends it.
+   */
+  const accessTokenLookup = (token: string): Effect.Effect<Option.Option<Session>, DbError> =>
+    Effect.gen(function*() {
+      if (!isId(token)) return Option.none()
+      const found = yield* accessTokens.byHash(sha256Hex(token))
+      if (Option.isNone(found) || !found.value.is_active || !found.value.user_active) return Option.none()
+      const row = found.value
+      const now = yield* Clock.currentTimeMillis
+      const expiresAt = Number(row.expires_at)
+      if (expiresAt > 0 && expiresAt <= now) return Option.none()
+      // Turning the setting off stops every token at once, as in Mattermost.
+      const switches = yield* integrationSwitches.pipe(Effect.provideService(Db, db))
+      if (!switches.enableUserAccessTokens) return Option.none()
+      if (row.session_id !== null) {
+        let session = yield* cached(row.session_id)
+        if (Option.isNone(session)) {
+          session = yield* get(row.session_id)
+          if (Option.isSome(session)) yield* remember(session.value)
+        }
+        if (Option.isSome(live(session, now))) return session
+      }
+      const { session } = yield* service.create({
+        userId: row.user_id,
+        roles: row.user_roles,
+        lengthMs: ACCESS_TOKEN_SESSION_MS,
+        // As Mattermost marks a bot's session: its posts carry props.from_bot.
+        props: { type: "UserAccessToken", user_access_token_id: row.id, ...(row.user_is_bot ? { is_bot: "true" } : {}) }
+      })
+      if (yield* accessTokens.claimSession(row.id, row.session_id, session.id)) return Option.some(session)
+      // Another request recreated it first: use that one.
+      yield* service.revoke(session.id)
+      const again = yield* accessTokens.byId(row.id)
+      return Option.isSome(again) && again.value.is_active && again.value.session_id !== null
+        ? live(yield* get(again.value.session_id), now)
+        : Option.none()
+    })
+
   const service: SessionsService = {
     create: (input) =>
       Effect.gen(function*() {
@@ -154,6 +202,7 @@ export const make = Effect.gen(function*() {
       }),
     lookup: (token) =>
       Effect.gen(function*() {
+        if (!token.includes(".")) return yield* accessTokenLookup(token)
         const claims = yield* tokens.verify(token)
         if (Option.isNone(claims)) return Option.none()
         const now = yield* Clock.currentTimeMillis

@@ -13,6 +13,7 @@ import * as ChannelEvents from "./ChannelEvents.ts"
 import { channelById } from "./ChannelQueries.ts"
 import { channelNameProblem, fieldsProblem } from "./ChannelValidation.ts"
 import { type ChannelRow, directName, toChannel } from "./ChannelWire.ts"
+import { ensureDirect } from "./DirectChannels.ts"
 import * as Membership from "./Membership.ts"
 
 /** Channels: create, read, patch, archive, restore, privacy, DMs and GMs, stats. */
@@ -214,23 +215,6 @@ const knownUsers = (ids: ReadonlyArray<string>) =>
   })
 
 /** Creates the channel unless one of that name exists, then makes sure every user is a member. */
-const ensureDirect = (type: "D" | "G", name: string, displayName: string, creatorId: string, userIds: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
-    const now = yield* Clock.currentTimeMillis
-    return yield* db.transaction(Effect.gen(function*() {
-      const inserted = yield* sql<ChannelRow>`
-        INSERT INTO channels (id, create_at, update_at, team_id, type, display_name, name, creator_id)
-        VALUES (${newId()}, ${now}, ${now}, '', ${type}, ${displayName}, ${name}, ${creatorId})
-        ON CONFLICT (team_id, name) DO NOTHING
-        RETURNING *`
-      const channel = inserted[0] ?? (yield* sql<ChannelRow>`SELECT * FROM channels WHERE team_id = '' AND name = ${name}`)[0]
-      yield* Membership.add(sql, userIds.map((userId) => ({ channel, userId, admin: false })), now)
-      return { channel, created: inserted.length > 0 }
-    }))
-  })
-
 const DirectBody = Schema.Tuple(Decode.Id, Decode.Id)
 
 const createDirect = Effect.gen(function*() {

@@ -35,6 +35,7 @@ export const summary = (c: AppConfigShape) => [
   `  CORS origins       ${c.corsAllowedOrigins.length === 0 ? "(none)" : c.corsAllowedOrigins.join(", ")}`,
   `  rate limits        ${c.rateLimitEnabled ? `auth ${c.rateLimitAuthPerMinute}/min, websocket ${c.rateLimitWsPerMinute}/min per IP` : "disabled"}`,
   `  trusted proxies    ${c.trustedProxies.join(", ") || "(none)"}`,
+  `  internal hosts     ${c.allowInternalConnections.join(", ") || "(none: integrations reach public addresses only)"}`,
   `  database pool      ${c.dbPoolMin}..${c.dbPoolMax} connections, prepared statements ${c.dbPreparedStatements ? "on" : "off"}`,
   `  log level          ${c.logLevel.label}`,
   `  web app            ${Option.getOrElse(c.webappDir, () => "(built-in pages)")}`,

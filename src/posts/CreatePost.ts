@@ -74,8 +74,19 @@ const collapsedThreadsFor = (userId: string) =>
  * caller's files attached, the post, the thread and its followers for a reply, the mentioned members' counts and the
  * author's own read state. Events follow the commit.
  */
-export const createPost = (caller: Caller, input: CreatePostBody, setOnline: boolean) =>
+/**
+ * Props only the server sets: from_bot on a bot's posts (its session says so, as in Mattermost), from_webhook on an
+ * integration's. A client cannot claim them.
+ */
+const serverProps = (caller: Caller, props: CreatePostBody["props"]) => {
+  const { from_bot: _bot, from_webhook: _webhook, ...rest } = props
+  return caller.session.props.is_bot === "true" ? { ...rest, from_bot: "true" } : rest
+}
+
+/** `trusted`: props the server itself sets (an integration's from_webhook, overrides, attachments). */
+export const createPost = (caller: Caller, body: CreatePostBody, setOnline: boolean, trusted: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
+    const input = { ...body, props: { ...serverProps(caller, body.props), ...trusted } }
     yield* validate(input)
     const access = yield* Access
     const { channel } = yield* access.channel(caller, input.channel_id, "write")

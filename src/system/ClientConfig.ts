@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { AppConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
+import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
 import { loginOptions, noAccounts, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
 import { SigningKey } from "./SigningKey.ts"
@@ -117,6 +118,7 @@ export const clientConfig = (full: boolean) =>
       FeatureFlagContentFlagging: "false"
     }
     if (!full) return limited
+    const integrations = yield* integrationSwitches
 
     return {
       ...limited,
@@ -142,7 +144,7 @@ export const clientConfig = (full: boolean) =>
       DisableWakeUpReconnectHandler: "false",
       EmailNotificationContentsType: "full",
       EnableAutoTranslation: "false",
-      EnableBotAccountCreation: "false",
+      EnableBotAccountCreation: flag(integrations.enableBotAccountCreation),
       EnableBurnOnRead: "false",
       EnableChannelCategorySorting: "true",
       EnableChannelViewedMessages: "true",
@@ -162,7 +164,7 @@ export const clientConfig = (full: boolean) =>
       EnableFile: "true",
       EnableFileAttachments: "true",
       EnableGifPicker: "false",
-      EnableIncomingWebhooks: "false",
+      EnableIncomingWebhooks: flag(integrations.enableIncomingWebhooks),
       EnableInlineLatex: "true",
       EnableLastActiveTime: "true",
       EnableLatex: "true",
@@ -174,8 +176,8 @@ export const clientConfig = (full: boolean) =>
       EnableOAuthServiceProvider: "false",
       EnableOutgoingWebhooks: "false",
       EnablePermalinkPreviews: "true",
-      EnablePostIconOverride: "false",
-      EnablePostUsernameOverride: "false",
+      EnablePostIconOverride: flag(integrations.enablePostIconOverride),
+      EnablePostUsernameOverride: flag(integrations.enablePostUsernameOverride),
       EnablePublicLink: flag(files.enablePublicLink),
       EnableReliableWebSockets: "true",
       EnableSVGs: "false",
@@ -183,7 +185,7 @@ export const clientConfig = (full: boolean) =>
       EnableTimedDND: "true",
       EnableTutorial: "false",
       EnableOnboardingFlow: "false",
-      EnableUserAccessTokens: "false",
+      EnableUserAccessTokens: flag(integrations.enableUserAccessTokens),
       EnableUserDeactivation: "false",
       EnableUserStatuses: "true",
       EnableUserTypingMessages: "true",

@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { AppConfig, type ResolvedConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
+import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { loginOptions, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
@@ -38,6 +39,7 @@ export const configDocument = Effect.gen(function*() {
   const pushView = yield* Effect.flatMap(PushSettings, (s) => s.view)
   const ssoSettings = yield* Effect.flatMap(SsoDirectory, (d) => d.settings)
   const cluster = Option.isSome(app.cacheUrl)
+  const integrations = yield* integrationSwitches
   return {
     ServiceSettings: {
       SiteURL: app.siteUrl,
@@ -46,12 +48,12 @@ export const configDocument = Effect.gen(function*() {
       TrustedProxyIPHeader: ["X-Forwarded-For", "X-Real-IP"],
       EnableInsecureOutgoingConnections: false,
       EnableOAuthServiceProvider: false,
-      EnableIncomingWebhooks: false,
+      EnableIncomingWebhooks: integrations.enableIncomingWebhooks,
       EnableOutgoingWebhooks: false,
       EnableOutgoingOAuthConnections: false,
       EnableCommands: false,
-      EnablePostUsernameOverride: false,
-      EnablePostIconOverride: false,
+      EnablePostUsernameOverride: integrations.enablePostUsernameOverride,
+      EnablePostIconOverride: integrations.enablePostIconOverride,
       EnableLinkPreviews: false,
       EnablePermalinkPreviews: true,
       EnableTesting: false,
@@ -70,8 +72,8 @@ export const configDocument = Effect.gen(function*() {
       EnableEmojiPicker: true,
       EnableGifPicker: false,
       GiphySdkKey: "",
-      EnableUserAccessTokens: false,
-      EnableBotAccountCreation: false,
+      EnableUserAccessTokens: integrations.enableUserAccessTokens,
+      EnableBotAccountCreation: integrations.enableBotAccountCreation,
       EnableUserTypingMessages: true,
       EnableChannelViewedMessages: true,
       EnableUserStatuses: true,

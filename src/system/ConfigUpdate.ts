@@ -1,6 +1,7 @@
 import { Clock, Effect } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { badRequest } from "../http/ApiError.ts"
+import { SWITCHES } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { type ConfigDocument, MASK } from "./ConfigDocument.ts"
@@ -34,6 +35,7 @@ export const changedSettings = (current: unknown, incoming: unknown, path: Array
 interface Writes {
   site: Record<string, string | boolean>
   files: Record<string, number | boolean>
+  integrations: Record<string, boolean>
   pushProxy?: string | null
   enableSso?: boolean
 }
@@ -82,6 +84,10 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
       }
       return Effect.void
     }),
+  ...Object.fromEntries(Object.entries(SWITCHES).map(([name, { key }]) => [
+    `ServiceSettings.${name}`,
+    (value: unknown, writes: Writes) => Effect.map(bool(`ServiceSettings.${name}`, value), (b) => void (writes.integrations[key] = b))
+  ])),
   "GitLabSettings.Enable": (value, writes) => Effect.map(bool("GitLabSettings.Enable", value), (b) => void (writes.enableSso = (writes.enableSso ?? false) || b)),
   "GoogleSettings.Enable": (value, writes) => Effect.map(bool("GoogleSettings.Enable", value), (b) => void (writes.enableSso = (writes.enableSso ?? false) || b)),
   "OpenIdSettings.Enable": (value, writes) => Effect.map(bool("OpenIdSettings.Enable", value), (b) => void (writes.enableSso = (writes.enableSso ?? false) || b))
@@ -119,7 +125,7 @@ export const applyConfig = (current: ConfigDocument, incoming: unknown) =>
     const changes = changedSettings(current, incoming)
     const refused = changes.filter((c) => WRITABLE[c.path] === undefined)
     if (refused.length > 0) return yield* refusal(refused)
-    const writes: Writes = { site: {}, files: {} }
+    const writes: Writes = { site: {}, files: {}, integrations: {} }
     // The push server before the switch that depends on it, whatever the order of the document.
     const ordered = [...changes].sort((a, b) => Number(a.path === "EmailSettings.SendPushNotifications") - Number(b.path === "EmailSettings.SendPushNotifications"))
     for (const change of ordered) yield* WRITABLE[change.path](change.value, writes, current)
@@ -135,11 +141,10 @@ export const applyConfig = (current: ConfigDocument, incoming: unknown) =>
       db.sql`
         INSERT INTO server_config (section, value, update_at) VALUES (${section}, ${JSON.stringify(values)}::jsonb, ${now})
         ON CONFLICT (section) DO UPDATE SET value = server_config.value || EXCLUDED.value, update_at = EXCLUDED.update_at`
-    if (Object.keys(writes.site).length > 0 || Object.keys(writes.files).length > 0) {
-      yield* db.transaction(Effect.gen(function*() {
-        if (Object.keys(writes.site).length > 0) yield* upsert("site", writes.site)
-        if (Object.keys(writes.files).length > 0) yield* upsert("files", writes.files)
-      }))
+    const sections = Object.entries({ site: writes.site, files: writes.files, integrations: writes.integrations })
+      .filter(([, values]) => Object.keys(values).length > 0)
+    if (sections.length > 0) {
+      yield* db.transaction(Effect.forEach(sections, ([section, values]) => upsert(section, values), { discard: true }))
     }
     if (writes.pushProxy !== undefined) yield* Effect.flatMap(PushSettings, (s) => s.update({ push_proxy_url: writes.pushProxy }))
     if (writes.enableSso !== undefined) yield* Effect.flatMap(SsoDirectory, (d) => d.updateSettings({ enable_sso: writes.enableSso }))

@@ -70,4 +70,4 @@ export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map
 
 /** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */
 export const noAccounts: Effect.Effect<boolean, DbError, Db> = Effect.flatMap(Db, (db) =>
-  Effect.map(db.read(db.sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM users) AS any`), (rows) => !rows[0].any))
+  Effect.map(db.read(db.sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM users WHERE NOT is_bot) AS any`), (rows) => !rows[0].any))

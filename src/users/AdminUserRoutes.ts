@@ -180,7 +180,8 @@ const userReportCount = Effect.gen(function*() {
 const RolesBody = Schema.Struct({ roles: Schema.String.pipe(Schema.maxLength(256)) })
 
 /** The system roles a user may hold here: every user is a system_user, optionally a system_admin. */
-const ASSIGNABLE = new Set(["system_user", "system_admin"])
+/** In Mattermost's order; system_user_access_token grants a user personal access tokens for themselves. */
+const ASSIGNABLE = ["system_admin", "system_user", "system_user_access_token"]
 
 /**
  * PUT /users/{user_id}/roles (system admins): replaces the user's system roles, as the console's "Manage roles"
@@ -192,13 +193,13 @@ const updateRoles = Effect.gen(function*() {
   const userId = yield* targetUserId(caller)
   const { roles } = yield* Decode.body(RolesBody)
   const wanted = [...new Set(roles.split(" ").filter((r) => r !== ""))]
-  if (!wanted.includes("system_user") || wanted.some((r) => !ASSIGNABLE.has(r))) {
-    return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid roles: every user is a system_user and may also be a system_admin.")
+  if (!wanted.includes("system_user") || wanted.some((r) => !ASSIGNABLE.includes(r))) {
+    return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid roles: every user is a system_user and may also be a system_admin and a system_user_access_token.")
   }
   if (userId === caller.userId && !wanted.includes("system_admin")) {
     return yield* badRequest("api.user.update_user_roles.self_demotion.app_error", "You cannot remove your own system admin role.")
   }
-  const value = wanted.includes("system_admin") ? "system_admin system_user" : "system_user"
+  const value = ASSIGNABLE.filter((r) => wanted.includes(r)).join(" ")
   const now = yield* Clock.currentTimeMillis
   const updated = yield* setSystemRoles(userId, value, now)
   if (Option.isNone(updated)) return yield* notFound("app.user.missing_account.const", "Unable to find the user.")

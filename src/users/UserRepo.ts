@@ -83,7 +83,7 @@ export const make = Effect.gen(function*() {
           FROM users WHERE lower(username) = lower(${u.username}) OR lower(email) = lower(${u.email}) LIMIT 1`
         if (clash[0]?.username) return yield* Effect.fail("username_exists" as const)
         if (clash[0]?.email) return yield* Effect.fail("email_exists" as const)
-        const [{ count }] = yield* sql<{ count: string }>`SELECT count(*) AS count FROM users`
+        const [{ count }] = yield* sql<{ count: string }>`SELECT count(*) AS count FROM users WHERE NOT is_bot`
         const roles = Number(count) === 0 ? "system_admin system_user" : "system_user"
         const rows = yield* sql<UserRow>`
           INSERT INTO users (id, create_at, update_at, username, password, email, email_verified, first_name, last_name,

@@ -147,6 +147,19 @@ describe.concurrent("--check-config", { timeout: 120_000 }, () => {
     expect(result.stderr).toContain("configuration invalid: 5 problems")
   })
 
+  it("validates SERVICE_ALLOW_INTERNAL_CONNECTIONS: host names, addresses and CIDR ranges, nothing else", async () => {
+    const good = await checkConfig({ SERVICE_ALLOW_INTERNAL_CONNECTIONS: "ci.internal, 10.0.5.0/24,127.0.0.1,fd00::/8" })
+    expect(good.code).toBe(0)
+    expect(good.stdout).toMatch(/internal hosts\s+ci\.internal, 10\.0\.5\.0\/24, 127\.0\.0\.1, fd00::\/8/)
+    const none = await checkConfig({})
+    expect(none.stdout).toMatch(/internal hosts\s+\(none: integrations reach public addresses only\)/)
+    for (const bad of ["10.0.0.0/33", "http://ci.internal", "10.0.0.0/8/1", "bad host!"]) {
+      const result = await checkConfig({ SERVICE_ALLOW_INTERNAL_CONNECTIONS: bad })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(/✗ SERVICE_ALLOW_INTERNAL_CONNECTIONS: .+\n\s+hint: a comma-separated list of host names/)
+    }
+  })
+
   it("refuses a CORS wildcard in production only", async () => {
     const prod = await checkConfig({ ...production, SERVICE_CORS_ALLOWED_ORIGINS: "https://chat.example.com,*" })
     expect(prod.code).toBe(1)

@@ -31,7 +31,7 @@ describe("routes we do not implement", () => {
       ["GET", "/api/v4/jobs"],
       ["POST", "/api/v4/users/mfa"],
       ["GET", `/api/v4/users/${userId}/oauth/apps/authorized`],
-      ["GET", "/api/v4/bots"]
+      ["GET", "/api/v4/audits"]
     ] as const) {
       const response = await raw(server.url, path, { method, token })
       expect(response.status, `${method} ${path}`).toBe(501)

@@ -24,3 +24,14 @@ export const newUser = async (url: string, prefix = "user") => {
 
 /** A name no other test of the run has used (team and channel names must be unique on a server). */
 export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`
+
+/** The status and Mattermost error id of a Client4 call that must fail (the test fails if it succeeds). */
+export const failureOf = async (call: Promise<unknown>) => {
+  try {
+    await call
+  } catch (e) {
+    const error = e as { status_code: number; server_error_id: string }
+    return { status: error.status_code, id: error.server_error_id }
+  }
+  throw new Error("expected the call to fail")
+}

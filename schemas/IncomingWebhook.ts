@@ -1,0 +1,57 @@
+import { Schema } from "effect"
+
+/** Incoming webhooks on the wire (@mattermost/types integrations.d.ts IncomingWebhook) and their payloads. */
+
+const Text = (max: number) => Schema.String.pipe(Schema.maxLength(max, { message: () => `at most ${max} characters` }))
+
+export const HookFields = {
+  display_name: Schema.optionalWith(Text(64), { default: () => "" }),
+  description: Schema.optionalWith(Text(500), { default: () => "" }),
+  username: Schema.optionalWith(Text(255), { default: () => "" }),
+  icon_url: Schema.optionalWith(Text(1024), { default: () => "" }),
+  channel_locked: Schema.optionalWith(Schema.Boolean, { default: () => false })
+}
+
+export const CreateIncomingWebhook = Schema.Struct({
+  channel_id: Schema.String,
+  user_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  ...HookFields
+})
+
+export const UpdateIncomingWebhook = Schema.Struct({
+  id: Schema.String,
+  channel_id: Schema.String,
+  ...HookFields
+})
+
+/**
+ * What POST /hooks/{id} accepts: Mattermost's and Slack's payloads. Attachments are Slack message attachments,
+ * kept as sent (the clients render them); only their shape (objects in an array) is checked.
+ */
+export const IncomingPayload = Schema.Struct({
+  text: Schema.optionalWith(Schema.String, { default: () => "" }),
+  username: Schema.optionalWith(Schema.String, { default: () => "" }),
+  icon_url: Schema.optionalWith(Schema.String, { default: () => "" }),
+  icon_emoji: Schema.optionalWith(Schema.String, { default: () => "" }),
+  channel: Schema.optionalWith(Schema.String, { default: () => "" }),
+  props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
+  attachments: Schema.optionalWith(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })), { default: () => [] }),
+  type: Schema.optionalWith(Schema.String, { default: () => "" })
+})
+export type IncomingPayload = typeof IncomingPayload.Type
+
+export interface IncomingWebhookWire {
+  readonly id: string
+  readonly create_at: number
+  readonly update_at: number
+  readonly delete_at: number
+  readonly last_used: number
+  readonly user_id: string
+  readonly channel_id: string
+  readonly team_id: string
+  readonly display_name: string
+  readonly description: string
+  readonly username: string
+  readonly icon_url: string
+  readonly channel_locked: boolean
+}

@@ -1,0 +1,43 @@
+import { Effect } from "effect"
+import { Db, type DbError } from "../../layers/Db.ts"
+
+/**
+ * The integration switches of Mattermost's ServiceSettings, kept in server_config's "integrations" section and
+ * changed through PUT /config. Read per request (a primary-key lookup) so that a change shows on every node at once.
+ * Only switches for features this server has are here: config/client reports the others off.
+ */
+export interface IntegrationSwitches {
+  /** Personal access tokens; on by default, and by default only system admins may create them. */
+  readonly enableUserAccessTokens: boolean
+  /** Whether system admins may create bot accounts (off by default, as in Mattermost). */
+  readonly enableBotAccountCreation: boolean
+  readonly enableIncomingWebhooks: boolean
+  /** Whether a webhook's or its payload's username and icon replace the poster's (off by default, as in Mattermost). */
+  readonly enablePostUsernameOverride: boolean
+  readonly enablePostIconOverride: boolean
+}
+
+/** Mattermost's setting names, the section's keys, and the defaults. */
+export const SWITCHES = {
+  EnableUserAccessTokens: { key: "enable_user_access_tokens", fallback: true },
+  EnableBotAccountCreation: { key: "enable_bot_account_creation", fallback: false },
+  EnableIncomingWebhooks: { key: "enable_incoming_webhooks", fallback: true },
+  EnablePostUsernameOverride: { key: "enable_post_username_override", fallback: false },
+  EnablePostIconOverride: { key: "enable_post_icon_override", fallback: false }
+} as const satisfies Record<string, { key: string; fallback: boolean }>
+
+export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db> = Effect.flatMap(Db, (db) =>
+  Effect.map(
+    db.read(db.sql<{ value: Record<string, unknown> }>`SELECT value FROM server_config WHERE section = 'integrations'`),
+    (rows) => {
+      const value = rows[0]?.value ?? {}
+      const on = (s: { key: string; fallback: boolean }) => typeof value[s.key] === "boolean" ? value[s.key] as boolean : s.fallback
+      return {
+        enableUserAccessTokens: on(SWITCHES.EnableUserAccessTokens),
+        enableBotAccountCreation: on(SWITCHES.EnableBotAccountCreation),
+        enableIncomingWebhooks: on(SWITCHES.EnableIncomingWebhooks),
+        enablePostUsernameOverride: on(SWITCHES.EnablePostUsernameOverride),
+        enablePostIconOverride: on(SWITCHES.EnablePostIconOverride)
+      }
+    }
+  ))

@@ -1,0 +1,93 @@
+import { HttpRouter } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { CreateAccessToken, SearchTokens, TokenIdBody } from "../../schemas/AccessToken.ts"
+import { requireCaller } from "../auth/Authenticate.ts"
+import { ApiError, badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import { json, ok } from "../http/Respond.ts"
+import { targetUserId } from "../users/UserParam.ts"
+import * as AccessTokens from "./AccessTokens.ts"
+
+/** Personal access tokens over /api/v4 (Mattermost's routes and error ids). */
+
+const Paging = Schema.Struct({
+  page: Decode.QueryInt(0, { min: 0 }),
+  per_page: Decode.QueryInt(60, { min: 0, max: 200 })
+})
+
+const CreateBody = Schema.Struct({
+  ...CreateAccessToken.fields,
+  expires_at: Schema.optionalWith(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), { default: () => 0 })
+})
+
+const TokenIdParams = Schema.Struct({ token_id: Decode.Id })
+
+const toApiError = <A, R>(effect: Effect.Effect<A, AccessTokens.TokensDisabled | AccessTokens.TokenNotPermitted | AccessTokens.TokenNotFound | AccessTokens.TokenUserNotFound | AccessTokens.TokenBadInput | ApiError | import("../../layers/Db.ts").DbError, R>) =>
+  effect.pipe(
+    Effect.catchTags({
+      TokensDisabled: () =>
+        Effect.fail(new ApiError({ status: 501, id: "app.user_access_token.disabled", message: "Personal access tokens are disabled on this server. Please contact your system administrator for details." })),
+      TokenNotPermitted: () => Effect.fail(permissionDenied("personal access tokens")),
+      TokenNotFound: () => Effect.fail(notFound("app.user_access_token.get_by_id.app_error", "Unable to get the personal access token.")),
+      TokenUserNotFound: () => Effect.fail(notFound("app.user.missing_account.const", "Unable to find the user.")),
+      TokenBadInput: (e) => Effect.fail(badRequest("api.context.invalid_body_param.app_error", `Invalid ${e.field}: ${e.reason}.`))
+    })
+  )
+
+const tokenIdFromBody = Effect.flatMap(Decode.body(TokenIdBody), ({ token_id }) =>
+  /^[a-z0-9]{26}$/.test(token_id) ? Effect.succeed(token_id) : Effect.fail(invalidParam("token_id")))
+
+const create = toApiError(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  const body = yield* Decode.body(CreateBody)
+  return json(yield* AccessTokens.create(caller, userId, body.description, body.expires_at))
+}))
+
+const listForUser = toApiError(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const userId = yield* targetUserId(caller)
+  const { page, per_page } = yield* Decode.query(Paging)
+  return json(yield* AccessTokens.listForUser(caller, userId, page, per_page))
+}))
+
+const listAll = toApiError(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { page, per_page } = yield* Decode.query(Paging)
+  return json(yield* AccessTokens.listAll(caller, page, per_page))
+}))
+
+const get = toApiError(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { token_id } = yield* Decode.params(TokenIdParams)
+  return json(yield* AccessTokens.get(caller, token_id))
+}))
+
+const revoke = toApiError(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  yield* AccessTokens.revoke(caller, yield* tokenIdFromBody)
+  return ok()
+}))
+
+const setActive = (active: boolean) => toApiError(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  yield* AccessTokens.setActive(caller, yield* tokenIdFromBody, active)
+  return ok()
+}))
+
+const search = toApiError(Effect.gen(function*() {
+  const caller = yield* requireCaller
+  const { term } = yield* Decode.body(SearchTokens)
+  return json(yield* AccessTokens.search(caller, term))
+}))
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.post("/api/v4/users/:user_id/tokens", create),
+  HttpRouter.get("/api/v4/users/:user_id/tokens", listForUser),
+  HttpRouter.get("/api/v4/users/tokens", listAll),
+  HttpRouter.post("/api/v4/users/tokens/revoke", revoke),
+  HttpRouter.post("/api/v4/users/tokens/disable", setActive(false)),
+  HttpRouter.post("/api/v4/users/tokens/enable", setActive(true)),
+  HttpRouter.post("/api/v4/users/tokens/search", search),
+  HttpRouter.get("/api/v4/users/tokens/:token_id", get)
+)

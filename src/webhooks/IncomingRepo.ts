@@ -1,0 +1,71 @@
+import { Effect, Option } from "effect"
+import type { DbService } from "../../layers/Db.ts"
+
+/** SQL for incoming webhooks. */
+
+export interface IncomingRow {
+  readonly id: string
+  readonly create_at: string | number
+  readonly update_at: string | number
+  readonly delete_at: string | number
+  readonly last_used: string | number
+  readonly user_id: string
+  readonly channel_id: string
+  readonly team_id: string
+  readonly display_name: string
+  readonly description: string
+  readonly username: string
+  readonly icon_url: string
+  readonly channel_locked: boolean
+}
+
+export interface HookValues {
+  readonly channelId: string
+  readonly teamId: string
+  readonly displayName: string
+  readonly description: string
+  readonly username: string
+  readonly iconUrl: string
+  readonly channelLocked: boolean
+}
+
+export const makeIncomingRepo = (db: DbService) => {
+  const sql = db.sql
+  const one = (rows: ReadonlyArray<IncomingRow>) => Option.fromNullable(rows[0])
+  return {
+    insert: (id: string, userId: string, v: HookValues, now: number) =>
+      db.execute(sql<IncomingRow>`
+        INSERT INTO incoming_webhooks (id, create_at, update_at, user_id, channel_id, team_id, display_name, description,
+                                       username, icon_url, channel_locked)
+        VALUES (${id}, ${now}, ${now}, ${userId}, ${v.channelId}, ${v.teamId}, ${v.displayName}, ${v.description},
+                ${v.username}, ${v.iconUrl}, ${v.channelLocked})
+        RETURNING *`).pipe(Effect.map((rows) => rows[0])),
+    byId: (id: string) => db.read(sql<IncomingRow>`SELECT * FROM incoming_webhooks WHERE id = ${id} AND delete_at = 0`).pipe(Effect.map(one)),
+    /** A team's hooks (or all), optionally only one user's; paged by creation. */
+    list: (filter: { teamId?: string; userId?: string; page: number; perPage: number }) =>
+      db.read(sql<IncomingRow>`
+        SELECT * FROM incoming_webhooks WHERE delete_at = 0
+          ${filter.teamId !== undefined ? sql`AND team_id = ${filter.teamId}` : sql``}
+          ${filter.userId !== undefined ? sql`AND user_id = ${filter.userId}` : sql``}
+        ORDER BY create_at, id LIMIT ${filter.perPage} OFFSET ${filter.page * filter.perPage}`),
+    update: (id: string, v: HookValues, now: number) =>
+      db.execute(sql<IncomingRow>`
+        UPDATE incoming_webhooks SET update_at = ${now}, channel_id = ${v.channelId}, team_id = ${v.teamId},
+          display_name = ${v.displayName}, description = ${v.description}, username = ${v.username},
+          icon_url = ${v.iconUrl}, channel_locked = ${v.channelLocked}
+        WHERE id = ${id} AND delete_at = 0 RETURNING *`).pipe(Effect.map(one)),
+    remove: (id: string, now: number) =>
+      db.execute(sql`UPDATE incoming_webhooks SET delete_at = ${now}, update_at = ${now} WHERE id = ${id} AND delete_at = 0`),
+    touch: (id: string, now: number) => db.execute(sql`UPDATE incoming_webhooks SET last_used = ${now} WHERE id = ${id}`),
+    /** A channel of the team by name, for a payload's channel override. */
+    channelByName: (teamId: string, name: string) =>
+      db.read(sql<{ id: string }>`SELECT id FROM channels WHERE team_id = ${teamId} AND name = ${name} AND delete_at = 0`).pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.id))
+      ),
+    /** The hook creator's roles, to post as them. */
+    userRoles: (userId: string) =>
+      db.read(sql<{ roles: string; is_bot: boolean }>`SELECT roles, is_bot FROM users WHERE id = ${userId} AND delete_at = 0`).pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]))
+      )
+  }
+}
