@@ -53,12 +53,11 @@ export const handleAction = (connection: Connection, request: ClientRequest) =>
         const hub = yield* Hub
         const input = yield* decode(Typing, request.data, "channel_id or parent_id")
         if (!(yield* hub.isChannelMember(connection.userId, input.channel_id))) return yield* Effect.fail(RequestErrors.forbidden)
-        if (!(yield* hub.typingAllowed(connection.userId, input.channel_id))) return undefined
         const bus = yield* EventBus
-        yield* bus.publish("typing", { parent_id: input.parent_id, user_id: connection.userId }, {
+        yield* hub.typing(connection.userId, input.channel_id, bus.publish("typing", { parent_id: input.parent_id, user_id: connection.userId }, {
           channel_id: input.channel_id,
           omit_users: { [connection.userId]: true }
-        })
+        }))
         return undefined
       }
       case "get_statuses": {

@@ -79,10 +79,12 @@ export interface HubService {
   readonly isChannelMember: (userId: string, channelId: string) => Effect.Effect<boolean>
   readonly channelsOf: (userId: string) => ReadonlyArray<string>
   /**
-   * Whether a typing event of this user in this channel may go out now: at most one per TYPING_THROTTLE_MS per
-   * user and channel on this node, however many sockets the user opens and whatever thread it names.
+   * Sends a typing event of this user in this channel through `publish`, at most one per TYPING_THROTTLE_MS per user
+   * and channel on this node, however many sockets the user opens and whatever thread it names. One that comes
+   * sooner is not dropped but held to the end of the interval, only the newest of those kept: a user who reloads
+   * or switches tabs while typing (a new socket, whose client throttles afresh) is still shown typing.
    */
-  readonly typingAllowed: (userId: string, channelId: string) => Effect.Effect<boolean>
+  readonly typing: (userId: string, channelId: string, publish: Effect.Effect<void>) => Effect.Effect<void>
   /** Sockets open on this node. */
   readonly socketCount: Effect.Effect<number>
   /** Distinct users with a socket open on this node. */
@@ -131,8 +133,10 @@ export const make = Effect.gen(function*() {
   /** Sockets admitted and not yet departed (LiveSocket.counted). */
   let socketCount = 0
   const uncheckedChannels = new Map<string, number>()
-  /** Last typing event sent, by user and channel (see typingAllowed). */
+  /** Last typing event sent, by user and channel, and the newest one held for the end of its interval (see typing). */
   const lastTyping = new Map<string, number>()
+  const heldTyping = new Map<string, Effect.Effect<void>>()
+  const hubScope = yield* Effect.scope
   const awaitingHandoff = new Map<string, Deferred.Deferred<void>>()
 
   const updateGauge = Effect.suspend(() => Metric.set(websocketActiveConnections, socketCount))
@@ -507,15 +511,27 @@ export const make = Effect.gen(function*() {
         return rows.length > 0
       }),
     channelsOf: (userId) => [...(subscriptions.user(userId)?.channels ?? [])],
-    typingAllowed: (userId, channelId) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
+    typing: (userId, channelId, publish) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const key = `${userId}:${channelId}`
-        if (now - (lastTyping.get(key) ?? 0) < TYPING_THROTTLE_MS) return false
-        lastTyping.set(key, now)
-        if (lastTyping.size > 10_000) {
-          for (const [k, at] of lastTyping) if (now - at >= TYPING_THROTTLE_MS) lastTyping.delete(k)
+        const wait = (lastTyping.get(key) ?? 0) + TYPING_THROTTLE_MS - now
+        if (wait <= 0 && !heldTyping.has(key)) {
+          lastTyping.set(key, now)
+          if (lastTyping.size > 10_000) {
+            for (const [k, at] of lastTyping) if (now - at >= TYPING_THROTTLE_MS && !heldTyping.has(k)) lastTyping.delete(k)
+          }
+          return publish
         }
-        return true
+        const alreadyHeld = heldTyping.has(key)
+        heldTyping.set(key, publish)
+        if (alreadyHeld) return Effect.void
+        const release = Effect.gen(function*() {
+          const held = heldTyping.get(key)
+          heldTyping.delete(key)
+          lastTyping.set(key, yield* Clock.currentTimeMillis)
+          if (held !== undefined) yield* held
+        })
+        return Effect.asVoid(Effect.forkIn(quietly(Effect.delay(release, Math.max(wait, 0))), hubScope))
       }),
     handOver: (closedSince) => Effect.gen(function*() {
       // Only another node can take a connection over, and only through the shared cache.

@@ -119,7 +119,7 @@ describe("hostile input", () => {
     }
   })
 
-  it("user_typing takes an id or nothing as parent_id and is throttled per user and channel, whatever the thread or socket", async () => {
+  it("user_typing takes an id or nothing as parent_id and is throttled per user and channel, whatever the thread or socket, keeping the newest", async () => {
     const headers = auth()
     const typist = new RawSocket(wsUrl(server.url), { headers })
     // The same user's other sockets, of both protocols: more sockets are not more typing events.
@@ -142,11 +142,14 @@ describe("hostile input", () => {
       socket.send({ seq: 10 + i, action: "user_typing", data: { channel_id: channel.id, parent_id: `${String(i).padStart(2, "0")}${"a".repeat(24)}` } })
     }
     await Promise.all([typist.reply(28), second.reply(29), native.reply(27)])
-    await watcher.waitFor((f) => f.event === "typing", "typing")
+    // One event at once; the rest of the burst is held to the end of the second and only the newest goes out then.
+    await watcher.waitFor((f) => watcher.frames.filter((g) => g.event === "typing").length === 2 && f.event === "typing", "the held typing event")
     // A marker event after the burst: everything before it has been delivered.
     await send(`${server.url}/api/v4/posts`, { method: "POST", headers, json: { channel_id: channel.id, message: "after typing" } })
     await watcher.waitFor((f) => f.event === "posted", "post")
-    expect(watcher.frames.filter((f) => f.event === "typing")).toHaveLength(1)
+    const typing = watcher.frames.filter((f) => f.event === "typing")
+    expect(typing).toHaveLength(2)
+    expect(new Set(typing.map((f) => f.data?.parent_id)).size).toBe(2)
     for (const s of [typist, second, native, watcher]) s.close()
     void otherId
   })
