@@ -106,7 +106,7 @@ const services = Layer.mergeAll(
   ThreadRepo.layer,
   SsoDirectory.layer,
   WebApp.layer,
-  SystemBot.layer
+  SystemBot.layer.pipe(Layer.provide(UserRepo.layer)) // the same UserRepo (layers are shared by reference)
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */

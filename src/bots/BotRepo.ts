@@ -2,7 +2,10 @@ import { Effect, Option } from "effect"
 import type { DbService } from "../../layers/Db.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "../users/UserRow.ts"
 
-/** SQL for bot accounts: the users row (is_bot) and the bots row, always together. */
+/**
+ * SQL for bot accounts: the users row (is_bot) and the bots row, always together. Every write to a users row calls
+ * `userChanged` (UserRepo.changed) once it is over, so every node's cache of users drops the row.
+ */
 
 export interface BotRow {
   readonly user_id: string
@@ -18,8 +21,9 @@ export interface BotRow {
 const SELECT = `SELECT b.user_id, u.username, u.first_name AS display_name, b.description, b.owner_id, b.create_at,
   b.update_at, u.delete_at FROM bots b JOIN users u ON u.id = b.user_id`
 
-export const makeBotRepo = (db: DbService) => {
+export const makeBotRepo = (db: DbService, userChanged: (id: string) => Effect.Effect<void>) => {
   const sql = db.sql
+  const writing = <A, E>(userId: string, write: Effect.Effect<A, E>) => Effect.ensuring(write, userChanged(userId))
   const one = (rows: ReadonlyArray<BotRow>) => Option.fromNullable(rows[0])
   const byId = (userId: string) => db.read(sql<BotRow>`${sql.literal(SELECT)} WHERE b.user_id = ${userId}`).pipe(Effect.map(one))
   return {
@@ -44,7 +48,7 @@ export const makeBotRepo = (db: DbService) => {
           AND ${options.onlyOrphaned ? sql`NOT EXISTS (SELECT 1 FROM users o WHERE o.id = b.owner_id AND o.delete_at = 0)` : sql`TRUE`}
         ORDER BY u.username LIMIT ${options.perPage} OFFSET ${options.page * options.perPage}`),
     patch: (userId: string, changes: { username?: string; displayName?: string; description?: string }, now: number) =>
-      db.transaction(Effect.gen(function*() {
+      writing(userId, db.transaction(Effect.gen(function*() {
         if (changes.username !== undefined) {
           const taken = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = ${changes.username} AND id <> ${userId}`
           if (taken.length > 0) return yield* Effect.fail("username_exists" as const)
@@ -57,17 +61,17 @@ export const makeBotRepo = (db: DbService) => {
         yield* sql`
           UPDATE bots SET update_at = ${now}, description = COALESCE(${changes.description ?? null}, description)
           WHERE user_id = ${userId}`
-      })),
+      }))),
     setActive: (userId: string, active: boolean, now: number) =>
-      db.transaction(Effect.gen(function*() {
+      writing(userId, db.transaction(Effect.gen(function*() {
         yield* sql`UPDATE users SET delete_at = ${active ? 0 : now}, update_at = ${now} WHERE id = ${userId}`
         yield* sql`UPDATE bots SET update_at = ${now} WHERE user_id = ${userId}`
-      })),
+      }))),
     assign: (userId: string, ownerId: string, now: number) =>
       db.execute(sql`UPDATE bots SET owner_id = ${ownerId}, update_at = ${now} WHERE user_id = ${userId}`),
     /** Makes the bot a user again: it keeps its id, posts and tokens; the bots row goes. */
     convertToUser: (userId: string, changes: { passwordHash: string; email?: string; username?: string; roles: string }, now: number) =>
-      db.transaction(Effect.gen(function*() {
+      writing(userId, db.transaction(Effect.gen(function*() {
         if (changes.username !== undefined || changes.email !== undefined) {
           const taken = yield* sql<{ id: string }>`
             SELECT id FROM users WHERE id <> ${userId}
@@ -81,17 +85,17 @@ export const makeBotRepo = (db: DbService) => {
           WHERE id = ${userId} AND is_bot RETURNING *`
         yield* sql`DELETE FROM bots WHERE user_id = ${userId}`
         return Option.fromNullable(rows[0])
-      })),
+      }))),
     /** Makes a user a bot owned by itself (Mattermost's BotFromUser); its password stops working. */
     convertToBot: (userId: string, now: number) =>
-      db.transaction(Effect.gen(function*() {
+      writing(userId, db.transaction(Effect.gen(function*() {
         const rows = yield* sql<{ id: string }>`
           UPDATE users SET is_bot = true, password = '', update_at = ${now} WHERE id = ${userId} AND NOT is_bot RETURNING id`
         if (rows.length === 0) return false
         yield* sql`
           INSERT INTO bots (user_id, description, owner_id, create_at, update_at) VALUES (${userId}, '', ${userId}, ${now}, ${now})`
         return true
-      })),
+      }))),
     activeUserExists: (userId: string) =>
       db.read(sql<{ id: string }>`SELECT id FROM users WHERE id = ${userId} AND delete_at = 0`).pipe(Effect.map((rows) => rows.length > 0))
   }

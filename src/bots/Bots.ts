@@ -6,6 +6,7 @@ import type { Caller } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { deactivateAllForUser } from "../tokens/AccessTokens.ts"
+import { UserRepo } from "../users/UserRepo.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "../users/Validation.ts"
 import { type BotRow, makeBotRepo } from "./BotRepo.ts"
 
@@ -34,7 +35,7 @@ export const toWire = (row: BotRow): BotWire => ({
   delete_at: Number(row.delete_at)
 })
 
-const repo = Effect.map(Db, makeBotRepo)
+const repo = Effect.map(Effect.all([Db, UserRepo]), ([db, users]) => makeBotRepo(db, users.changed))
 const admin = (caller: Caller) => caller.isSystemAdmin ? Effect.void : Effect.fail(new BotsNotPermitted())
 
 const checkUsername = (username: string) => {

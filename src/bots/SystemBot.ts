@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { UserRepo } from "../users/UserRepo.ts"
 import { insertBot } from "./Bots.ts"
 
 /**
@@ -37,9 +38,13 @@ const ensure = Effect.gen(function*() {
 
 export const layer = Layer.effect(SystemBot, Effect.gen(function*() {
   const db = yield* Db
+  const users = yield* UserRepo
   // Remembered once found; a failure (database down) is tried again on the next call.
   let known: string | undefined
   return {
-    userId: Effect.suspend(() => known !== undefined ? Effect.succeed(known) : ensure.pipe(Effect.provideService(Db, db), Effect.tap((id) => { known = id })))
+    userId: Effect.suspend(() =>
+      known !== undefined
+        ? Effect.succeed(known)
+        : ensure.pipe(Effect.provideService(Db, db), Effect.provideService(UserRepo, users), Effect.tap((id) => { known = id })))
   }
 }))
