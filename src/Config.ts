@@ -31,6 +31,11 @@ export interface AppConfigShape {
   readonly logLevel: LogLevel.LogLevel
   /** A Mattermost web app build (its root.html and /static files) served at the site root, if set. */
   readonly webappDir: Option.Option<string>
+  /** The SMTP server mail goes through (smtp:// or smtps://); unset, nothing is mailed. */
+  readonly smtpUrl: Option.Option<Redacted.Redacted>
+  readonly smtpUsername: Option.Option<string>
+  readonly smtpPassword: Option.Option<Redacted.Redacted>
+  readonly emailFrom: Option.Option<string>
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -97,6 +102,8 @@ const optionalSecretUrl = (name: string, protocols: ReadonlyArray<string>) =>
     )
   )
 
+const isFromAddress = (raw: string) => /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim())
+
 /** Reads the raw environment. Every problem is accumulated so that `--check-config` can list them all. */
 export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   environment: Config.string("SERVICE_ENVIRONMENT").pipe(Config.withDefault("development")),
@@ -141,7 +148,15 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     validation: isAddressOrCidr
   }),
   logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
-  webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR"))
+  webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR")),
+  smtpUrl: optionalSecretUrl("SERVICE_SMTP_URL", ["smtp:", "smtps:"]),
+  smtpUsername: Config.option(Config.nonEmptyString("SERVICE_SMTP_USERNAME")),
+  smtpPassword: Config.option(Config.redacted("SERVICE_SMTP_PASSWORD")),
+  emailFrom: Config.option(
+    Config.string("SERVICE_EMAIL_FROM").pipe(
+      Config.validate({ message: "must be an email address, optionally as Name <address>", validation: isFromAddress })
+    )
+  )
 }).pipe(
   Config.map((c) => ({
     ...c,
@@ -178,6 +193,10 @@ const hints: Record<string, string> = {
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ENVIRONMENT: "production, or anything else for development",
+  SERVICE_SMTP_URL: "e.g. smtps://user:password@mail.example.com:465 or smtp://mail.example.com:587 (STARTTLS when offered)",
+  SERVICE_SMTP_USERNAME: "the SMTP user, when it is not in SERVICE_SMTP_URL",
+  SERVICE_SMTP_PASSWORD: "the SMTP password, when it is not in SERVICE_SMTP_URL",
+  SERVICE_EMAIL_FROM: "the sender of every mail, e.g. Chat <chat@example.com>",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 
@@ -245,6 +264,20 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
   if (Option.isSome(c.webappDir)) {
     const problem = webappDirProblem(c.webappDir.value)
     if (problem !== undefined) problems.push({ variable: "SERVICE_WEBAPP_DIR", message: problem, hint: hintFor("SERVICE_WEBAPP_DIR"), severity: "error" })
+  }
+  if (Option.isSome(c.smtpUrl) && Option.isNone(c.emailFrom)) {
+    problems.push({ variable: "SERVICE_EMAIL_FROM", message: "required when SERVICE_SMTP_URL is set", hint: hintFor("SERVICE_EMAIL_FROM"), severity: "error" })
+  }
+  if (Option.isNone(c.smtpUrl)) {
+    const strays = [["SERVICE_SMTP_USERNAME", Option.isSome(c.smtpUsername)], ["SERVICE_SMTP_PASSWORD", Option.isSome(c.smtpPassword)], [
+      "SERVICE_EMAIL_FROM",
+      Option.isSome(c.emailFrom)
+    ]] as const
+    for (const [variable, set] of strays) {
+      if (set) {
+        problems.push({ variable, message: "set without SERVICE_SMTP_URL: no mail is sent", hint: hintFor("SERVICE_SMTP_URL"), severity: "warning" })
+      }
+    }
   }
   if (c.dbPoolMin > c.dbPoolMax) {
     problems.push({

@@ -8,6 +8,7 @@ import * as CryptoLayer from "../layers/Crypto.ts"
 import * as DbLayer from "../layers/Db.ts"
 import * as FileStoreLayer from "../layers/FileStore.ts"
 import * as IdPLayer from "../layers/IdP.ts"
+import * as MailerLayer from "../layers/Mailer.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
 import * as PushSenderLayer from "../layers/PushSender.ts"
@@ -34,6 +35,7 @@ import * as PostRepo from "./posts/PostRepo.ts"
 import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
+import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
 
@@ -48,7 +50,17 @@ export interface CapabilityOverrides {
   readonly fileStore?: Layer.Layer<FileStoreLayer.FileStore, unknown>
   readonly pushSender?: Layer.Layer<PushSenderLayer.PushSender>
   readonly idp?: Layer.Layer<IdPLayer.IdP>
+  readonly mailer?: Layer.Layer<MailerLayer.Mailer>
 }
+
+/** SMTP settings when SERVICE_SMTP_URL is set (the from address is then required by the config checks). */
+export const smtpSettings = (config: ResolvedConfig): Option.Option<MailerLayer.SmtpSettings> =>
+  Option.map(config.smtpUrl, (url) => ({
+    url,
+    username: config.smtpUsername,
+    password: config.smtpPassword,
+    from: Option.getOrElse(config.emailFrom, () => `noreply@${new URL(config.siteUrl).hostname}`)
+  }))
 
 export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
   Layer.mergeAll(
@@ -67,6 +79,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
     // answer and the log warn about every such URL. Production speaks https only.
     overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
+    overrides.mailer ?? MailerLayer.layer(smtpSettings(config)),
     Layer.succeed(AppConfig, config)
   )
 
@@ -78,6 +91,7 @@ const services = Layer.mergeAll(
   Access.layer,
   Sessions.layer,
   UserRepo.layer,
+  UserTokenRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,

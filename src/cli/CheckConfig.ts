@@ -37,7 +37,12 @@ export const summary = (c: AppConfigShape) => [
   `  trusted proxies    ${c.trustedProxies.join(", ") || "(none)"}`,
   `  database pool      ${c.dbPoolMin}..${c.dbPoolMax} connections, prepared statements ${c.dbPreparedStatements ? "on" : "off"}`,
   `  log level          ${c.logLevel.label}`,
-  `  web app            ${Option.getOrElse(c.webappDir, () => "(built-in pages)")}`
+  `  web app            ${Option.getOrElse(c.webappDir, () => "(built-in pages)")}`,
+  `  email              ${
+    Option.isSome(c.smtpUrl)
+      ? `${redactUrl(c.smtpUrl, "")}${Option.isSome(c.smtpPassword) ? " (password set, redacted)" : ""}, from ${Option.getOrElse(c.emailFrom, () => "NOT SET")}`
+      : "off (no SERVICE_SMTP_URL: no password reset or invitation mail)"
+  }`
 ].join("\n")
 
 export const checkConfig: Effect.Effect<number> = Effect.gen(function*() {

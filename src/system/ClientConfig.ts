@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { Mailer } from "../../layers/Mailer.ts"
 import { AppConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
@@ -24,6 +25,8 @@ export const clientConfig = (full: boolean) =>
     const files = yield* Effect.flatMap(FileSettings, (settings) => settings.current)
     const switches = yield* siteSwitches
     const empty = yield* noAccounts
+    // The features that mail (password reset, notifications) are offered only when an SMTP server is configured.
+    const mail = (yield* Mailer).enabled
 
     const limited: Record<string, string> = {
       Version: MATTERMOST_VERSION,
@@ -62,7 +65,7 @@ export const clientConfig = (full: boolean) =>
       OpenIdButtonColor: "",
       EnableMultifactorAuthentication: "false",
       EnforceMultifactorAuthentication: "false",
-      PasswordEnableForgotLink: "false",
+      PasswordEnableForgotLink: flag(mail && login.passwordLogin),
       ForgotPasswordLink: "",
       PasswordMinimumLength: "8",
       PasswordRequireLowercase: "false",
@@ -231,7 +234,7 @@ export const clientConfig = (full: boolean) =>
       SamlPositionAttributeSet: "false",
       ScheduledPosts: "false",
       SchemaVersion: "",
-      SendEmailNotifications: "false",
+      SendEmailNotifications: flag(mail),
       SendPushNotifications: flag(push),
       ShowEmailAddress: "false",
       ShowFullName: "true",
