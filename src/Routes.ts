@@ -11,7 +11,7 @@ import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
 import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
-import * as PasswordReset from "./recovery/PasswordResetRoutes.ts"
+import * as MailedLinks from "./recovery/MailedLinkRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
@@ -40,7 +40,7 @@ export const served = HttpRouter.concatAll(
   Channels.routes,
   Categories.routes,
   Accounts.routes,
-  PasswordReset.routes,
+  MailedLinks.routes,
   System.routes,
   Analytics.routes,
   ConfigAdmin.routes,

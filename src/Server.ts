@@ -36,6 +36,7 @@ import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
 import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
+import * as InvitationRepo from "./invitations/InvitationRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
 
@@ -92,6 +93,7 @@ const services = Layer.mergeAll(
   Sessions.layer,
   UserRepo.layer,
   UserTokenRepo.layer,
+  InvitationRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,

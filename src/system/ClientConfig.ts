@@ -160,7 +160,7 @@ export const clientConfig = (full: boolean) =>
       EnableCustomUserStatuses: "true",
       EnableDeveloper: "false",
       EnableEmailBatching: "false",
-      EnableEmailInvitations: "false",
+      EnableEmailInvitations: flag(mail),
       EnableEmojiPicker: "true",
       EnableFile: "true",
       EnableFileAttachments: "true",

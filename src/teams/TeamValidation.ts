@@ -25,3 +25,9 @@ export const displayNameProblem = (displayName: string): string | undefined =>
   displayName.trim() === "" || [...displayName].length > DISPLAY_NAME_MAX
     ? `Display name must be 1 to ${DISPLAY_NAME_MAX} characters.`
     : undefined
+
+/** Mattermost's CheckUserDomain: an email domain among a team's allowed domains (comma or space separated), if any. */
+export const domainAllowed = (email: string, allowed: string) => {
+  const domains = allowed.split(/[\s,]+/).map((d) => d.trim().toLowerCase().replace(/^@/, "")).filter((d) => d !== "")
+  return domains.length === 0 || domains.some((d) => email.toLowerCase().endsWith(`@${d}`))
+}

@@ -17,6 +17,7 @@ import { Db } from "../../layers/Db.ts"
 import { noAccounts, siteSwitches } from "../system/ServerSettings.ts"
 import * as Membership from "../teams/Membership.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
+import { domainAllowed } from "../teams/TeamValidation.ts"
 import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
@@ -45,12 +46,6 @@ const LoginBody = Schema.Struct({
 
 /** `iid`: the invite id of a team's invite link; the new account joins that team. */
 const SignupQuery = Schema.Struct({ iid: Schema.optionalWith(Schema.String, { default: () => "" }) })
-
-/** Mattermost's CheckUserDomain: an email domain among a team's allowed domains (comma or space separated), if any. */
-const domainAllowed = (email: string, allowed: string) => {
-  const domains = allowed.split(/[\s,]+/).map((d) => d.trim().toLowerCase().replace(/^@/, "")).filter((d) => d !== "")
-  return domains.length === 0 || domains.some((d) => email.toLowerCase().endsWith(`@${d}`))
-}
 
 /**
  * Who may sign up (Mattermost's IsUserSignUpAllowed and CreateUserFromSignup): nobody while user creation is off

@@ -34,6 +34,8 @@ export interface UserRepoService {
   readonly setPassword: (id: string, passwordHash: string, now: number) => Effect.Effect<void, DbError>
   readonly setActive: (id: string, active: boolean, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly setPictureUpdate: (id: string, pictureAt: number, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
+  /** Marks the address verified, only while it is still the account's address. */
+  readonly markEmailVerified: (id: string, email: string, now: number) => Effect.Effect<boolean, DbError>
 }
 
 export interface UserChanges {
@@ -142,6 +144,13 @@ export const make = Effect.gen(function*() {
         db.execute(sql<UserRow>`
           UPDATE users SET last_picture_update = ${pictureAt}, update_at = ${now} WHERE id = ${id} RETURNING *`),
         one
+      ),
+    markEmailVerified: (id, email, now) =>
+      Effect.map(
+        db.execute(sql<{ id: string }>`
+          UPDATE users SET email_verified = true, update_at = ${now}
+          WHERE id = ${id} AND lower(email) = lower(${email}) AND delete_at = 0 RETURNING id`),
+        (rows) => rows.length > 0
       )
   }
   return service

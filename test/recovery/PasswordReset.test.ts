@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Fixtures } from "../files/Fixtures.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { type LoopbackSmtp, linkIn, type ReceivedMail, startSmtpServer } from "../support/SmtpServer.ts"
+import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
 /**
@@ -146,7 +147,7 @@ describe("password reset by email", () => {
   })
 })
 
-describe("password reset without email", () => {
+describe("a server without email", () => {
   let plain: TestServer
   beforeAll(async () => {
     plain = await startServer()
@@ -162,5 +163,16 @@ describe("password reset without email", () => {
       status_code: 501,
       server_error_id: "api.user.send_password_reset.disabled.app_error"
     })
+  })
+
+  it("email invitations and verification are off too, answering 501", async () => {
+    const { owner, team } = await teamOfTwo(plain.url, ["nomailowner", "nomailmember"])
+    expect((await owner.client.getClientConfig() as Record<string, string>).EnableEmailInvitations).toBe("false")
+    expect((await owner.client.getClientConfig() as Record<string, string>).SendEmailNotifications).toBe("false")
+    await expect(owner.client.sendEmailInvitesToTeam(team.id, ["x@example.com"])).rejects.toMatchObject({
+      status_code: 501,
+      server_error_id: "api.team.invite_members.disabled.app_error"
+    })
+    await expect(client4(plain.url).sendVerificationEmail(owner.user.email)).rejects.toMatchObject({ status_code: 501 })
   })
 })
