@@ -12,6 +12,7 @@ import * as Channels from "./channels/Routes.ts"
 import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as MailedLinks from "./recovery/MailedLinkRoutes.ts"
+import * as Mfa from "./mfa/MfaRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
@@ -41,6 +42,7 @@ export const served = HttpRouter.concatAll(
   Categories.routes,
   Accounts.routes,
   MailedLinks.routes,
+  Mfa.routes,
   System.routes,
   Analytics.routes,
   ConfigAdmin.routes,

@@ -37,6 +37,7 @@ import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
 import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
 import * as InvitationRepo from "./invitations/InvitationRepo.ts"
+import * as MfaRepo from "./mfa/MfaRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
 
@@ -94,6 +95,7 @@ const services = Layer.mergeAll(
   UserRepo.layer,
   UserTokenRepo.layer,
   InvitationRepo.layer,
+  MfaRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,

@@ -63,7 +63,7 @@ export const clientConfig = (full: boolean) =>
       EnableSignUpWithOpenId: flag(Option.isSome(login.openId)),
       OpenIdButtonText: Option.getOrElse(login.openId, () => ""),
       OpenIdButtonColor: "",
-      EnableMultifactorAuthentication: "false",
+      EnableMultifactorAuthentication: "true",
       EnforceMultifactorAuthentication: "false",
       PasswordEnableForgotLink: flag(mail && login.passwordLogin),
       ForgotPasswordLink: "",

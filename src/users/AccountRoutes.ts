@@ -18,6 +18,7 @@ import { noAccounts, siteSwitches } from "../system/ServerSettings.ts"
 import * as Membership from "../teams/Membership.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
 import { domainAllowed } from "../teams/TeamValidation.ts"
+import * as Mfa from "../mfa/Mfa.ts"
 import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
@@ -164,6 +165,13 @@ const login = Effect.gen(function*() {
   if (Number(user.value.delete_at) > 0) {
     return yield* unauthorized("api.user.login.inactive.app_error", "Login failed because your account has been deactivated.")
   }
+  // The second factor is asked only once the password was right, so that the question reveals nothing to a guesser.
+  yield* Mfa.checkLogin(user.value, input.token ?? "").pipe(
+    Effect.catchTags({
+      MissingCode: () => Effect.fail(unauthorized("mfa.validate_token.authenticate.app_error", "Invalid or missing MFA token.")),
+      BadCode: () => Effect.fail(unauthorized("api.user.check_user_mfa.bad_code.app_error", "Invalid MFA token."))
+    })
+  )
   const request = yield* HttpServerRequest.HttpServerRequest
   const info = clientInfo(request.headers["user-agent"] ?? "")
   const sessions = yield* Sessions

@@ -29,7 +29,7 @@ describe("routes we do not implement", () => {
   it("answers Mattermost routes we lack with 501 and the error body, even before authentication", async () => {
     for (const [method, path] of [
       ["GET", "/api/v4/jobs"],
-      ["POST", "/api/v4/users/mfa"],
+      ["POST", "/api/v4/users/migrate_auth/ldap"],
       ["GET", `/api/v4/users/${userId}/oauth/apps/authorized`],
       ["GET", "/api/v4/bots"]
     ] as const) {
