@@ -32,6 +32,7 @@ import * as StatusSweeper from "./status/Sweeper.ts"
 import * as DiagnosticId from "./system/DiagnosticId.ts"
 import * as SigningKey from "./system/SigningKey.ts"
 import * as PostRepo from "./posts/PostRepo.ts"
+import * as PostHistoryRepo from "./posts/PostHistoryRepo.ts"
 import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
@@ -106,6 +107,7 @@ const services = Layer.mergeAll(
   Push.layer,
   CallRepo.layer,
   PostRepo.layer,
+  PostHistoryRepo.layer,
   ThreadRepo.layer,
   SsoDirectory.layer,
   WebApp.layer
