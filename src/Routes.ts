@@ -13,6 +13,7 @@ import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as MailedLinks from "./recovery/MailedLinkRoutes.ts"
 import * as Mfa from "./mfa/MfaRoutes.ts"
+import * as Drafts from "./drafts/DraftRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
@@ -43,6 +44,7 @@ export const served = HttpRouter.concatAll(
   Accounts.routes,
   MailedLinks.routes,
   Mfa.routes,
+  Drafts.routes,
   System.routes,
   Analytics.routes,
   ConfigAdmin.routes,

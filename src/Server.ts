@@ -39,6 +39,7 @@ import * as UserRepo from "./users/UserRepo.ts"
 import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
 import * as InvitationRepo from "./invitations/InvitationRepo.ts"
 import * as MfaRepo from "./mfa/MfaRepo.ts"
+import * as DraftRepo from "./drafts/DraftRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
 
@@ -97,6 +98,7 @@ const services = Layer.mergeAll(
   UserTokenRepo.layer,
   InvitationRepo.layer,
   MfaRepo.layer,
+  DraftRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,

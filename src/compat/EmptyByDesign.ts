@@ -30,7 +30,6 @@ export const EMPTY_BY_DESIGN: ReadonlyArray<EmptyByDesign> = [
   { method: "GET", path: "/api/v4/channels/{channel_id}/bookmarks", answer: "[]", why: "channel bookmarks: mobile 11.10+ fetches them unconditionally", body: () => [] },
   { method: "GET", path: "/api/v4/custom_profile_attributes/fields", answer: "[]", why: "custom profile attributes: the web app fetches the fields", body: () => [] },
   { method: "GET", path: "/api/v4/users/{user_id}/custom_profile_attributes", answer: "{}", why: "custom profile attributes: no values", body: () => ({}) },
-  { method: "GET", path: "/api/v4/users/{user_id}/teams/{team_id}/drafts", answer: "[]", why: "server-synced drafts are off (AllowSyncedDrafts false)", body: () => [] },
   {
     method: "GET",
     path: "/api/v4/posts/scheduled/team/{team_id}",

@@ -128,7 +128,7 @@ export const clientConfig = (full: boolean) =>
       AllowEditPost: "always",
       AllowPersistentNotifications: "false",
       AllowPersistentNotificationsForGuests: "false",
-      AllowSyncedDrafts: "false",
+      AllowSyncedDrafts: "true",
       AllowedThemes: "",
       AppsPluginEnabled: "false",
       AutoTranslationLanguages: "",

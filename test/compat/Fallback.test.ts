@@ -58,7 +58,6 @@ describe("routes we do not implement", () => {
       "/api/v4/channels/{channel_id}/bookmarks": `/api/v4/channels/${channelId}/bookmarks`,
       "/api/v4/custom_profile_attributes/fields": "/api/v4/custom_profile_attributes/fields",
       "/api/v4/users/{user_id}/custom_profile_attributes": `/api/v4/users/${userId}/custom_profile_attributes`,
-      "/api/v4/users/{user_id}/teams/{team_id}/drafts": `/api/v4/users/me/teams/${teamId}/drafts`,
       "/api/v4/posts/scheduled/team/{team_id}": `/api/v4/posts/scheduled/team/${teamId}?includeDirectChannels=true`,
       "/api/v4/system/notices/{team_id}": `/api/v4/system/notices/${teamId}?client=mobile&clientVersion=2.43.0`,
       "/api/v4/users/{user_id}/data_retention/team_policies": "/api/v4/users/me/data_retention/team_policies?page=0&per_page=100",
