@@ -12,10 +12,10 @@ export const DraftBody = Schema.Struct({
   file_ids: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/))).pipe(Schema.maxItems(10)), { default: () => [] })
 })
 
-export interface DraftJson {
+/** What a draft and a scheduled post share: a message not yet posted, by one user, to a channel or thread. */
+export interface UnsentMessageJson {
   readonly create_at: number
   readonly update_at: number
-  readonly delete_at: number
   readonly user_id: string
   readonly channel_id: string
   readonly root_id: string
@@ -23,4 +23,8 @@ export interface DraftJson {
   readonly props: Record<string, unknown>
   readonly file_ids: ReadonlyArray<string>
   readonly metadata: Record<string, unknown>
+}
+
+export interface DraftJson extends UnsentMessageJson {
+  readonly delete_at: number
 }

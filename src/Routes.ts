@@ -14,6 +14,7 @@ import * as Accounts from "./users/AccountRoutes.ts"
 import * as MailedLinks from "./recovery/MailedLinkRoutes.ts"
 import * as Mfa from "./mfa/MfaRoutes.ts"
 import * as Drafts from "./drafts/DraftRoutes.ts"
+import * as Scheduled from "./scheduled/ScheduledPostRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
@@ -45,6 +46,7 @@ export const served = HttpRouter.concatAll(
   MailedLinks.routes,
   Mfa.routes,
   Drafts.routes,
+  Scheduled.routes,
   System.routes,
   Analytics.routes,
   ConfigAdmin.routes,

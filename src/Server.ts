@@ -40,6 +40,8 @@ import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
 import * as InvitationRepo from "./invitations/InvitationRepo.ts"
 import * as MfaRepo from "./mfa/MfaRepo.ts"
 import * as DraftRepo from "./drafts/DraftRepo.ts"
+import * as ScheduledPostRepo from "./scheduled/ScheduledPostRepo.ts"
+import * as ScheduledPostJob from "./scheduled/ScheduledPostJob.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
 
@@ -99,6 +101,7 @@ const services = Layer.mergeAll(
   InvitationRepo.layer,
   MfaRepo.layer,
   DraftRepo.layer,
+  ScheduledPostRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,
@@ -119,7 +122,7 @@ const services = Layer.mergeAll(
 const dependentServices = Realtime.layer
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer)
+const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ScheduledPostJob.layer)
 
 /**
  * platform-node registers its own 'upgrade' listener, which runs the Effect app and keeps a fiber per open socket

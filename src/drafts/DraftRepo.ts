@@ -1,33 +1,15 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import type { DraftJson } from "../../schemas/Drafts.ts"
+import { type UnsentMessageRow, unsentToJson } from "./UnsentMessageRow.ts"
 
 /** Synced drafts (migration 0103). */
-interface DraftRow {
-  readonly user_id: string
-  readonly channel_id: string
-  readonly root_id: string
-  readonly create_at: string
-  readonly update_at: string
-  readonly message: string
-  readonly props: Record<string, unknown>
-  readonly file_ids: ReadonlyArray<string>
+interface DraftRow extends UnsentMessageRow {
   /** Whether the upsert inserted the row (xmax = 0), to tell draft_created from draft_updated. */
   readonly inserted?: boolean
 }
 
-const toJson = (r: DraftRow): DraftJson => ({
-  create_at: Number(r.create_at),
-  update_at: Number(r.update_at),
-  delete_at: 0,
-  user_id: r.user_id,
-  channel_id: r.channel_id,
-  root_id: r.root_id,
-  message: r.message,
-  props: r.props ?? {},
-  file_ids: r.file_ids ?? [],
-  metadata: {}
-})
+const toJson = (r: DraftRow): DraftJson => ({ ...unsentToJson(r), delete_at: 0 })
 
 export interface DraftInput {
   readonly userId: string

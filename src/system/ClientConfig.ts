@@ -232,7 +232,7 @@ export const clientConfig = (full: boolean) =>
       SamlLastNameAttributeSet: "false",
       SamlNicknameAttributeSet: "false",
       SamlPositionAttributeSet: "false",
-      ScheduledPosts: "false",
+      ScheduledPosts: "true",
       SchemaVersion: "",
       SendEmailNotifications: flag(mail),
       SendPushNotifications: flag(push),

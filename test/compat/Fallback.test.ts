@@ -58,7 +58,6 @@ describe("routes we do not implement", () => {
       "/api/v4/channels/{channel_id}/bookmarks": `/api/v4/channels/${channelId}/bookmarks`,
       "/api/v4/custom_profile_attributes/fields": "/api/v4/custom_profile_attributes/fields",
       "/api/v4/users/{user_id}/custom_profile_attributes": `/api/v4/users/${userId}/custom_profile_attributes`,
-      "/api/v4/posts/scheduled/team/{team_id}": `/api/v4/posts/scheduled/team/${teamId}?includeDirectChannels=true`,
       "/api/v4/system/notices/{team_id}": `/api/v4/system/notices/${teamId}?client=mobile&clientVersion=2.43.0`,
       "/api/v4/users/{user_id}/data_retention/team_policies": "/api/v4/users/me/data_retention/team_policies?page=0&per_page=100",
       "/api/v4/users/{user_id}/data_retention/channel_policies": "/api/v4/users/me/data_retention/channel_policies"
@@ -70,7 +69,6 @@ describe("routes we do not implement", () => {
       expect(response.type).toBe("application/json")
       expect(response.body, path).toEqual(EMPTY_BY_DESIGN.find((e) => e.path === template)!.body({ team_id: teamId }, new URL(`http://x${path}`).searchParams))
     }
-    expect((await raw(server.url, `/api/v4/posts/scheduled/team/${teamId}?includeDirectChannels=true`, { token })).body).toEqual({ [teamId]: [], directChannels: [] })
   })
 
   it("still checks the session and the resources those reads name", async () => {
