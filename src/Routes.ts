@@ -15,6 +15,7 @@ import * as MailedLinks from "./recovery/MailedLinkRoutes.ts"
 import * as Mfa from "./mfa/MfaRoutes.ts"
 import * as Drafts from "./drafts/DraftRoutes.ts"
 import * as Scheduled from "./scheduled/ScheduledPostRoutes.ts"
+import * as Counts from "./counts/CountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
@@ -47,6 +48,7 @@ export const served = HttpRouter.concatAll(
   Mfa.routes,
   Drafts.routes,
   Scheduled.routes,
+  Counts.routes,
   System.routes,
   Analytics.routes,
   ConfigAdmin.routes,

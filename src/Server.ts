@@ -41,6 +41,7 @@ import * as InvitationRepo from "./invitations/InvitationRepo.ts"
 import * as MfaRepo from "./mfa/MfaRepo.ts"
 import * as DraftRepo from "./drafts/DraftRepo.ts"
 import * as ScheduledPostRepo from "./scheduled/ScheduledPostRepo.ts"
+import * as CountRepo from "./counts/CountRepo.ts"
 import * as ScheduledPostJob from "./scheduled/ScheduledPostJob.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
@@ -102,6 +103,7 @@ const services = Layer.mergeAll(
   MfaRepo.layer,
   DraftRepo.layer,
   ScheduledPostRepo.layer,
+  CountRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,
