@@ -13,6 +13,14 @@ export interface CountRepoService {
   readonly memberCounts: (userId: string, isAdmin: boolean, channelIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ChannelCount>, DbError>
   /** Unread mentions in followed threads, per channel of the team (and direct and group messages). */
   readonly threadMentions: (userId: string, teamId: string) => Effect.Effect<ReadonlyArray<{ readonly channel_id: string; readonly mentions: string }>, DbError>
+  /** Per team: followed threads with unread replies and their unread mentions (collapsed reply threads' badges). */
+  readonly threadUnreadsByTeam: (userId: string) => Effect.Effect<ReadonlyArray<ThreadUnreads>, DbError>
+}
+
+export interface ThreadUnreads {
+  readonly team_id: string
+  readonly thread_count: string
+  readonly thread_mention_count: string
 }
 
 export class CountRepo extends Context.Tag("service/CountRepo")<CountRepo, CountRepoService>() {}
@@ -37,7 +45,15 @@ export const make = Effect.gen(function*() {
         FROM thread_memberships tmb JOIN posts p ON p.id = tmb.post_id JOIN channels c ON c.id = p.channel_id
         WHERE tmb.user_id = ${userId} AND tmb.following AND tmb.unread_mentions > 0 AND p.delete_at = 0
           AND c.delete_at = 0 AND (c.team_id = ${teamId} OR c.team_id = '')
-        GROUP BY p.channel_id`)
+        GROUP BY p.channel_id`),
+    threadUnreadsByTeam: (userId) =>
+      db.read(sql<ThreadUnreads>`
+        SELECT c.team_id,
+               count(*) FILTER (WHERE th.last_reply_at > tmb.last_viewed) AS thread_count,
+               COALESCE(SUM(tmb.unread_mentions), 0) AS thread_mention_count
+        FROM thread_memberships tmb JOIN threads th ON th.post_id = tmb.post_id JOIN channels c ON c.id = th.channel_id
+        WHERE tmb.user_id = ${userId} AND tmb.following AND th.delete_at = 0 AND c.delete_at = 0 AND c.team_id <> ''
+        GROUP BY c.team_id`)
   }
   return service
 })

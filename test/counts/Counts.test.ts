@@ -57,4 +57,24 @@ describe("counts the apps show", () => {
     expect((await counts("me", outsider.client.getToken(), "bad")).status).toBe(400)
     expect((await fetch(`${server.url}/api/v4/users/me/teams/${team.id}/threads/mention_counts`)).status).toBe(401)
   })
+
+  it("team unreads with include_collapsed_threads carry the thread badges", async () => {
+    const { owner, member, team } = await teamOfTwo(server.url, ["crtowner", "crtmember"])
+    const town = (await owner.client.getMyChannels(team.id)).find((c) => c.name === "town-square")!
+    const first: Post = await member.client.createPost({ channel_id: town.id, message: "first thread" } as Post)
+    const second: Post = await member.client.createPost({ channel_id: town.id, message: "second thread" } as Post)
+    await owner.client.createPost({ channel_id: town.id, root_id: first.id, message: `@${member.username} look` } as Post)
+    await owner.client.createPost({ channel_id: town.id, root_id: second.id, message: "no mention" } as Post)
+    const unreads = await member.client.getMyTeamUnreads(true)
+    expect(unreads.find((u) => u.team_id === team.id)).toMatchObject({
+      team_id: team.id,
+      thread_count: 2,
+      thread_mention_count: 1,
+      thread_urgent_mention_count: 0
+    })
+    // Without the flag the answer stays as before.
+    const plain = await member.client.getMyTeamUnreads(false)
+    expect(Object.keys(plain.find((u) => u.team_id === team.id)!)).not.toContain("thread_count")
+    expect((await owner.client.getMyTeamUnreads(true)).find((u) => u.team_id === team.id)).toMatchObject({ thread_count: 0, thread_mention_count: 0 })
+  })
 })
