@@ -42,6 +42,7 @@ import * as MfaRepo from "./mfa/MfaRepo.ts"
 import * as DraftRepo from "./drafts/DraftRepo.ts"
 import * as ScheduledPostRepo from "./scheduled/ScheduledPostRepo.ts"
 import * as CountRepo from "./counts/CountRepo.ts"
+import * as AllChannelsSearchRepo from "./channels/AllChannelsSearchRepo.ts"
 import * as ScheduledPostJob from "./scheduled/ScheduledPostJob.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
@@ -104,6 +105,7 @@ const services = Layer.mergeAll(
   DraftRepo.layer,
   ScheduledPostRepo.layer,
   CountRepo.layer,
+  AllChannelsSearchRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,
