@@ -17,9 +17,14 @@ const searchAll = Effect.gen(function*() {
   const q = yield* Decode.body(AllChannelsSearchBody)
   const paged = q.page !== undefined && q.per_page !== undefined
   const limit = paged ? q.per_page! : 100
-  const rows = yield* (yield* AllChannelsSearchRepo).search({ userId: caller.userId, isAdmin: caller.isSystemAdmin }, q, limit, paged ? q.page! * limit : 0)
+  const repo = yield* AllChannelsSearchRepo
+  const viewer = { userId: caller.userId, isAdmin: caller.isSystemAdmin }
+  const rows = yield* repo.search(viewer, q, limit, paged ? q.page! * limit : 0)
   const channels = rows.map((r) => ({ ...toChannel(r), team_display_name: r.team_display_name, team_name: r.team_name, team_update_at: Number(r.team_update_at) }))
-  return json(paged ? { channels, total_count: rows.length > 0 ? Number(rows[0].total) : 0 } : channels)
+  if (!paged) return json(channels)
+  // A page past the end holds no row to carry the total: the first page's does.
+  const total = rows.length > 0 ? Number(rows[0].total) : Number((yield* repo.search(viewer, q, 1, 0))[0]?.total ?? 0)
+  return json({ channels, total_count: total })
 })
 
 export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/channels/search", searchAll))

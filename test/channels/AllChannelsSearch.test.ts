@@ -37,6 +37,7 @@ describe("channel search across teams", () => {
     const paged = await admin.client.searchAllChannels(word, { page: 0, per_page: 2 }) as unknown as { channels: Array<Channel>; total_count: number }
     expect(paged.channels).toHaveLength(2)
     expect(paged.total_count).toBe(3)
+    expect(await admin.client.searchAllChannels(word, { page: 5, per_page: 2 })).toEqual({ channels: [], total_count: 3 })
     expect(names(await admin.client.searchAllChannels(word, { private: true }) as unknown as Array<Channel>)).toEqual([secret.id])
     expect(names(await admin.client.searchAllChannels(word, { team_ids: [other.id] }) as unknown as Array<Channel>)).toEqual([elsewhere.id])
     await expect(client4(server.url).searchAllChannels(word, {})).rejects.toMatchObject({ status_code: 401 })
