@@ -39,6 +39,11 @@ export interface AppConfigShape {
   readonly webappDir: Option.Option<string>
   /** S3-compatible file storage, used when SERVICE_FILES_S3_BUCKET is set; otherwise files go under the data directory. */
   readonly filesS3: Option.Option<S3Settings>
+  /** The SMTP server mail goes through (smtp:// or smtps://); unset, nothing is mailed. */
+  readonly smtpUrl: Option.Option<Redacted.Redacted>
+  readonly smtpUsername: Option.Option<string>
+  readonly smtpPassword: Option.Option<Redacted.Redacted>
+  readonly emailFrom: Option.Option<string>
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -105,6 +110,8 @@ const optionalSecretUrl = (name: string, protocols: ReadonlyArray<string>) =>
     )
   )
 
+const isFromAddress = (raw: string) => /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim())
+
 /** Reads the raw environment. Every problem is accumulated so that `--check-config` can list them all. */
 export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   environment: Config.string("SERVICE_ENVIRONMENT").pipe(Config.withDefault("development")),
@@ -165,7 +172,15 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     accessKeyId: Config.option(Config.redacted("SERVICE_FILES_S3_ACCESS_KEY_ID")),
     secretAccessKey: Config.option(Config.redacted("SERVICE_FILES_S3_SECRET_ACCESS_KEY")),
     forcePathStyle: Config.boolean("SERVICE_FILES_S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false))
-  })
+  }),
+  smtpUrl: optionalSecretUrl("SERVICE_SMTP_URL", ["smtp:", "smtps:"]),
+  smtpUsername: Config.option(Config.nonEmptyString("SERVICE_SMTP_USERNAME")),
+  smtpPassword: Config.option(Config.redacted("SERVICE_SMTP_PASSWORD")),
+  emailFrom: Config.option(
+    Config.string("SERVICE_EMAIL_FROM").pipe(
+      Config.validate({ message: "must be an email address, optionally as Name <address>", validation: isFromAddress })
+    )
+  )
 }).pipe(
   Config.map(({ s3, ...c }) => ({
     ...c,
@@ -207,6 +222,10 @@ const hints: Record<string, string> = {
   SERVICE_ENVIRONMENT: "production, or anything else for development",
   SERVICE_FILES_S3_ACCESS_KEY_ID: "set both SERVICE_FILES_S3_ACCESS_KEY_ID and SERVICE_FILES_S3_SECRET_ACCESS_KEY, or neither (the AWS default credential chain)",
   SERVICE_FILES_S3_ENDPOINT: "the store's URL, e.g. http://minio:9000; leave unset for AWS S3",
+  SERVICE_SMTP_URL: "e.g. smtps://user:password@mail.example.com:465 or smtp://mail.example.com:587 (STARTTLS when offered)",
+  SERVICE_SMTP_USERNAME: "the SMTP user, when it is not in SERVICE_SMTP_URL",
+  SERVICE_SMTP_PASSWORD: "the SMTP password, when it is not in SERVICE_SMTP_URL",
+  SERVICE_EMAIL_FROM: "the sender of every mail, e.g. Chat <chat@example.com>",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 
@@ -282,6 +301,20 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
       hint: hintFor("SERVICE_FILES_S3_ACCESS_KEY_ID"),
       severity: "error"
     })
+  }
+  if (Option.isSome(c.smtpUrl) && Option.isNone(c.emailFrom)) {
+    problems.push({ variable: "SERVICE_EMAIL_FROM", message: "required when SERVICE_SMTP_URL is set", hint: hintFor("SERVICE_EMAIL_FROM"), severity: "error" })
+  }
+  if (Option.isNone(c.smtpUrl)) {
+    const strays = [["SERVICE_SMTP_USERNAME", Option.isSome(c.smtpUsername)], ["SERVICE_SMTP_PASSWORD", Option.isSome(c.smtpPassword)], [
+      "SERVICE_EMAIL_FROM",
+      Option.isSome(c.emailFrom)
+    ]] as const
+    for (const [variable, set] of strays) {
+      if (set) {
+        problems.push({ variable, message: "set without SERVICE_SMTP_URL: no mail is sent", hint: hintFor("SERVICE_SMTP_URL"), severity: "warning" })
+      }
+    }
   }
   if (c.dbPoolMin > c.dbPoolMax) {
     problems.push({

@@ -11,6 +11,11 @@ import * as Teams from "./teams/Routes.ts"
 import * as Channels from "./channels/Routes.ts"
 import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
+import * as MailedLinks from "./recovery/MailedLinkRoutes.ts"
+import * as Mfa from "./mfa/MfaRoutes.ts"
+import * as Drafts from "./drafts/DraftRoutes.ts"
+import * as Scheduled from "./scheduled/ScheduledPostRoutes.ts"
+import * as Counts from "./counts/CountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
@@ -43,6 +48,11 @@ export const served = HttpRouter.concatAll(
   Channels.routes,
   Categories.routes,
   Accounts.routes,
+  MailedLinks.routes,
+  Mfa.routes,
+  Drafts.routes,
+  Scheduled.routes,
+  Counts.routes,
   System.routes,
   Analytics.routes,
   ConfigAdmin.routes,

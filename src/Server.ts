@@ -10,6 +10,7 @@ import * as CryptoLayer from "../layers/Crypto.ts"
 import * as DbLayer from "../layers/Db.ts"
 import * as FileStoreLayer from "../layers/FileStore.ts"
 import * as IdPLayer from "../layers/IdP.ts"
+import * as MailerLayer from "../layers/Mailer.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
 import * as OutboundHttpLayer from "../layers/OutboundHttp.ts"
@@ -34,9 +35,18 @@ import * as StatusSweeper from "./status/Sweeper.ts"
 import * as DiagnosticId from "./system/DiagnosticId.ts"
 import * as SigningKey from "./system/SigningKey.ts"
 import * as PostRepo from "./posts/PostRepo.ts"
+import * as PostHistoryRepo from "./posts/PostHistoryRepo.ts"
 import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
+import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
+import * as InvitationRepo from "./invitations/InvitationRepo.ts"
+import * as MfaRepo from "./mfa/MfaRepo.ts"
+import * as DraftRepo from "./drafts/DraftRepo.ts"
+import * as ScheduledPostRepo from "./scheduled/ScheduledPostRepo.ts"
+import * as CountRepo from "./counts/CountRepo.ts"
+import * as AllChannelsSearchRepo from "./channels/AllChannelsSearchRepo.ts"
+import * as ScheduledPostJob from "./scheduled/ScheduledPostJob.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
 
@@ -52,6 +62,7 @@ export interface CapabilityOverrides {
   readonly pushSender?: Layer.Layer<PushSenderLayer.PushSender>
   readonly idp?: Layer.Layer<IdPLayer.IdP>
   readonly outboundHttp?: Layer.Layer<OutboundHttpLayer.OutboundHttp>
+  readonly mailer?: Layer.Layer<MailerLayer.Mailer>
 }
 
 /**
@@ -63,6 +74,15 @@ const fileStore = (config: ResolvedConfig) =>
     onNone: () => FileStoreLayer.layer(config.dataDir),
     onSome: (s3) => Layer.unwrapEffect(Effect.map(Effect.promise(() => import("../layers/FileStoreS3.ts")), (S3) => S3.layer(s3)))
   })
+
+/** SMTP settings when SERVICE_SMTP_URL is set (the from address is then required by the config checks). */
+export const smtpSettings = (config: ResolvedConfig): Option.Option<MailerLayer.SmtpSettings> =>
+  Option.map(config.smtpUrl, (url) => ({
+    url,
+    username: config.smtpUsername,
+    password: config.smtpPassword,
+    from: Option.getOrElse(config.emailFrom, () => `noreply@${new URL(config.siteUrl).hostname}`)
+  }))
 
 export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>
   Layer.mergeAll(
@@ -82,6 +102,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
     // answer and the log warn about every such URL. Production speaks https only.
     overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
+    overrides.mailer ?? MailerLayer.layer(smtpSettings(config)),
     Layer.succeed(AppConfig, config)
   )
 
@@ -93,6 +114,13 @@ const services = Layer.mergeAll(
   Access.layer,
   Sessions.layer,
   UserRepo.layer,
+  UserTokenRepo.layer,
+  InvitationRepo.layer,
+  MfaRepo.layer.pipe(Layer.provide(UserRepo.layer)),
+  DraftRepo.layer,
+  ScheduledPostRepo.layer,
+  CountRepo.layer,
+  AllChannelsSearchRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,
   SigningKey.layer,
@@ -103,6 +131,7 @@ const services = Layer.mergeAll(
   Push.layer,
   CallRepo.layer,
   PostRepo.layer,
+  PostHistoryRepo.layer,
   ThreadRepo.layer,
   SsoDirectory.layer,
   WebApp.layer,
@@ -113,7 +142,7 @@ const services = Layer.mergeAll(
 const dependentServices = Realtime.layer
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer)
+const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer)
 
 /** After `close`, requests still running this long are cut: a hung keep-alive request cannot hold a shutdown. */
 export const REQUEST_GRACE_MS = 10_000

@@ -44,6 +44,11 @@ export const summary = (c: AppConfigShape) => [
       onNone: () => `local directory ${c.dataDir}/files`,
       onSome: (s3) => `S3 bucket ${s3.bucket} at ${Option.getOrElse(s3.endpoint, () => `AWS ${s3.region}`)}${s3.forcePathStyle ? " (path style)" : ""}`
     })
+  }`,
+  `  email              ${
+    Option.isSome(c.smtpUrl)
+      ? `${redactUrl(c.smtpUrl, "")}${Option.isSome(c.smtpPassword) ? " (password set, redacted)" : ""}, from ${Option.getOrElse(c.emailFrom, () => "NOT SET")}`
+      : "off (no SERVICE_SMTP_URL: no password reset or invitation mail)"
   }`
 ].join("\n")
 

@@ -31,14 +31,6 @@ export const EMPTY_BY_DESIGN: ReadonlyArray<EmptyByDesign> = [
   { method: "GET", path: "/api/v4/channels/{channel_id}/bookmarks", answer: "[]", why: "channel bookmarks: mobile 11.10+ fetches them unconditionally", body: () => [] },
   { method: "GET", path: "/api/v4/custom_profile_attributes/fields", answer: "[]", why: "custom profile attributes: the web app fetches the fields", body: () => [] },
   { method: "GET", path: "/api/v4/users/{user_id}/custom_profile_attributes", answer: "{}", why: "custom profile attributes: no values", body: () => ({}) },
-  { method: "GET", path: "/api/v4/users/{user_id}/teams/{team_id}/drafts", answer: "[]", why: "server-synced drafts are off (AllowSyncedDrafts false)", body: () => [] },
-  {
-    method: "GET",
-    path: "/api/v4/posts/scheduled/team/{team_id}",
-    answer: "{\"<team_id>\": [], \"directChannels\": []}",
-    why: "scheduled posts are off (ScheduledPosts false)",
-    body: (params, query) => ({ [params.team_id]: [], ...(query.get("includeDirectChannels") === "true" ? { directChannels: [] } : {}) })
-  },
   { method: "GET", path: "/api/v4/teams/{team_id}/groups", answer: "{\"groups\": [], \"total_group_count\": 0}", why: "synced groups: none (the System Console's team page loads them)", body: noGroups },
   { method: "GET", path: "/api/v4/channels/{channel_id}/groups", answer: "{\"groups\": [], \"total_group_count\": 0}", why: "synced groups: none (the System Console's channel page loads them)", body: noGroups },
   { method: "GET", path: "/api/v4/system/notices/{team_id}", answer: "[]", why: "in-product notices: none", body: () => [] },

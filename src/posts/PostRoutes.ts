@@ -10,6 +10,7 @@ import { created, json, ok } from "../http/Respond.ts"
 import { ThreadRepo } from "../threads/ThreadRepo.ts"
 import { createPost, CreatePostBody, invalidMessageLength } from "./CreatePost.ts"
 import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
+import { PostHistoryRepo } from "./PostHistoryRepo.ts"
 import { PostRepo } from "./PostRepo.ts"
 
 /** Single posts: create, read, edit, patch, delete, pin, and posts by ids. */
@@ -66,7 +67,11 @@ const applyEdit = (caller: Caller, postId: string, changes: Changes) =>
     const sql = db.sql
     const now = yield* Clock.currentTimeMillis
     const message = changes.message
-    yield* db.execute(sql`
+    const history = yield* PostHistoryRepo
+    // The previous version is kept in the same transaction as the edit: the history never misses nor invents one.
+    yield* db.transaction(Effect.gen(function*() {
+      if (message !== undefined) yield* history.keepPrevious(sql, postId, message, now)
+      yield* sql`
       UPDATE posts SET
         update_at = ${now},
         edit_at = ${message === undefined ? sql`edit_at` : sql`CASE WHEN message <> ${message} THEN ${now}::bigint ELSE edit_at END`},
@@ -74,7 +79,8 @@ const applyEdit = (caller: Caller, postId: string, changes: Changes) =>
         hashtags = ${message === undefined ? sql`hashtags` : sql`${hashtags(message)}`},
         props = ${changes.props === undefined ? sql`props` : sql`${JSON.stringify(changes.props)}::jsonb`},
         is_pinned = ${changes.is_pinned === undefined ? sql`is_pinned` : sql`${changes.is_pinned}`}
-      WHERE id = ${postId} AND delete_at = 0`)
+      WHERE id = ${postId} AND delete_at = 0`
+    }))
     const post = yield* hydrateOne(caller, postId)
     const bus = yield* EventBus
     yield* bus.publish("post_edited", { post: JSON.stringify(post) }, { channel_id: channel.id })

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { Mailer } from "../../layers/Mailer.ts"
 import { AppConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
@@ -25,6 +26,8 @@ export const clientConfig = (full: boolean) =>
     const files = yield* Effect.flatMap(FileSettings, (settings) => settings.current)
     const switches = yield* siteSwitches
     const empty = yield* noAccounts
+    // The features that mail (password reset, notifications) are offered only when an SMTP server is configured.
+    const mail = (yield* Mailer).enabled
 
     const limited: Record<string, string> = {
       Version: MATTERMOST_VERSION,
@@ -61,9 +64,9 @@ export const clientConfig = (full: boolean) =>
       EnableSignUpWithOpenId: flag(Option.isSome(login.openId)),
       OpenIdButtonText: Option.getOrElse(login.openId, () => ""),
       OpenIdButtonColor: "",
-      EnableMultifactorAuthentication: "false",
+      EnableMultifactorAuthentication: "true",
       EnforceMultifactorAuthentication: "false",
-      PasswordEnableForgotLink: "false",
+      PasswordEnableForgotLink: flag(mail && login.passwordLogin),
       ForgotPasswordLink: "",
       PasswordMinimumLength: "8",
       PasswordRequireLowercase: "false",
@@ -127,7 +130,7 @@ export const clientConfig = (full: boolean) =>
       AllowEditPost: "always",
       AllowPersistentNotifications: "false",
       AllowPersistentNotificationsForGuests: "false",
-      AllowSyncedDrafts: "false",
+      AllowSyncedDrafts: "true",
       AllowedThemes: "",
       AppsPluginEnabled: "false",
       AutoTranslationLanguages: "",
@@ -159,7 +162,7 @@ export const clientConfig = (full: boolean) =>
       EnableCustomUserStatuses: "true",
       EnableDeveloper: "false",
       EnableEmailBatching: "false",
-      EnableEmailInvitations: "false",
+      EnableEmailInvitations: flag(mail),
       EnableEmojiPicker: "true",
       EnableFile: "true",
       EnableFileAttachments: "true",
@@ -231,9 +234,9 @@ export const clientConfig = (full: boolean) =>
       SamlLastNameAttributeSet: "false",
       SamlNicknameAttributeSet: "false",
       SamlPositionAttributeSet: "false",
-      ScheduledPosts: "false",
+      ScheduledPosts: "true",
       SchemaVersion: "",
-      SendEmailNotifications: "false",
+      SendEmailNotifications: flag(mail),
       SendPushNotifications: flag(push),
       ShowEmailAddress: "false",
       ShowFullName: "true",

@@ -13,6 +13,7 @@ import * as Membership from "./Membership.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import { memberColumns, unreadJoin } from "./TeamQueries.ts"
 import { domainAllowed } from "./TeamValidation.ts"
+import { CountRepo } from "../counts/CountRepo.ts"
 import { type TeamMemberRow, type TeamRow, type TeamUnreadRow, toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
 import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "./UserParam.ts"
 
@@ -33,7 +34,10 @@ const MembersQuery = Schema.Struct({
   sort: Schema.optionalWith(Schema.String, { default: () => "" }),
   exclude_deleted_users: Schema.optionalWith(Decode.QueryBool, { default: () => false })
 })
-const ExcludeTeamQuery = Schema.Struct({ exclude_team: Schema.optionalWith(Schema.String, { default: () => "" }) })
+const ExcludeTeamQuery = Schema.Struct({
+  exclude_team: Schema.optionalWith(Schema.String, { default: () => "" }),
+  include_collapsed_threads: Schema.optionalWith(Decode.QueryBool, { default: () => false })
+})
 
 const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
@@ -260,7 +264,16 @@ const userTeamsUnread = Effect.gen(function*() {
     FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
     WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0 AND tm.team_id <> ${q.exclude_team}
     ORDER BY tm.team_id`)
-  return json(rows.map(toTeamUnread))
+  if (!q.include_collapsed_threads) return json(rows.map(toTeamUnread))
+  // mattermost-redux sets the teams' thread badges from these; without them every refresh would reset them to zero.
+  const threads = new Map((yield* (yield* CountRepo).threadUnreadsByTeam(userId)).map((t) => [t.team_id, t]))
+  return json(rows.map((row) => ({
+    ...toTeamUnread(row),
+    thread_count: Number(threads.get(row.team_id)?.thread_count ?? 0),
+    thread_mention_count: Number(threads.get(row.team_id)?.thread_mention_count ?? 0),
+    // Post priority (urgent mentions) is not offered (config/client PostPriority is off).
+    thread_urgent_mention_count: 0
+  })))
 })
 
 const userTeamUnread = Effect.gen(function*() {

@@ -26,7 +26,7 @@ export const displayNameProblem = (displayName: string): string | undefined =>
     ? `Display name must be 1 to ${DISPLAY_NAME_MAX} characters.`
     : undefined
 
-/** Whether a team's allowed domains (comma or space separated, "" for any) admit the email (isTeamEmailAllowed). */
+/** Mattermost's CheckUserDomain: an email domain among a team's allowed domains (comma or space separated), if any. */
 export const domainAllowed = (email: string, allowed: string) => {
   const domains = allowed.split(/[\s,]+/).map((d) => d.trim().toLowerCase().replace(/^@/, "")).filter((d) => d !== "")
   return domains.length === 0 || domains.some((d) => email.toLowerCase().endsWith(`@${d}`))

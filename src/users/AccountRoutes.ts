@@ -18,6 +18,7 @@ import { noAccounts, siteSwitches } from "../system/ServerSettings.ts"
 import * as Membership from "../teams/Membership.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
 import { domainAllowed } from "../teams/TeamValidation.ts"
+import * as Mfa from "../mfa/Mfa.ts"
 import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
@@ -47,7 +48,6 @@ const LoginBody = Schema.Struct({
 /** `iid`: the invite id of a team's invite link; the new account joins that team. */
 const SignupQuery = Schema.Struct({ iid: Schema.optionalWith(Schema.String, { default: () => "" }) })
 
-/** Mattermost's CheckUserDomain: an email domain among a team's allowed domains (comma or space separated), if any. */
 /**
  * Who may sign up (Mattermost's IsUserSignUpAllowed and CreateUserFromSignup): nobody while user creation is off
  * (501, as Mattermost); with an invite id, anyone the team's allowed domains admit; without one, anyone while the
@@ -165,6 +165,13 @@ const login = Effect.gen(function*() {
   if (Number(user.value.delete_at) > 0) {
     return yield* unauthorized("api.user.login.inactive.app_error", "Login failed because your account has been deactivated.")
   }
+  // The second factor is asked only once the password was right, so that the question reveals nothing to a guesser.
+  yield* Mfa.checkLogin(user.value, input.token ?? "").pipe(
+    Effect.catchTags({
+      MissingCode: () => Effect.fail(unauthorized("mfa.validate_token.authenticate.app_error", "Invalid or missing MFA token.")),
+      BadCode: () => Effect.fail(unauthorized("api.user.check_user_mfa.bad_code.app_error", "Invalid MFA token."))
+    })
+  )
   const request = yield* HttpServerRequest.HttpServerRequest
   const info = clientInfo(request.headers["user-agent"] ?? "")
   const sessions = yield* Sessions

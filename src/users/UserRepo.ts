@@ -45,6 +45,8 @@ export interface UserRepoService {
   readonly setPictureUpdate: (id: string, pictureAt: number, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
   /** A person's system roles (never a bot's): None when there is no such person. */
   readonly setRoles: (id: string, roles: string, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
+  /** Marks the address verified, only while it is still the account's address. */
+  readonly markEmailVerified: (id: string, email: string, now: number) => Effect.Effect<boolean, DbError>
 }
 
 export interface UserChanges {
@@ -164,6 +166,13 @@ export const make = Effect.gen(function*() {
       writing(id, Effect.map(
         db.execute(sql<UserRow>`UPDATE users SET roles = ${roles}, update_at = ${now} WHERE id = ${id} AND NOT is_bot RETURNING *`),
         one
+      )),
+    markEmailVerified: (id, email, now) =>
+      writing(id, Effect.map(
+        db.execute(sql<{ id: string }>`
+          UPDATE users SET email_verified = true, update_at = ${now}
+          WHERE id = ${id} AND lower(email) = lower(${email}) AND delete_at = 0 RETURNING id`),
+        (rows) => rows.length > 0
       ))
   }
   return service

@@ -180,4 +180,25 @@ describe.concurrent("--check-config", { timeout: 120_000 }, () => {
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("✗ SERVICE_WEBAPP_DIR: /nonexistent/webapp is not a directory")
   })
+
+  it("validates the SMTP settings: scheme, a from address when set, and the password kept out of the summary", async () => {
+    const SMTP_PASSWORD = "smtp-pass-Hq7Lw3"
+    const good = await checkConfig({
+      ...production,
+      SERVICE_SMTP_URL: `smtps://mailer:${SMTP_PASSWORD}@mail.example.com:465`,
+      SERVICE_EMAIL_FROM: "Chat <chat@example.com>"
+    })
+    expect(good.code).toBe(0)
+    expect(good.stdout).toMatch(/email\s+smtps:\/\/mailer:\*\*\*@mail\.example\.com:465, from Chat <chat@example\.com>/)
+    expect(good.output).not.toContain(SMTP_PASSWORD)
+    const bad = await checkConfig({ ...production, SERVICE_SMTP_URL: "http://mail.example.com", SERVICE_EMAIL_FROM: "not an address" })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/✗ SERVICE_SMTP_URL: must be a URL with scheme smtp or smtps\n\s+hint: /)
+    expect(bad.stderr).toMatch(/✗ SERVICE_EMAIL_FROM: must be an email address/)
+    const noFrom = await checkConfig({ ...production, SERVICE_SMTP_URL: "smtp://mail.example.com:587" })
+    expect(noFrom.code).toBe(1)
+    expect(noFrom.stderr).toContain("✗ SERVICE_EMAIL_FROM: required when SERVICE_SMTP_URL is set")
+    const off = await checkConfig({})
+    expect(off.stdout).toMatch(/email\s+off/)
+  })
 })

@@ -1,0 +1,61 @@
+import { Context, Effect, Layer } from "effect"
+import { Db, type DbError } from "../../layers/Db.ts"
+
+/** Counts the apps show as badges: channel member counts and unread thread mentions per channel. */
+export interface ChannelCount {
+  readonly id: string
+  readonly readable: boolean
+  readonly members: string
+}
+
+export interface CountRepoService {
+  /** For each known channel: whether the user may read it, and its active members. */
+  readonly memberCounts: (userId: string, isAdmin: boolean, channelIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ChannelCount>, DbError>
+  /** Unread mentions in followed threads, per channel of the team (and direct and group messages). */
+  readonly threadMentions: (userId: string, teamId: string) => Effect.Effect<ReadonlyArray<{ readonly channel_id: string; readonly mentions: string }>, DbError>
+  /** Per team: followed threads with unread replies and their unread mentions (collapsed reply threads' badges). */
+  readonly threadUnreadsByTeam: (userId: string) => Effect.Effect<ReadonlyArray<ThreadUnreads>, DbError>
+}
+
+export interface ThreadUnreads {
+  readonly team_id: string
+  readonly thread_count: string
+  readonly thread_mention_count: string
+}
+
+export class CountRepo extends Context.Tag("service/CountRepo")<CountRepo, CountRepoService>() {}
+
+export const make = Effect.gen(function*() {
+  const db = yield* Db
+  const sql = db.sql
+  const service: CountRepoService = {
+    memberCounts: (userId, isAdmin, channelIds) =>
+      db.read(sql<ChannelCount>`
+        SELECT c.id,
+               (${isAdmin}
+                OR EXISTS (SELECT 1 FROM channel_members me WHERE me.channel_id = c.id AND me.user_id = ${userId})
+                OR (c.type = 'O' AND EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${userId} AND tm.delete_at = 0))
+               ) AS readable,
+               (SELECT count(*) FROM channel_members cm JOIN users u ON u.id = cm.user_id
+                WHERE cm.channel_id = c.id AND u.delete_at = 0) AS members
+        FROM channels c WHERE c.id IN ${sql.in(channelIds)}`),
+    threadMentions: (userId, teamId) =>
+      db.read(sql<{ channel_id: string; mentions: string }>`
+        SELECT p.channel_id, SUM(tmb.unread_mentions) AS mentions
+        FROM thread_memberships tmb JOIN posts p ON p.id = tmb.post_id JOIN channels c ON c.id = p.channel_id
+        WHERE tmb.user_id = ${userId} AND tmb.following AND tmb.unread_mentions > 0 AND p.delete_at = 0
+          AND c.delete_at = 0 AND (c.team_id = ${teamId} OR c.team_id = '')
+        GROUP BY p.channel_id`),
+    threadUnreadsByTeam: (userId) =>
+      db.read(sql<ThreadUnreads>`
+        SELECT c.team_id,
+               count(*) FILTER (WHERE th.last_reply_at > tmb.last_viewed) AS thread_count,
+               COALESCE(SUM(tmb.unread_mentions), 0) AS thread_mention_count
+        FROM thread_memberships tmb JOIN threads th ON th.post_id = tmb.post_id JOIN channels c ON c.id = th.channel_id
+        WHERE tmb.user_id = ${userId} AND tmb.following AND th.delete_at = 0 AND c.delete_at = 0 AND c.team_id <> ''
+        GROUP BY c.team_id`)
+  }
+  return service
+})
+
+export const layer = Layer.effect(CountRepo, make)

@@ -1,0 +1,66 @@
+import type { MailMessage } from "../../layers/Mailer.ts"
+
+/**
+ * The mails the service sends, each as plain text and HTML from the same words. Every value placed in the HTML is
+ * escaped: display names and team names are chosen by users.
+ */
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+
+interface Layout {
+  readonly to: string
+  readonly subject: string
+  readonly siteName: string
+  /** Paragraphs before the button. */
+  readonly lead: ReadonlyArray<string>
+  readonly action: { readonly label: string; readonly url: string }
+  /** Paragraphs after the button. */
+  readonly footer: ReadonlyArray<string>
+}
+
+const render = (m: Layout): MailMessage => ({
+  to: m.to,
+  subject: m.subject,
+  text: [...m.lead, `${m.action.label}: ${m.action.url}`, ...m.footer, `— ${m.siteName}`].join("\n\n") + "\n",
+  html: [
+    "<!doctype html><html><body style=\"font-family:sans-serif;line-height:1.5;color:#1f2329\">",
+    ...m.lead.map((p) => `<p>${escapeHtml(p)}</p>`),
+    `<p><a href="${escapeHtml(m.action.url)}" style="display:inline-block;padding:10px 18px;background:#1c58d9;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(m.action.label)}</a></p>`,
+    `<p style="font-size:12px;color:#5d6066">${escapeHtml(m.action.url)}</p>`,
+    ...m.footer.map((p) => `<p style="font-size:12px;color:#5d6066">${escapeHtml(p)}</p>`),
+    `<p style="font-size:12px;color:#5d6066">— ${escapeHtml(m.siteName)}</p>`,
+    "</body></html>"
+  ].join("\n")
+})
+
+export const passwordReset = (input: { readonly to: string; readonly siteName: string; readonly link: string }): MailMessage =>
+  render({
+    to: input.to,
+    subject: `[${input.siteName}] Reset your password`,
+    siteName: input.siteName,
+    lead: ["Someone asked to reset the password of your account. Choose a new password with the link below."],
+    action: { label: "Reset password", url: input.link },
+    footer: ["The link works once, within one hour. If you did not ask for it, ignore this mail: your password stays as it is."]
+  })
+
+export const emailVerification = (input: { readonly to: string; readonly siteName: string; readonly link: string }): MailMessage =>
+  render({
+    to: input.to,
+    subject: `[${input.siteName}] Verify your email address`,
+    siteName: input.siteName,
+    lead: ["Confirm that this address belongs to your account."],
+    action: { label: "Verify email", url: input.link },
+    footer: ["If you did not create an account, ignore this mail."]
+  })
+
+export const teamInvitation = (
+  input: { readonly to: string; readonly siteName: string; readonly link: string; readonly inviter: string; readonly team: string }
+): MailMessage =>
+  render({
+    to: input.to,
+    subject: `[${input.siteName}] ${input.inviter} invited you to join ${input.team}`,
+    siteName: input.siteName,
+    lead: [`${input.inviter} invited you to join the team ${input.team}.`],
+    action: { label: "Join team", url: input.link },
+    footer: ["If you do not know the sender, ignore this mail."]
+  })

@@ -1,0 +1,83 @@
+import { Clock, Effect, Layer, Option, Schedule } from "effect"
+import type { Caller } from "../auth/Authenticate.ts"
+import type { ApiError } from "../http/ApiError.ts"
+import { createPost } from "../posts/CreatePost.ts"
+import { UserRepo } from "../users/UserRepo.ts"
+import type { ScheduledPostJson } from "../../schemas/ScheduledPosts.ts"
+import { ScheduledPostRepo } from "./ScheduledPostRepo.ts"
+
+/**
+ * Posts scheduled messages when due, on every node: each round claims due rows (FOR UPDATE SKIP LOCKED), so that
+ * every message is claimed by one node only and posted once; a posted message's row is deleted. A message that cannot
+ * be posted keeps its row with Mattermost's error code, for the user to see, edit or delete.
+ */
+export const JOB_EVERY = "1 second"
+const BATCH = 50
+
+/** Mattermost's ScheduledPost error codes, from the reason the post was refused. */
+const errorCode = (error: ApiError) => {
+  if (error.id === "api.post.create_post.can_not_post_to_deleted.error") return "channel_archived"
+  if (error.id === "api.post.create_post.root_id.app_error") return "thread_deleted"
+  if (error.status === 404) return "channel_not_found"
+  if (error.status === 403) return "no_channel_permission"
+  if (error.status === 400) return "invalid_post"
+  return "unknown"
+}
+
+/** The author as a caller of createPost: the job posts with the author's own rights, checked as when posting. */
+const authorOf = (userId: string, roles: string, now: number): Caller => ({
+  session: {
+    id: "",
+    token: "",
+    create_at: now,
+    expires_at: now,
+    last_activity_at: now,
+    user_id: userId,
+    device_id: "",
+    roles,
+    is_oauth: false,
+    expired_notify: false,
+    props: {},
+    team_members: [],
+    local: false
+  },
+  userId,
+  roles: roles.split(" ").filter((r) => r !== ""),
+  isSystemAdmin: roles.split(" ").includes("system_admin"),
+  tokenLocation: "header"
+})
+
+const send = (scheduled: ScheduledPostJson) =>
+  Effect.gen(function*() {
+    const repo = yield* ScheduledPostRepo
+    const now = yield* Clock.currentTimeMillis
+    const user = yield* (yield* UserRepo).findById(scheduled.user_id)
+    if (Option.isNone(user) || Number(user.value.delete_at) > 0) return yield* repo.failed(scheduled.id, "user_deleted", now)
+    const outcome = yield* Effect.either(createPost(authorOf(user.value.id, user.value.roles, now), {
+      channel_id: scheduled.channel_id,
+      message: scheduled.message,
+      root_id: scheduled.root_id,
+      file_ids: scheduled.file_ids,
+      props: scheduled.props,
+      pending_post_id: "",
+      type: ""
+    }, false))
+    if (outcome._tag === "Right") return yield* repo.done(scheduled.id)
+    const error = outcome.left
+    yield* repo.failed(scheduled.id, error._tag === "ApiError" ? errorCode(error) : "unknown", now)
+  })
+
+export const runOnce = Effect.gen(function*() {
+  const due = yield* (yield* ScheduledPostRepo).claimDue(yield* Clock.currentTimeMillis, BATCH)
+  yield* Effect.forEach(due, (s) => send(s).pipe(Effect.catchAllCause((cause) => Effect.logWarning("scheduled post not sent", cause))), {
+    discard: true
+  })
+})
+
+export const layer = Layer.scopedDiscard(
+  runOnce.pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning("scheduled posts round failed", cause)),
+    Effect.repeat(Schedule.spaced(JOB_EVERY)),
+    Effect.forkScoped
+  )
+)
