@@ -136,7 +136,7 @@ describe("with SERVICE_WEBAPP_DIR", () => {
     const unknownApi = await get(server.url, "/api/v4/no/such/route")
     expect(unknownApi.status).toBe(404)
     expect(JSON.parse(unknownApi.body.toString()).id).toBe("api.context.404.app_error")
-    const unimplemented = await get(server.url, "/api/v4/users/tokens")
+    const unimplemented = await get(server.url, "/api/v4/audits")
     expect(unimplemented.status).toBe(501)
     const ping = await get(server.url, "/api/v4/system/ping")
     expect(JSON.parse(ping.body.toString()).status).toBe("OK")
