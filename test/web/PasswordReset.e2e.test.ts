@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4, newUser } from "../support/Clients.ts"
 import { type LoopbackSmtp, linkIn, type ReceivedMail, startSmtpServer } from "../support/SmtpServer.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { axeViolations } from "./support/Axe.ts"
 import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
 
 /**
@@ -46,7 +47,8 @@ beforeAll(async () => {
   server = await startServer({ env: { SERVICE_SMTP_URL: smtp.url, SERVICE_EMAIL_FROM: "Chat <chat@example.com>" } })
   await newUser(server.url, "mailadmin") // the first account administers the server; the tests use ordinary ones
   ;({ browser, close: closeBrowser } = await launch())
-  context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } })
+  // bypassCSP lets axe-core be injected (see support/Axe.ts).
+  context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, bypassCSP: true })
   context.setDefaultTimeout(10_000)
   page = await context.newPage()
 }, 120_000)
@@ -70,6 +72,7 @@ describe.skipIf(!haveChromium)("web client, mailed links", () => {
       await page.getByRole("link", { name: "Forgot your password?" }).click()
       await page.waitForURL(/\/reset_password$/)
       await page.getByRole("heading", { name: "Reset your password" }).waitFor()
+      expect(await axeViolations(page)).toEqual([])
       const before = smtp.received.length
       await page.getByLabel("Email").fill(email)
       await page.getByRole("button", { name: "Send reset link" }).click()
@@ -85,6 +88,7 @@ describe.skipIf(!haveChromium)("web client, mailed links", () => {
       await page.getByRole("heading", { name: "Choose a new password" }).waitFor()
       // The token leaves the address bar (and the history) at once.
       await page.waitForURL((url) => url.pathname === "/reset_password_complete" && url.search === "")
+      expect(await axeViolations(page)).toEqual([])
       // A common password is refused with the server's own words, and the link stays usable.
       await page.getByLabel("New password").fill("password123")
       await page.getByRole("button", { name: "Change password" }).click()
@@ -115,6 +119,7 @@ describe.skipIf(!haveChromium)("web client, mailed links", () => {
       await page.getByRole("button", { name: "Change password" }).click()
       await expect.poll(() => page.getByRole("alert").textContent()).toContain("has already been used or is no longer valid")
       await page.getByRole("link", { name: "Ask for a new link" }).waitFor()
+      expect(await axeViolations(page)).toEqual([])
     })
     // The password is still the one set through the mail.
     expect((await client4(server.url).login(user.username, newPassword)).id).toBe(user.user.id)
@@ -134,6 +139,7 @@ describe.skipIf(!haveChromium)("web client, mailed links", () => {
       await expect.poll(() => page.getByRole("status").textContent()).toContain("Your email address is verified")
       await page.waitForURL((url) => url.pathname === "/do_verify_email" && url.search === "")
       await page.getByRole("link", { name: "Sign in" }).waitFor()
+      expect(await axeViolations(page)).toEqual([])
     })
     expect(await emailVerified(user.client)).toBe(true)
 
