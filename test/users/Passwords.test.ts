@@ -18,7 +18,7 @@ describe("password rules", () => {
   it("refuses the most common passwords (any case) and whitespace-only ones on sign-up", async () => {
     const client = client4(server.url)
     let n = 0
-    for (const password of ["password", "12345678", "PassWord", "QWERTYUIOP", " ".repeat(10), "\t\t\t\t        "]) {
+    for (const password of ["password", "12345678", "password123", "Welcome123", "PassWord", "QWERTYUIOP", " ".repeat(10), "\t\t\t\t        "]) {
       const username = `weak${Date.now().toString(36)}${n++}`
       await expect(client.createUser({ username, email: `${username}@example.com`, password } as never, "", ""))
         .rejects.toMatchObject({ status_code: 400, server_error_id: "model.user.is_valid.pwd.app_error" })

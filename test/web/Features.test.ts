@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { axeViolations } from "./support/Axe.ts"
 import { haveChromium, launch, RESULTS_DIR, withScreenshots } from "./support/Chromium.ts"
 
 /**
@@ -13,7 +12,6 @@ import { haveChromium, launch, RESULTS_DIR, withScreenshots } from "./support/Ch
  * violation. Screenshots of the main views are kept in test-results/ for a person to look at.
  */
 const PASSWORD = "correct-horse-battery"
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 let server: TestServer
 let browser: Browser
 let closeBrowser: () => Promise<void>
@@ -49,14 +47,7 @@ afterAll(async () => {
 
 const step = (name: string, body: () => Promise<void>) => withScreenshots(name, () => (page ? [page] : []), body)
 
-/** Serious and critical axe violations on the current page, as readable lines. */
-const axe = async () => {
-  await page.addScriptTag({ content: AXE })
-  const results = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ["violations"] }))
-  return (results.violations as Array<any>)
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3).join(", ")}`)
-}
+const axe = () => axeViolations(page)
 
 const box = () => page.getByRole("main").getByRole("textbox", { name: "Write to Town Square" })
 const messages = () => page.getByRole("log", { name: "Messages" })

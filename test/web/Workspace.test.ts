@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { axeViolations } from "./support/Axe.ts"
 import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
 
 /**
@@ -16,7 +15,6 @@ import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
  * frank each have a browser context; gina exists only through the API.
  */
 const PASSWORD = "correct-horse-battery"
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 let server: TestServer
 let browser: Browser
 let closeBrowser: () => Promise<void>
@@ -75,14 +73,7 @@ afterAll(async () => {
 })
 
 const step = (name: string, body: () => Promise<void>) => withScreenshots(name, () => [erin, frank].filter(Boolean), body)
-/** Serious and critical axe violations on the page, as readable lines. */
-const axe = async (page: Page) => {
-  await page.addScriptTag({ content: AXE })
-  const results = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ["violations"] }))
-  return (results.violations as Array<any>)
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => `${n.target.join(" ")} ${n.html}`).slice(0, 3).join(", ")}`)
-}
+const axe = axeViolations
 const messages = (page: Page) => page.getByRole("log", { name: "Messages" })
 const sidebar = (page: Page) => page.getByRole("navigation", { name: "Channels" })
 const box = (page: Page, name: string) => page.getByRole("main").getByRole("textbox", { name: `Write to ${name}` })

@@ -6,7 +6,7 @@ import "./styles.css"
 import { location$, navigate, path, query } from "./router.ts"
 import { boot, home } from "./session.ts"
 import { config, isAdmin, me, teams, totalMentions } from "./store.ts"
-import { CreateTeam, Login, ResetComplete, ResetRequest, Signup } from "./views/Auth.tsx"
+import { CreateTeam, Login, ResetComplete, ResetRequest, Signup, VerifyEmail } from "./views/Auth.tsx"
 import { Chat } from "./views/Chat.tsx"
 
 const Admin = lazy(() => import("./views/Admin.tsx"))
@@ -28,6 +28,8 @@ const App = () => {
   if (!ready) return <p class="muted center" role="status">Loading…</p>
   const p = path()
   const user = me.value
+  // The verification link works the same signed in or not (it spends its token either way).
+  if (p === "/do_verify_email") return <VerifyEmail />
   if (!user) {
     if (p === "/login") return <Login />
     if (p === "/signup_user_complete" || p === "/signup_email") return <Signup />

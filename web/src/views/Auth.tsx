@@ -2,13 +2,16 @@ import { useEffect, useState } from "preact/hooks"
 import { client, errorMessage, v1 } from "../api.ts"
 import { localPath, navigate, query } from "../router.ts"
 import { home, signedIn } from "../session.ts"
-import { config, teams } from "../store.ts"
+import { config, me, teams } from "../store.ts"
 
 interface Provider {
   readonly id: string
   readonly display_name: string
   readonly login_url: string
 }
+
+/** A one-line message for the sign-in page, left by the page that sends a person there (a changed password). */
+const NOTICE_KEY = "login-notice"
 
 const Alert = ({ text }: { text: string }) => (text ? <p class="alert" role="alert">{text}</p> : null)
 
@@ -29,6 +32,12 @@ export const Login = () => {
   const [error, setError] = useState(q.get("error") ?? "")
   const [providers, setProviders] = useState<Array<Provider>>([])
   const [busy, setBusy] = useState(false)
+  // Set by the reset page on its way here; read once, so that a reload does not repeat it.
+  const [notice] = useState(() => {
+    const text = sessionStorage.getItem(NOTICE_KEY) ?? ""
+    sessionStorage.removeItem(NOTICE_KEY)
+    return text
+  })
   const passwordAllowed = config.value.EnableSignInWithEmail !== "false" || config.value.EnableSignInWithUsername !== "false"
 
   useEffect(() => {
@@ -69,6 +78,7 @@ export const Login = () => {
 
   return (
     <Card title="Sign in">
+      {notice && !error && <p class="notice" role="status">{notice}</p>}
       <Alert text={error} />
       {providers.length > 0 && (
         <ul class="providers" aria-label="Single sign-on">
@@ -222,31 +232,94 @@ export const ResetRequest = () => {
   )
 }
 
-/** /reset_password_complete?token=…: the link from the email; the token leaves the address bar at once. */
-export const ResetComplete = () => {
+/**
+ * The server's "this link is spent or unknown" errors (reset and verification links) in words that say what to do; any
+ * other error (a weak password, say) is shown as the server wrote it.
+ */
+const SPENT_LINK = new Set(["api.user.reset_password.invalid_link.app_error", "api.user.verify_email.bad_link.app_error"])
+const errorId = (e: unknown) => (e && typeof e === "object" && "server_error_id" in e ? String((e as { server_error_id: unknown }).server_error_id) : "")
+const linkError = (e: unknown, fallback: string) => {
+  const id = errorId(e)
+  if (SPENT_LINK.has(id)) return "This link has already been used or is no longer valid."
+  if (id === "api.user.reset_password.link_expired.app_error") return "This link has expired."
+  return errorMessage(e, fallback)
+}
+
+/** Takes the one-time token from the address bar (and the history) as the page opens. */
+const useLinkToken = (path: string) => {
   const [token] = useState(() => query().get("token") ?? "")
-  const [error, setError] = useState(token ? "" : "This reset link is incomplete: ask for a new one.")
   useEffect(() => {
-    if (token) history.replaceState(null, "", "/reset_password_complete")
+    if (token) history.replaceState(null, "", path)
   }, [])
+  return token
+}
+
+/** /reset_password_complete?token=…: the link from the email. */
+export const ResetComplete = () => {
+  const token = useLinkToken("/reset_password_complete")
+  const [error, setError] = useState(token ? "" : "This reset link is incomplete.")
+  const [spent, setSpent] = useState(!token)
+  const [busy, setBusy] = useState(false)
   const submit = async (event: Event) => {
     event.preventDefault()
     const data = new FormData(event.currentTarget as HTMLFormElement)
     setError("")
+    setBusy(true)
     try {
       await client.resetUserPassword(token, String(data.get("password")))
+      sessionStorage.setItem(NOTICE_KEY, "Your password has been changed: sign in with the new one.")
       navigate("/login", true)
     } catch (e) {
-      setError(errorMessage(e, "The password could not be changed"))
+      const id = errorId(e)
+      // A weak password leaves the link usable; a spent, unknown or expired link does not.
+      setSpent(id.startsWith("api.user.reset_password."))
+      setError(linkError(e, "The password could not be changed"))
+    } finally {
+      setBusy(false)
     }
   }
   return (
     <Card title="Choose a new password">
       <Alert text={error} />
-      <form onSubmit={submit}>
-        <label>New password<input name="password" type="password" autocomplete="new-password" required minLength={Number(config.value.PasswordMinimumLength || 8)} /></label>
-        <button type="submit" disabled={!token}>Change password</button>
-      </form>
+      {spent ? (
+        <p><a href="/reset_password" onClick={link("/reset_password")}>Ask for a new link</a></p>
+      ) : (
+        <form onSubmit={submit}>
+          <label>New password<input name="password" type="password" autocomplete="new-password" required minLength={Number(config.value.PasswordMinimumLength || 8)} /></label>
+          <button type="submit" disabled={busy}>Change password</button>
+        </form>
+      )}
+      <p class="muted"><a href="/login" onClick={link("/login")}>Back to sign in</a></p>
+    </Card>
+  )
+}
+
+/** /do_verify_email?token=…&email=…: the verification link from the email; signed in or not, it spends the token. */
+export const VerifyEmail = () => {
+  const token = useLinkToken("/do_verify_email")
+  const [state, setState] = useState<"busy" | "done" | "failed">(token ? "busy" : "failed")
+  const [error, setError] = useState(token ? "" : "This verification link is incomplete.")
+  useEffect(() => {
+    if (!token) return
+    client.verifyUserEmail(token).then(
+      () => setState("done"),
+      (e) => {
+        setError(linkError(e, "The address could not be verified"))
+        setState("failed")
+      }
+    )
+  }, [])
+  const onward = me.value ? <a href="/" onClick={link("/")}>Continue</a> : <a href="/login" onClick={link("/login")}>Sign in</a>
+  if (state === "busy") return <Card title="Verifying your email"><p role="status">Checking the link…</p></Card>
+  return state === "done" ? (
+    <Card title="Email verified">
+      <p role="status">Your email address is verified.</p>
+      <p>{onward}</p>
+    </Card>
+  ) : (
+    <Card title="Email not verified">
+      <Alert text={error} />
+      <p>{onward}</p>
     </Card>
   )
 }
