@@ -98,7 +98,7 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await dialog.getByRole("checkbox", { name: "Private channel" }).check()
       await dialog.getByRole("button", { name: "Create channel" }).click()
       await erin.waitForURL(/\/works\/channels\/secret-plans$/)
-      await erin.getByRole("heading", { name: "🔒 Secret plans" }).waitFor()
+      await erin.getByRole("heading", { name: "Private channel Secret plans" }).waitFor()
 
       // Frank sees the public channel in the directory, not the private one, and joins it.
       await frank.goto("/works/channels/town-square")

@@ -1,4 +1,5 @@
 import type { ServerChannel as Channel } from "@mattermost/types/channels"
+import { Icon } from "./Icon.tsx"
 import type { Post } from "@mattermost/types/posts"
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
@@ -44,7 +45,7 @@ const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOpen: boo
     <nav class="sidebar" aria-label="Channels">
       {collapsedThreads.value && (
         <a class={`threads-link${threadsOpen ? " active" : ""}`} href={`/${teamName}/threads`} onClick={link(`/${teamName}/threads`)} aria-current={threadsOpen ? "page" : undefined}>
-          <span aria-hidden="true" class="glyph">💬</span> <span class="label">Threads</span>
+          <span class="glyph"><Icon name="threads" /></span> <span class="label">Threads</span>
         </a>
       )}
       {cats.map((cat) => {
@@ -54,8 +55,8 @@ const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOpen: boo
           <section key={cat.id} aria-labelledby={`cat-${cat.id}`}>
             <h2 id={`cat-${cat.id}`} class="category">
               {cat.display_name}
-              {cat.type === "direct_messages" && <button type="button" class="icon small" aria-label="Write a direct message" onClick={() => (dialog.value = "dm")}>＋</button>}
-              {cat.type === "channels" && <button type="button" class="icon small" aria-label="Create a channel" onClick={() => (dialog.value = "create")}>＋</button>}
+              {cat.type === "direct_messages" && <button type="button" class="icon small" aria-label="Write a direct message" onClick={() => (dialog.value = "dm")}><Icon name="plus" /></button>}
+              {cat.type === "channels" && <button type="button" class="icon small" aria-label="Create a channel" onClick={() => (dialog.value = "create")}><Icon name="plus" /></button>}
             </h2>
             <ul>
               {list.map((c) => {
@@ -66,7 +67,7 @@ const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOpen: boo
                   <li key={c.id}>
                     <a href={chanLink(c)} onClick={link(chanLink(c))} aria-current={c.id === current ? "page" : undefined} aria-label={name}
                       class={`${u.unread ? "unread" : ""} ${c.id === current ? "active" : ""}`}>
-                      <span aria-hidden="true" class="glyph">{c.type === "O" ? "#" : c.type === "P" ? "🔒" : "@"}</span>
+                      <span aria-hidden="true" class="glyph">{c.type === "P" ? <Icon name="lock" /> : c.type === "O" ? "#" : "@"}</span>
                       <span class="label">{label}</span>
                       {/* The count is drawn by CSS: as text it would be part of the link's visible text but not of its name. */}
                       {u.mentions > 0 && <span class="badge" aria-hidden="true" data-count={u.mentions} />}
@@ -99,13 +100,13 @@ const Header = ({ teamName }: { teamName: string }) => {
             <span aria-hidden="true">{t.display_name.slice(0, 2)}</span><span class="sr-only">{t.display_name}</span>
           </a>
         ))}
-        <a href="/create_team" onClick={link("/create_team")} title="Create a team"><span aria-hidden="true">＋</span><span class="sr-only">Create a team</span></a>
+        <a href="/create_team" onClick={link("/create_team")} title="Create a team"><Icon name="plus" /><span class="sr-only">Create a team</span></a>
       </nav>
       <form role="search" class="search" onSubmit={(e) => { e.preventDefault(); if (terms.trim()) panel.value = { kind: "search", terms: terms.trim() } }}>
         <input type="search" aria-label="Search messages" placeholder="Search" value={terms} onInput={(e) => setTerms(e.currentTarget.value)} />
       </form>
       {!connected.value && <span class="offline" role="status">Reconnecting…</span>}
-      <button type="button" class="icon" aria-label="Saved messages" title="Saved messages" onClick={() => (panel.value = { kind: "saved" })}>🔖</button>
+      <button type="button" class="icon" aria-label="Saved messages" title="Saved messages" onClick={() => (panel.value = { kind: "saved" })}><Icon name="bookmark" /></button>
       <div class="usermenu" onKeyDown={(e) => {
         // Escape closes the menu and gives focus back to its button, as a menu button should.
         if (e.key === "Escape" && menu) { setMenu(false); (e.currentTarget.firstElementChild as HTMLElement | null)?.focus() }
@@ -224,11 +225,11 @@ const ChannelView = ({ channel }: { channel: Channel }) => {
   return (
     <main class="channel" aria-labelledby="channel-title">
       <header class="channel-header">
-        <h1 id="channel-title">{channel.type === "O" ? "# " : channel.type === "P" ? "🔒 " : ""}{label}</h1>
+        <h1 id="channel-title">{channel.type === "O" ? "# " : channel.type === "P" ? <><Icon name="lock" label="Private channel" />{" "}</> : ""}{label}</h1>
         {channel.purpose && <p class="muted purpose">{channel.purpose}</p>}
         <button type="button" class="icon" aria-label="Favourite" aria-pressed={isFavourite(channel.id)} title={isFavourite(channel.id) ? "Remove from favourites" : "Add to favourites"}
           onClick={() => void toggleFavourite(channel).catch(() => undefined)}>{isFavourite(channel.id) ? "★" : "☆"}</button>
-        <button type="button" class="icon" aria-label="Pinned messages" title="Pinned messages" onClick={() => (panel.value = { kind: "pinned", channelId: channel.id })}>📌</button>
+        <button type="button" class="icon" aria-label="Pinned messages" title="Pinned messages" onClick={() => (panel.value = { kind: "pinned", channelId: channel.id })}><Icon name="pin" /></button>
       </header>
       <PostList channelId={channel.id} editing={editing} setEditing={setEditing} />
       <p class="typing" aria-live="polite">{typingText(who.filter((id) => !typing.value[channel.id]?.[id] || true))}</p>

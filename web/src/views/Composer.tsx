@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks"
+import { Icon } from "./Icon.tsx"
 import type { Post } from "@mattermost/types/posts"
 import { client, errorMessage, socket, uploadFile } from "../api.ts"
 import { searchEmoji, EMOJI } from "../emoji.ts"
@@ -167,7 +168,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
       )}
       {error && <p class="alert" role="alert">{error}</p>}
       <div class="row">
-        <button type="button" class="icon" aria-label="Attach files" title="Attach files" onClick={() => file.current?.click()}>📎</button>
+        <button type="button" class="icon" aria-label="Attach files" title="Attach files" onClick={() => file.current?.click()}><Icon name="paperclip" /></button>
         <input ref={file} type="file" multiple hidden aria-label="Files to attach" onChange={(e) => { const f = e.currentTarget.files; if (f) attach(f); e.currentTarget.value = "" }} />
         <textarea ref={area} rows={1} aria-label={label} placeholder={label} value={text} onInput={onInput} onKeyDown={onKeyDown}
           onPaste={(e) => { const f = e.clipboardData?.files; if (f && f.length) { e.preventDefault(); attach(f) } }} />

@@ -1,4 +1,5 @@
 import type { Post } from "@mattermost/types/posts"
+import { Icon } from "./Icon.tsx"
 import { useLayoutEffect, useState } from "preact/hooks"
 import { client, errorMessage } from "../api.ts"
 import { emojiChar } from "../emoji.ts"
@@ -35,7 +36,7 @@ const Files = ({ post }: { post: Post }) => {
             <img src={`/api/v4/files/${f.id}/thumbnail`} alt={f.name} loading="lazy" />
           </button>
         ) : (
-          <a key={f.id} class="file" href={`/api/v4/files/${f.id}?download=1`} download={f.name}>📎 {f.name} <span class="muted">{Math.ceil((f.size ?? 0) / 1024)} KB</span></a>
+          <a key={f.id} class="file" href={`/api/v4/files/${f.id}?download=1`} download={f.name}><Icon name="paperclip" /> {f.name} <span class="muted">{Math.ceil((f.size ?? 0) / 1024)} KB</span></a>
         )
       )}
       {open && <Lightbox file={files.find((f) => f.id === open)} onClose={() => setOpen(null)} />}
