@@ -1,22 +1,15 @@
 import { Effect, Option } from "effect"
 import type { DbService } from "../../layers/Db.ts"
+import type { IncomingWebhookWire } from "../../schemas/IncomingWebhook.ts"
 
 /** SQL for incoming webhooks. */
 
-export interface IncomingRow {
-  readonly id: string
+/** The wire record as PostgreSQL returns it: bigint times come back as strings. */
+export type IncomingRow = Omit<IncomingWebhookWire, "create_at" | "update_at" | "delete_at" | "last_used"> & {
   readonly create_at: string | number
   readonly update_at: string | number
   readonly delete_at: string | number
   readonly last_used: string | number
-  readonly user_id: string
-  readonly channel_id: string
-  readonly team_id: string
-  readonly display_name: string
-  readonly description: string
-  readonly username: string
-  readonly icon_url: string
-  readonly channel_locked: boolean
 }
 
 export interface HookValues {
