@@ -147,7 +147,9 @@ export const make = Effect.gen(function*() {
           manual: status !== "online",
           last_activity_at: status === "online" ? now : current.last_activity_at,
           dnd_end_time: status === "dnd" ? dndEndTime : 0,
-          prev_status: status === "dnd" ? (current.status === "dnd" ? current.prev_status : current.status) : ""
+          // Only a status the user chose comes back when DND ends; an automatic one (say "offline" because the
+          // socket's first activity had not been recorded yet) would strand a connected user offline.
+          prev_status: status === "dnd" ? (current.status === "dnd" ? current.prev_status : current.manual ? current.status : "") : ""
         })),
         toWire
       ),

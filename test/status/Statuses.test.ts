@@ -135,4 +135,21 @@ describe("sweeps", () => {
     await idleSocket.waitFor((e) => e.event === "status_change" && e.data?.status === "away", "away event")
     await timedSocket.waitFor((e) => e.event === "status_change" && e.data?.status === "online", "dnd ended event")
   })
+
+  it("ends DND on the status the user chose before it, and on presence when that status was automatic", async () => {
+    const chose = await newUser(server.url, "choseaway")
+    const late = await newUser(server.url, "dndfirst")
+    await chose.client.updateStatus({ user_id: chose.user.id, status: "away" } as never)
+    const end = Math.floor(Date.now() / 1000) + 3600
+    await chose.client.updateStatus({ user_id: chose.user.id, status: "dnd", dnd_end_time: end } as never)
+    // Offline only because no socket was open yet: not a choice to come back to.
+    await late.client.updateStatus({ user_id: late.user.id, status: "dnd", dnd_end_time: end } as never)
+    await connect(chose)
+    await connect(late)
+    expect(await statusOf(late.user.id)).toBe("dnd")
+    await sql((db) => db.execute(db.sql`UPDATE statuses SET dnd_end_time = 1 WHERE user_id IN (${chose.user.id}, ${late.user.id})`))
+    await sweep()
+    expect(await statusOf(chose.user.id)).toBe("away")
+    expect(await statusOf(late.user.id)).toBe("online")
+  })
 })
