@@ -49,6 +49,7 @@ import * as AllChannelsSearchRepo from "./channels/AllChannelsSearchRepo.ts"
 import * as ScheduledPostJob from "./scheduled/ScheduledPostJob.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
+import * as OutgoingDispatch from "./webhooks/OutgoingDispatch.ts"
 
 /**
  * Composition: capabilities chosen once from Config (or overridden by tests), feature services on top, the HTTP
@@ -142,7 +143,7 @@ const services = Layer.mergeAll(
 const dependentServices = Realtime.layer
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer)
+const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer, OutgoingDispatch.layer)
 
 /** After `close`, requests still running this long are cut: a hung keep-alive request cannot hold a shutdown. */
 export const REQUEST_GRACE_MS = 10_000

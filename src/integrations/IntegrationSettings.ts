@@ -12,6 +12,7 @@ export interface IntegrationSwitches {
   /** Whether system admins may create bot accounts (off by default, as in Mattermost). */
   readonly enableBotAccountCreation: boolean
   readonly enableIncomingWebhooks: boolean
+  readonly enableOutgoingWebhooks: boolean
   /** Whether a webhook's or its payload's username and icon replace the poster's (off by default, as in Mattermost). */
   readonly enablePostUsernameOverride: boolean
   readonly enablePostIconOverride: boolean
@@ -22,6 +23,7 @@ export const SWITCHES = {
   EnableUserAccessTokens: { key: "enable_user_access_tokens", fallback: true },
   EnableBotAccountCreation: { key: "enable_bot_account_creation", fallback: false },
   EnableIncomingWebhooks: { key: "enable_incoming_webhooks", fallback: true },
+  EnableOutgoingWebhooks: { key: "enable_outgoing_webhooks", fallback: true },
   EnablePostUsernameOverride: { key: "enable_post_username_override", fallback: false },
   EnablePostIconOverride: { key: "enable_post_icon_override", fallback: false }
 } as const satisfies Record<string, { key: string; fallback: boolean }>
@@ -36,6 +38,7 @@ export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db
         enableUserAccessTokens: on(SWITCHES.EnableUserAccessTokens),
         enableBotAccountCreation: on(SWITCHES.EnableBotAccountCreation),
         enableIncomingWebhooks: on(SWITCHES.EnableIncomingWebhooks),
+        enableOutgoingWebhooks: on(SWITCHES.EnableOutgoingWebhooks),
         enablePostUsernameOverride: on(SWITCHES.EnablePostUsernameOverride),
         enablePostIconOverride: on(SWITCHES.EnablePostIconOverride)
       }

@@ -177,7 +177,7 @@ export const clientConfig = (full: boolean) =>
       EnableMobileFileDownload: "true",
       EnableMobileFileUpload: "true",
       EnableOAuthServiceProvider: "false",
-      EnableOutgoingWebhooks: "false",
+      EnableOutgoingWebhooks: flag(integrations.enableOutgoingWebhooks),
       EnablePermalinkPreviews: "true",
       EnablePostIconOverride: flag(integrations.enablePostIconOverride),
       EnablePostUsernameOverride: flag(integrations.enablePostUsernameOverride),

@@ -49,7 +49,7 @@ export const configDocument = Effect.gen(function*() {
       EnableInsecureOutgoingConnections: false,
       EnableOAuthServiceProvider: false,
       EnableIncomingWebhooks: integrations.enableIncomingWebhooks,
-      EnableOutgoingWebhooks: false,
+      EnableOutgoingWebhooks: integrations.enableOutgoingWebhooks,
       EnableOutgoingOAuthConnections: false,
       EnableCommands: false,
       EnablePostUsernameOverride: integrations.enablePostUsernameOverride,

@@ -5,10 +5,9 @@ import { Db } from "../../layers/Db.ts"
 import type { IncomingPayload, IncomingWebhookWire } from "../../schemas/IncomingWebhook.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
-import { actingAs } from "../integrations/ActingCaller.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
-import { createPost } from "../posts/CreatePost.ts"
 import { type HookValues, type IncomingRow, makeIncomingRepo } from "./IncomingRepo.ts"
+import { postAsWebhook } from "./WebhookPost.ts"
 
 /**
  * Incoming webhooks. Managing them follows Mattermost's default permissions (manage_incoming_webhooks: team admins
@@ -46,8 +45,8 @@ const repo = Effect.map(Db, makeIncomingRepo)
 
 const enabled = Effect.flatMap(integrationSwitches, (s) => s.enableIncomingWebhooks ? Effect.void : Effect.fail(new HooksDisabled()))
 
-/** Team admins and system admins manage a team's hooks. */
-const mayManageTeam = (caller: Caller, teamId: string) =>
+/** Team admins and system admins manage a team's hooks (incoming and outgoing alike). */
+export const mayManageTeam = (caller: Caller, teamId: string) =>
   Effect.gen(function*() {
     if (caller.isSystemAdmin) return
     const access = yield* Effect.flatMap(Access, (a) => a.teamMember(caller, teamId)).pipe(Effect.catchAll(() => Effect.fail(new HookNotPermitted())))
@@ -174,14 +173,15 @@ export const execute = (hookId: string, payload: IncomingPayload) =>
     if (Option.isNone(user)) return yield* invalid("web.incoming_webhook.user.app_error", "The webhook's creator is deactivated.", 400)
     const now = yield* Clock.currentTimeMillis
     // The creator, as a session-less caller: the post is checked against their channel rights like any other.
-    const caller = actingAs({ id: hook.user_id, ...user.value }, now)
-    const trusted: Record<string, unknown> = { from_webhook: "true" }
-    const username = payload.username || hook.username
-    const iconUrl = payload.icon_url || hook.icon_url
-    if (switches.enablePostUsernameOverride && username !== "") trusted.override_username = username
-    if (switches.enablePostIconOverride && iconUrl !== "") trusted.override_icon_url = iconUrl
-    if (switches.enablePostIconOverride && payload.icon_emoji !== "") trusted.override_icon_emoji = payload.icon_emoji
-    if (payload.attachments.length > 0) trusted.attachments = payload.attachments
-    yield* createPost(caller, { channel_id: channelId, message: payload.text, root_id: "", file_ids: [], props: payload.props, pending_post_id: "", type: "" }, false, trusted)
+    yield* postAsWebhook(switches, { id: hook.user_id, ...user.value }, {
+      channelId,
+      rootId: "",
+      text: payload.text,
+      props: payload.props,
+      attachments: payload.attachments,
+      username: payload.username || hook.username,
+      iconUrl: payload.icon_url || hook.icon_url,
+      iconEmoji: payload.icon_emoji
+    })
     yield* hooks.touch(hook.id, now)
   })

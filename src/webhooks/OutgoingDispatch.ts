@@ -1,0 +1,189 @@
+import { Data, Duration, Effect, Layer, Option, Queue, Schedule, Schema, Stream } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { OutboundHttp, type OutboundError } from "../../layers/OutboundHttp.ts"
+import { OutgoingAnswer, type OutgoingPayload, TRIGGER_EXACT } from "../../schemas/OutgoingWebhook.ts"
+import { type Envelope, EventBus } from "../events/EventBus.ts"
+import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
+import { makeIncomingRepo } from "./IncomingRepo.ts"
+import { makeOutgoingRepo, type OutgoingRow } from "./OutgoingRepo.ts"
+import { postAsWebhook } from "./WebhookPost.ts"
+
+/**
+ * Firing outgoing webhooks. The node that created a post sees its own `posted` event (as push notifications do) and
+ * hands it to a bounded queue: the post's request has already been answered, and a slow or dead receiver only ever
+ * holds one of the workers. A full queue drops (and logs) rather than holding memory or the event bus. A worker looks
+ * up the hooks watching the channel, POSTs Mattermost's payload to each callback URL through OutboundHttp (the SSRF
+ * guard), retries what certainly did not reach the receiver, and posts an answer that has text or attachments.
+ */
+
+export const QUEUE_SIZE = 1000
+const WORKERS = 8
+export const CALLBACK_TIMEOUT = Duration.seconds(10)
+/** 250 ms, 500 ms, 1 s: a receiver restarting or briefly overloaded gets its call. */
+export const RETRY = Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+
+/** What a `posted` event says of the post that matters here. */
+interface Posted {
+  readonly id: string
+  readonly channel_id: string
+  readonly root_id: string
+  readonly user_id: string
+  readonly message: string
+  readonly type: string
+  readonly create_at: number
+  readonly props?: Record<string, unknown>
+  readonly file_ids?: ReadonlyArray<string>
+}
+
+interface Fired {
+  readonly post: Posted
+  readonly teamId: string
+  readonly channelName: string
+  readonly userName: string
+}
+
+/**
+ * Posts a user (or a bot) made in a public channel. Not a webhook's own posts (an answer would trigger again), nor
+ * system messages, as Mattermost.
+ */
+const firedBy = (envelope: Envelope): Fired | undefined => {
+  if (envelope.event !== "posted" || envelope.data.channel_type !== "O" || typeof envelope.data.post !== "string") return undefined
+  const post = JSON.parse(envelope.data.post) as Posted
+  if (post.type.startsWith("system_") || post.props?.from_webhook === "true") return undefined
+  return {
+    post,
+    teamId: String(envelope.data.team_id ?? ""),
+    channelName: String(envelope.data.channel_name ?? ""),
+    userName: String(envelope.data.sender_name ?? "").replace(/^@/, "")
+  }
+}
+
+/**
+ * The trigger word a post's message fires a hook with ("" for a channel hook without words, which takes every post),
+ * or none: trigger_when 0 wants the first word to be a trigger word, 1 to start with one.
+ */
+export const triggerWord = (hook: Pick<OutgoingRow, "channel_id" | "trigger_words" | "trigger_when">, channelId: string, message: string) => {
+  if (hook.channel_id !== "" && hook.channel_id !== channelId) return undefined
+  if (hook.channel_id === channelId && hook.trigger_words.length === 0) return ""
+  const first = message.trim().split(/\s+/)[0] ?? ""
+  if (first === "") return undefined
+  return hook.trigger_when === TRIGGER_EXACT
+    ? hook.trigger_words.find((w) => w === first)
+    : hook.trigger_words.find((w) => first.startsWith(w))
+}
+
+/** The form Mattermost sends: timestamp in seconds there (milliseconds in JSON). */
+export const formBody = (p: OutgoingPayload) =>
+  new URLSearchParams({
+    token: p.token,
+    team_id: p.team_id,
+    team_domain: p.team_domain,
+    channel_id: p.channel_id,
+    channel_name: p.channel_name,
+    timestamp: String(Math.floor(p.timestamp / 1000)),
+    user_id: p.user_id,
+    user_name: p.user_name,
+    post_id: p.post_id,
+    text: p.text,
+    trigger_word: p.trigger_word,
+    file_ids: p.file_ids
+  }).toString()
+
+/** An answer worth another try: the receiver said so (429, 502-504) or was not reached at all. */
+class Transient extends Data.TaggedError("Transient")<{ readonly reason: string }> {}
+
+const retryable = (e: OutboundError) => e._tag === "OutboundUnreachable"
+
+const call = (url: string, contentType: string, body: string) =>
+  Effect.flatMap(OutboundHttp, (http) =>
+    http.request({ url, method: "POST", headers: { "content-type": contentType, accept: "application/json" }, body, timeout: CALLBACK_TIMEOUT }).pipe(
+      // A timeout is not retried: the receiver may have acted on the call, and a second answer would post twice.
+      Effect.mapError((e) => retryable(e) ? new Transient({ reason: e.message }) : e),
+      Effect.filterOrFail((r) => r.status !== 429 && (r.status < 502 || r.status > 504), (r) => new Transient({ reason: `status ${r.status}` })),
+      Effect.retry({ schedule: RETRY, while: (e) => e._tag === "Transient" })
+    ))
+
+const decodeAnswer = Schema.decodeUnknownOption(OutgoingAnswer)
+
+const parseAnswer = (status: number, body: string) => {
+  if (status < 200 || status > 299 || body.trim() === "") return Option.none()
+  try {
+    return decodeAnswer(JSON.parse(body))
+  } catch {
+    return Option.none()
+  }
+}
+
+const deliver = (hook: OutgoingRow, fired: Fired, payload: OutgoingPayload, url: string) =>
+  Effect.gen(function*() {
+    const json = hook.content_type === "application/json"
+    const response = yield* call(url, json ? "application/json" : "application/x-www-form-urlencoded", json ? JSON.stringify(payload) : formBody(payload))
+    const answer = parseAnswer(response.status, response.body)
+    if (Option.isNone(answer)) return
+    const { text, attachments, props } = answer.value
+    if ((text ?? "").trim() === "" && (attachments ?? []).length === 0) return
+    const db = yield* Db
+    const creator = yield* makeIncomingRepo(db).userRoles(hook.creator_id)
+    if (Option.isNone(creator)) return yield* Effect.logWarning(`outgoing webhook ${hook.id}: its creator is deactivated; answer not posted`)
+    const switches = yield* integrationSwitches
+    yield* postAsWebhook(switches, { id: hook.creator_id, ...creator.value }, {
+      channelId: fired.post.channel_id,
+      // A reply to a reply goes to the same thread.
+      rootId: answer.value.response_type === "comment" ? (fired.post.root_id || fired.post.id) : "",
+      text: text ?? "",
+      props: { ...props, webhook_display_name: hook.display_name },
+      attachments: attachments ?? [],
+      username: answer.value.username || hook.username,
+      iconUrl: answer.value.icon_url || hook.icon_url,
+      iconEmoji: ""
+    }, { anyChannel: true })
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`outgoing webhook ${hook.id} to ${url.slice(0, 200)} failed`, cause)))
+
+/** One post: the hooks it triggers, each called at all of its URLs at once. */
+export const fire = (fired: Fired) =>
+  Effect.gen(function*() {
+    const hooks = makeOutgoingRepo(yield* Db)
+    const watching = yield* hooks.watching(fired.teamId, fired.post.channel_id)
+    const triggered = watching.flatMap((hook) => {
+      const word = triggerWord(hook, fired.post.channel_id, fired.post.message)
+      return word === undefined ? [] : [{ hook, word }]
+    })
+    if (triggered.length === 0 || !(yield* integrationSwitches).enableOutgoingWebhooks) return
+    const teamDomain = yield* hooks.teamName(fired.teamId)
+    yield* Effect.forEach(triggered, ({ hook, word }) => {
+      const payload: OutgoingPayload = {
+        token: hook.token,
+        team_id: hook.team_id,
+        team_domain: teamDomain,
+        channel_id: fired.post.channel_id,
+        channel_name: fired.channelName,
+        timestamp: fired.post.create_at,
+        user_id: fired.post.user_id,
+        user_name: fired.userName,
+        post_id: fired.post.id,
+        text: fired.post.message,
+        trigger_word: word,
+        file_ids: (fired.post.file_ids ?? []).join(",")
+      }
+      return Effect.forEach(hook.callback_urls, (url) => deliver(hook, fired, payload, url), { concurrency: "unbounded", discard: true })
+    }, { concurrency: "unbounded", discard: true })
+  })
+
+export const layer = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const bus = yield* EventBus
+    const queue = yield* Queue.dropping<Fired>(QUEUE_SIZE)
+    const events = yield* bus.subscribeLocal
+    yield* Effect.forkScoped(Stream.runForEach(events, (envelope) => {
+      const fired = firedBy(envelope)
+      if (fired === undefined) return Effect.void
+      return Effect.flatMap(Queue.offer(queue, fired), (accepted) =>
+        accepted ? Effect.void : Effect.logWarning(`outgoing webhooks: queue full (${QUEUE_SIZE}); post ${fired.post.id} not sent to its hooks`))
+    }))
+    const worker = Queue.take(queue).pipe(
+      Effect.flatMap((fired) => fire(fired).pipe(Effect.catchAllCause((cause) => Effect.logWarning("outgoing webhooks: a post's hooks were not called", cause)))),
+      Effect.forever
+    )
+    for (let i = 0; i < WORKERS; i++) yield* Effect.forkScoped(worker)
+  })
+)

@@ -1,0 +1,53 @@
+import { Clock, Effect } from "effect"
+import { actingAs } from "../integrations/ActingCaller.ts"
+import type { IntegrationSwitches } from "../integrations/IntegrationSettings.ts"
+import { createPost } from "../posts/CreatePost.ts"
+
+/**
+ * A post made by a webhook (an incoming hook's payload, an outgoing hook's answer), as Mattermost's CreateWebhookPost:
+ * the hook creator's, marked from_webhook, with the username and icon overrides only while their switches are on.
+ * Props a payload sends may not claim what only the server sets.
+ */
+export interface WebhookPost {
+  readonly channelId: string
+  readonly rootId: string
+  readonly text: string
+  readonly props: Readonly<Record<string, unknown>>
+  readonly attachments: ReadonlyArray<unknown>
+  readonly username: string
+  readonly iconUrl: string
+  readonly iconEmoji: string
+}
+
+const RESERVED = new Set(["from_webhook", "from_bot", "override_username", "override_icon_url", "override_icon_emoji"])
+
+export const postAsWebhook = (
+  switches: IntegrationSwitches,
+  creator: { readonly id: string; readonly roles: string; readonly is_bot: boolean },
+  post: WebhookPost,
+  /**
+   * Mattermost posts an outgoing hook's answer whether or not its creator is a member of the (public) channel the
+   * hook watched: the server posts for the hook there, so the write check is the hook's, done when it was made.
+   */
+  options: { readonly anyChannel?: boolean } = {}
+) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const base = actingAs(creator, now)
+    const caller = options.anyChannel === true ? { ...base, isSystemAdmin: true } : base
+    const props = Object.fromEntries(Object.entries(post.props).filter(([k]) => !RESERVED.has(k)))
+    const trusted: Record<string, unknown> = { from_webhook: "true" }
+    if (switches.enablePostUsernameOverride && post.username !== "") trusted.override_username = post.username
+    if (switches.enablePostIconOverride && post.iconUrl !== "") trusted.override_icon_url = post.iconUrl
+    if (switches.enablePostIconOverride && post.iconEmoji !== "") trusted.override_icon_emoji = post.iconEmoji
+    if (post.attachments.length > 0) trusted.attachments = post.attachments
+    return yield* createPost(caller, {
+      channel_id: post.channelId,
+      message: post.text,
+      root_id: post.rootId,
+      file_ids: [],
+      props,
+      pending_post_id: "",
+      type: ""
+    }, false, trusted)
+  })
