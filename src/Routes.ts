@@ -27,6 +27,7 @@ import * as AccessTokens from "./tokens/AccessTokenRoutes.ts"
 import * as Bots from "./bots/BotRoutes.ts"
 import * as IncomingHooks from "./webhooks/IncomingRoutes.ts"
 import * as OutgoingHooks from "./webhooks/OutgoingRoutes.ts"
+import * as PostActions from "./integrations/PostActionRoutes.ts"
 import * as Reminders from "./reminders/ReminderRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
@@ -65,6 +66,7 @@ export const served = HttpRouter.concatAll(
   Bots.routes,
   IncomingHooks.routes,
   OutgoingHooks.routes,
+  PostActions.routes,
   Reminders.routes,
   CustomStatus.routes,
   ProfileImages.routes,

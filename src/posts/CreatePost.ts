@@ -4,6 +4,7 @@ import { newId } from "../../layers/Crypto.ts"
 import { Access, type ChannelRef } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
+import { withActionIds } from "../integrations/MessageActions.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import { publishThreadUpdated } from "../threads/ThreadEvents.ts"
 import { type Follower, ThreadRepo } from "../threads/ThreadRepo.ts"
@@ -86,7 +87,7 @@ const serverProps = (caller: Caller, props: CreatePostBody["props"]) => {
 /** `trusted`: props the server itself sets (an integration's from_webhook, overrides, attachments). */
 export const createPost = (caller: Caller, body: CreatePostBody, setOnline: boolean, trusted: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
-    const input = { ...body, props: { ...serverProps(caller, body.props), ...trusted } }
+    const input = { ...body, props: withActionIds({ ...serverProps(caller, body.props), ...trusted }) }
     yield* validate(input)
     const access = yield* Access
     const { channel } = yield* access.channel(caller, input.channel_id, "write")

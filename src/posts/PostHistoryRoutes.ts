@@ -4,6 +4,7 @@ import { Access } from "../access/Access.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
+import { withoutIntegrations } from "../integrations/MessageActions.ts"
 import { json } from "../http/Respond.ts"
 import { type EditVersion, PostHistoryRepo } from "./PostHistoryRepo.ts"
 
@@ -25,7 +26,7 @@ const versionToWire = (v: EditVersion) => ({
   original_id: v.original_id,
   message: v.message,
   type: v.type,
-  props: v.props ?? {},
+  props: withoutIntegrations(v.props ?? {}),
   hashtags: v.hashtags,
   pending_post_id: "",
   reply_count: 0,

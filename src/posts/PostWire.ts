@@ -1,3 +1,4 @@
+import { withoutIntegrations } from "../integrations/MessageActions.ts"
 import type { UserRow } from "../users/UserRow.ts"
 import { toWire as userToWire, type Viewer } from "../users/UserWire.ts"
 
@@ -76,7 +77,7 @@ export const toWire = (row: PostRow, options: WireOptions) => {
     original_id: row.original_id,
     message: row.message,
     type: row.type,
-    props: row.props ?? {},
+    props: withoutIntegrations(row.props ?? {}),
     hashtags: row.hashtags,
     pending_post_id: row.pending_post_id,
     reply_count: Number(row.reply_count ?? 0),
