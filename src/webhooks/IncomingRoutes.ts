@@ -6,11 +6,11 @@ import { requireCaller } from "../auth/Authenticate.ts"
 import { ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { created, json, ok } from "../http/Respond.ts"
+import { onHook, onHookUpdate } from "./HookRoutes.ts"
 import * as Hooks from "./IncomingWebhooks.ts"
 
 /** Incoming webhooks: management under /api/v4/hooks/incoming, and the hook itself at /hooks/{id} (not under /api/v4). */
 
-const HookParams = Schema.Struct({ hook_id: Decode.Id })
 const ListQuery = Schema.Struct({
   page: Decode.QueryInt(0, { min: 0 }),
   per_page: Decode.QueryInt(60, { min: 0, max: 200 }),
@@ -43,26 +43,11 @@ const list = handle(Effect.gen(function*() {
   return json(q.include_total_count ? { incoming_webhooks: hooks, total_count: hooks.length } : hooks)
 }))
 
-const get = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { hook_id } = yield* Decode.params(HookParams)
-  return json(yield* Hooks.get(caller, hook_id))
-}))
+const get = handle(onHook((caller, hookId) => Effect.map(Hooks.get(caller, hookId), json)))
 
-const update = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { hook_id } = yield* Decode.params(HookParams)
-  const body = yield* Decode.body(UpdateIncomingWebhook)
-  if (body.id !== hook_id) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing id parameter in request body.")
-  return json(yield* Hooks.update(caller, hook_id, body))
-}))
+const update = handle(onHookUpdate(UpdateIncomingWebhook, (caller, hookId, body) => Effect.map(Hooks.update(caller, hookId, body), json)))
 
-const remove = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { hook_id } = yield* Decode.params(HookParams)
-  yield* Hooks.remove(caller, hook_id)
-  return ok()
-}))
+const remove = handle(onHook((caller, hookId) => Effect.as(Hooks.remove(caller, hookId), ok())))
 
 /** Slack's clients send no more than this; a larger payload is refused before it is read. */
 const PAYLOAD_LIMIT = 1024 * 1024

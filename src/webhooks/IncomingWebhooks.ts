@@ -75,13 +75,20 @@ const values = (teamId: string, input: { channel_id: string; display_name: strin
   channelLocked: input.channel_locked
 })
 
-const owned = (caller: Caller, hookId: string) =>
+/** The hook `find` gives, if the caller manages its team (incoming and outgoing hooks alike). */
+export const managedHook = <Row extends { readonly team_id: string }, E, R>(caller: Caller, find: Effect.Effect<Option.Option<Row>, E, R>) =>
   Effect.gen(function*() {
-    const row = yield* (yield* repo).byId(hookId)
+    const row = yield* find
     if (Option.isNone(row)) return yield* new HookNotFound()
     yield* mayManageTeam(caller, row.value.team_id)
     return row.value
   })
+
+/** The row a write returned; none means the hook was deleted meanwhile. */
+export const written = <Row, E, R>(write: Effect.Effect<Option.Option<Row>, E, R>) =>
+  Effect.flatMap(write, Option.match({ onNone: () => Effect.fail(new HookNotFound()), onSome: Effect.succeed }))
+
+const owned = (caller: Caller, hookId: string) => managedHook(caller, Effect.flatMap(repo, (r) => r.byId(hookId)))
 
 export const create = (caller: Caller, input: Parameters<typeof values>[1] & { user_id: string }) =>
   Effect.gen(function*() {
@@ -116,9 +123,7 @@ export const update = (caller: Caller, hookId: string, input: Parameters<typeof 
     yield* owned(caller, hookId)
     const channel = yield* hookChannel(caller, input.channel_id)
     const now = yield* Clock.currentTimeMillis
-    const row = yield* (yield* repo).update(hookId, values(channel.team_id, input), now)
-    if (Option.isNone(row)) return yield* new HookNotFound()
-    return toWire(row.value)
+    return toWire(yield* written((yield* repo).update(hookId, values(channel.team_id, input), now)))
   })
 
 export const remove = (caller: Caller, hookId: string) =>

@@ -3,15 +3,15 @@ import { Effect, Schema } from "effect"
 import type { DbError } from "../../layers/Db.ts"
 import { CreateOutgoingWebhook, UpdateOutgoingWebhook } from "../../schemas/OutgoingWebhook.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
-import { ApiError, badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
+import { ApiError, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { created, json, ok } from "../http/Respond.ts"
 import type { HookBadInput, HookNotFound, HookNotPermitted } from "./IncomingWebhooks.ts"
+import { onHook, onHookUpdate } from "./HookRoutes.ts"
 import * as Hooks from "./OutgoingWebhooks.ts"
 
 /** Outgoing webhooks management under /api/v4/hooks/outgoing. */
 
-const HookParams = Schema.Struct({ hook_id: Decode.Id })
 const IdOrEmpty = Schema.String.pipe(Schema.pattern(/^([a-z0-9]{26})?$/, { message: () => "a 26-character id" }))
 const ListQuery = Schema.Struct({
   page: Decode.QueryInt(0, { min: 0 }),
@@ -42,32 +42,13 @@ const list = handle(Effect.gen(function*() {
   return json(yield* Hooks.list(caller, { teamId: q.team_id, channelId: q.channel_id, page: q.page, perPage: q.per_page }))
 }))
 
-const get = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { hook_id } = yield* Decode.params(HookParams)
-  return json(yield* Hooks.get(caller, hook_id))
-}))
+const get = handle(onHook((caller, hookId) => Effect.map(Hooks.get(caller, hookId), json)))
 
-const update = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { hook_id } = yield* Decode.params(HookParams)
-  const body = yield* Decode.body(UpdateOutgoingWebhook)
-  if (body.id !== hook_id) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing hook_id parameter in request body.")
-  return json(yield* Hooks.update(caller, hook_id, body))
-}))
+const update = handle(onHookUpdate(UpdateOutgoingWebhook, (caller, hookId, body) => Effect.map(Hooks.update(caller, hookId, body), json)))
 
-const regenToken = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { hook_id } = yield* Decode.params(HookParams)
-  return json(yield* Hooks.regenToken(caller, hook_id))
-}))
+const regenToken = handle(onHook((caller, hookId) => Effect.map(Hooks.regenToken(caller, hookId), json)))
 
-const remove = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { hook_id } = yield* Decode.params(HookParams)
-  yield* Hooks.remove(caller, hook_id)
-  return ok()
-}))
+const remove = handle(onHook((caller, hookId) => Effect.as(Hooks.remove(caller, hookId), ok())))
 
 export const routes = HttpRouter.empty.pipe(
   HttpRouter.post("/api/v4/hooks/outgoing", create),

@@ -4,7 +4,7 @@ import { Db } from "../../layers/Db.ts"
 import type { OutgoingHookInput, OutgoingWebhookWire, UpdateOutgoingWebhook } from "../../schemas/OutgoingWebhook.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
-import { HookBadInput, HookNotFound, HookNotPermitted, mayManageTeam } from "./IncomingWebhooks.ts"
+import { HookBadInput, HookNotPermitted, managedHook, mayManageTeam, written } from "./IncomingWebhooks.ts"
 import { makeOutgoingRepo, type OutgoingRow } from "./OutgoingRepo.ts"
 
 /**
@@ -104,13 +104,7 @@ const noOverlap = (teamId: string, hookId: string, input: OutgoingHookInput, act
     }
   })
 
-const owned = (caller: Caller, hookId: string) =>
-  Effect.gen(function*() {
-    const row = yield* (yield* repo).byId(hookId)
-    if (Option.isNone(row)) return yield* new HookNotFound()
-    yield* mayManageTeam(caller, row.value.team_id)
-    return row.value
-  })
+const owned = (caller: Caller, hookId: string) => managedHook(caller, Effect.flatMap(repo, (r) => r.byId(hookId)))
 
 export const create = (caller: Caller, body: OutgoingHookInput & { team_id: string; creator_id: string }) =>
   Effect.gen(function*() {
@@ -171,18 +165,14 @@ export const update = (caller: Caller, hookId: string, body: UpdateOutgoingWebho
     const input = yield* checked(body)
     yield* checkScope(old.team_id, input, "update")
     yield* noOverlap(old.team_id, hookId, input, "update")
-    const row = yield* (yield* repo).update(hookId, caller.userId, input, yield* Clock.currentTimeMillis)
-    if (Option.isNone(row)) return yield* new HookNotFound()
-    return toWire(row.value)
+    return toWire(yield* written((yield* repo).update(hookId, caller.userId, input, yield* Clock.currentTimeMillis)))
   })
 
 export const regenToken = (caller: Caller, hookId: string) =>
   Effect.gen(function*() {
     yield* enabled
     yield* owned(caller, hookId)
-    const row = yield* (yield* repo).regenToken(hookId, newId(), yield* Clock.currentTimeMillis)
-    if (Option.isNone(row)) return yield* new HookNotFound()
-    return toWire(row.value)
+    return toWire(yield* written((yield* repo).regenToken(hookId, newId(), yield* Clock.currentTimeMillis)))
   })
 
 export const remove = (caller: Caller, hookId: string) =>
