@@ -29,12 +29,13 @@ const mapActions = (props: Props, f: (action: Json) => Json): Props => {
 export const withActionIds = (props: Props): Props =>
   mapActions(props, (action) => typeof action.id === "string" && action.id !== "" ? action : { ...action, id: newId() })
 
-/** The props as clients see them: no action's integration. */
-export const withoutIntegrations = (props: Props): Props =>
+/** The props as clients see them: no action's integration; `cookieOf` may give an action the cookie to send back. */
+export const withoutIntegrations = (props: Props, cookieOf?: (actionId: string) => string | undefined): Props =>
   mapActions(props, (action) => {
-    if (!("integration" in action)) return action
+    const cookie = cookieOf?.(String(action.id))
+    if (!("integration" in action) && cookie === undefined) return action
     const { integration: _secret, ...seen } = action
-    return seen
+    return cookie === undefined ? seen : { ...seen, cookie }
   })
 
 export interface StoredAction {
@@ -45,23 +46,27 @@ export interface StoredAction {
   readonly context: Json
 }
 
-/** An action of the stored props by id, with what calling its integration needs; none without an integration URL. */
-export const findAction = (props: Props, id: string): StoredAction | undefined => {
+/** Every action of the props that has an integration URL to call. */
+export const actionsOf = (props: Props): ReadonlyArray<StoredAction> => {
+  const found: Array<StoredAction> = []
   const attachments = Array.isArray(props.attachments) ? props.attachments : []
   for (const attachment of attachments) {
     const actions: ReadonlyArray<unknown> = isObject(attachment) && Array.isArray(attachment.actions) ? attachment.actions : []
     for (const action of actions) {
-      if (!isObject(action) || action.id !== id) continue
+      if (!isObject(action) || typeof action.id !== "string") continue
       const integration = action.integration
-      if (!isObject(integration) || typeof integration.url !== "string" || integration.url === "") return undefined
-      return {
-        id,
+      if (!isObject(integration) || typeof integration.url !== "string" || integration.url === "") continue
+      found.push({
+        id: action.id,
         type: typeof action.type === "string" ? action.type : "",
         dataSource: typeof action.data_source === "string" ? action.data_source : "",
         url: integration.url,
         context: isObject(integration.context) ? integration.context : {}
-      }
+      })
     }
   }
-  return undefined
+  return found
 }
+
+/** An action of the stored props by id, with what calling its integration needs; none without an integration URL. */
+export const findAction = (props: Props, id: string): StoredAction | undefined => actionsOf(props).find((a) => a.id === id)

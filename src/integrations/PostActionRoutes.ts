@@ -23,7 +23,7 @@ const act = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { post_id, action_id } = yield* Decode.params(ActionParams)
   const body = yield* Decode.body(ActionBody).pipe(Effect.orElseSucceed(() => ({ selected_option: "", cookie: "" })))
-  return json(yield* doPostAction(caller, post_id, action_id, body.selected_option))
+  return json(yield* doPostAction(caller, post_id, action_id, body.selected_option, body.cookie))
 })
 
 export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/posts/:post_id/actions/:action_id", act))

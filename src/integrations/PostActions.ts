@@ -1,15 +1,15 @@
 import { Clock, Effect, Schema } from "effect"
-import { newId } from "../../layers/Crypto.ts"
+import { Crypto, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
 import { OutboundHttp } from "../../layers/OutboundHttp.ts"
-import { Access } from "../access/Access.ts"
+import { Access, type ChannelRef } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
 import { PostHistoryRepo } from "../posts/PostHistoryRepo.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
-import { findAction, withActionIds } from "./MessageActions.ts"
+import { actionsOf, findAction, type StoredAction, withActionIds, withoutIntegrations } from "./MessageActions.ts"
 
 /**
  * POST /posts/{post_id}/actions/{action_id}: a user clicked a button or chose an option of an interactive message.
@@ -45,23 +45,75 @@ interface StoredPost {
   readonly props: Record<string, unknown>
 }
 
+/** The retained keys the post has, and those it lacks (an update removes them: the integration cannot add them). */
+const retainedOf = (props: Readonly<Record<string, unknown>>) => ({
+  retain: Object.fromEntries(RETAINED.filter((k) => k in props).map((k) => [k, props[k]])),
+  remove: RETAINED.filter((k) => !(k in props))
+})
+
 /** The props of an update: the integration's, with the retained keys as they were on the original (or absent). */
 export const updatedProps = (original: Readonly<Record<string, unknown>>, sent: Readonly<Record<string, unknown>> | null) => {
   if (sent === null) return original
-  const props: Record<string, unknown> = { ...sent }
-  for (const key of RETAINED) {
-    if (key in original) props[key] = original[key]
-    else delete props[key]
-  }
+  const { retain, remove } = retainedOf(original)
+  const props: Record<string, unknown> = { ...sent, ...retain }
+  for (const key of remove) delete props[key]
   return withActionIds(props)
 }
 
-export const doPostAction = (caller: Caller, postId: string, actionId: string, selectedOption: string) =>
+/** What a click acts on: the action, where its post is, and the post itself unless it is not stored (ephemeral). */
+interface Target {
+  readonly channel: ChannelRef
+  readonly action: StoredAction
+  readonly rootId: string
+  readonly retain: Readonly<Record<string, unknown>>
+  readonly stored: StoredPost | undefined
+}
+
+/**
+ * Mattermost's PostActionCookie: what a click on an action of a post the server does not keep (an ephemeral post)
+ * needs, encrypted under the server's key and sent to the client as the action's `cookie`.
+ */
+const ActionCookie = Schema.Struct({
+  type: Schema.String,
+  post_id: Schema.String,
+  root_post_id: Schema.String,
+  channel_id: Schema.String,
+  data_source: Schema.String,
+  integration: Schema.Struct({ url: Schema.String, context: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }) }),
+  retain_props: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+const decodeCookie = Schema.decodeUnknownEither(Schema.parseJson(ActionCookie))
+
+/**
+ * For a post sent without being stored (an ephemeral post with buttons): each action gets an id and a cookie
+ * carrying its integration, which leaves the props (Mattermost's AddPostActionCookies). A click sends the cookie back.
+ */
+export const withActionCookies = <P extends { readonly id: string; readonly channel_id: string; readonly root_id: string; readonly props: Readonly<Record<string, unknown>> }>(post: P) =>
+  Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const props = withActionIds(post.props)
+    const { retain } = retainedOf(props)
+    const cookies = new Map<string, string>()
+    for (const action of actionsOf(props)) {
+      const cookie = {
+        type: action.type,
+        post_id: post.id,
+        root_post_id: post.root_id === "" ? post.id : post.root_id,
+        channel_id: post.channel_id,
+        data_source: action.dataSource,
+        integration: { url: action.url, context: action.context },
+        retain_props: retain
+      }
+      cookies.set(action.id, yield* crypto.encrypt(JSON.stringify(cookie)))
+    }
+    return { ...post, props: withoutIntegrations(props, (id) => cookies.get(id)) }
+  })
+
+const storedTarget = (caller: Caller, postId: string, actionId: string) =>
   Effect.gen(function*() {
     const { channel } = yield* Effect.flatMap(Access, (a) => a.post(caller, postId, "read"))
     const db = yield* Db
-    const sql = db.sql
-    const [post] = yield* db.read(sql<StoredPost>`
+    const [post] = yield* db.read(db.sql<StoredPost>`
       SELECT channel_id, root_id, message, props FROM posts WHERE id = ${postId} AND delete_at = 0`)
     if (post === undefined) return yield* notFound("app.post.get.app_error", "Post not found.")
     const action = findAction(post.props ?? {}, actionId)
@@ -69,9 +121,35 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
     if (channel.delete_at > 0) {
       return yield* badRequest("api.post.update_post.can_not_update_post_in_deleted.error", "Can not update a post in a deleted channel.")
     }
-    const [names] = yield* db.read(sql<{ username: string; team_name: string | null }>`
+    return { channel, action, rootId: post.root_id === "" ? postId : post.root_id, retain: retainedOf(post.props ?? {}).retain, stored: post } satisfies Target
+  })
+
+const cookieTarget = (caller: Caller, postId: string, actionId: string, cookie: string) =>
+  Effect.gen(function*() {
+    const text = yield* Effect.flatMap(Crypto, (c) => c.decrypt(cookie)).pipe(Effect.mapError(() => integrationError("the action's cookie is not valid")))
+    const decoded = decodeCookie(text)
+    if (decoded._tag === "Left" || decoded.right.post_id !== postId) return yield* integrationError("the action's cookie is not valid for this post")
+    const c = decoded.right
+    const { channel } = yield* Effect.flatMap(Access, (a) => a.channel(caller, c.channel_id, "read"))
+    const action: StoredAction = { id: actionId, type: c.type, dataSource: c.data_source, url: c.integration.url, context: c.integration.context }
+    return { channel, action, rootId: c.root_post_id, retain: c.retain_props, stored: undefined } satisfies Target
+  })
+
+/** As Mattermost: a stored post is acted on as stored, whatever the cookie says; the cookie serves only for the others. */
+const targetOf = (caller: Caller, postId: string, actionId: string, cookie: string) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const exists = (yield* db.read(db.sql<{ id: string }>`SELECT id FROM posts WHERE id = ${postId}`)).length > 0
+    return exists || cookie === "" ? yield* storedTarget(caller, postId, actionId) : yield* cookieTarget(caller, postId, actionId, cookie)
+  })
+
+export const doPostAction = (caller: Caller, postId: string, actionId: string, selectedOption: string, cookie: string) =>
+  Effect.gen(function*() {
+    const { channel, action, rootId, retain, stored } = yield* targetOf(caller, postId, actionId, cookie)
+    const db = yield* Db
+    const [names] = yield* db.read(db.sql<{ username: string; team_name: string | null }>`
       SELECT u.username, (SELECT name FROM teams WHERE id = ${channel.team_id}) AS team_name FROM users u WHERE u.id = ${caller.userId}`)
-    const context = action.type === "select" && selectedOption !== "" ? { ...action.context, selected_option: selectedOption } : action.context
+    const selected = action.type === "select" && selectedOption !== ""
     const request = {
       user_id: caller.userId,
       user_name: names?.username ?? "",
@@ -81,8 +159,8 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
       team_domain: names?.team_name ?? "",
       post_id: postId,
       type: action.type,
-      data_source: action.type === "select" && selectedOption !== "" ? action.dataSource : "",
-      context
+      data_source: selected ? action.dataSource : "",
+      context: selected ? { ...action.context, selected_option: selectedOption } : action.context
     }
     const http = yield* OutboundHttp
     const response = yield* http.request({
@@ -104,8 +182,9 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
     const answer = decodeAnswer(parsed)
     if (answer._tag === "Left") return yield* integrationError("the answer is not an action response")
     const { update, ephemeral_text, goto_location } = answer.right
-    if (update !== null) yield* applyUpdate(caller, postId, post, update)
-    if (ephemeral_text !== "") yield* sendEphemeral(caller.userId, post, postId, ephemeral_text)
+    // A post that is not stored (ephemeral) has nothing to update.
+    if (update !== null && stored !== undefined) yield* applyUpdate(caller, postId, stored, update)
+    if (ephemeral_text !== "") yield* sendEphemeral(caller.userId, channel.id, rootId, retain, ephemeral_text)
     return { status: "OK", goto_location }
   })
 
@@ -132,10 +211,9 @@ const applyUpdate = (caller: Caller, postId: string, post: StoredPost, update: {
   })
 
 /** Only the clicking user sees it, in the post's thread; it keeps the post's webhook marks, as Mattermost. */
-const sendEphemeral = (userId: string, post: StoredPost, postId: string, message: string) =>
+const sendEphemeral = (userId: string, channelId: string, rootId: string, props: Readonly<Record<string, unknown>>, message: string) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const props = Object.fromEntries(RETAINED.filter((k) => k in (post.props ?? {})).map((k) => [k, post.props[k]]))
     const ephemeral = {
       id: newId(),
       create_at: now,
@@ -144,8 +222,8 @@ const sendEphemeral = (userId: string, post: StoredPost, postId: string, message
       delete_at: 0,
       is_pinned: false,
       user_id: userId,
-      channel_id: post.channel_id,
-      root_id: post.root_id === "" ? postId : post.root_id,
+      channel_id: channelId,
+      root_id: rootId,
       original_id: "",
       message,
       type: "system_ephemeral",

@@ -1,6 +1,7 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { withActionCookies } from "../../src/integrations/PostActions.ts"
 import { RawSocket, wsUrl } from "../realtime/Sockets.ts"
 import { failureOf, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
@@ -133,6 +134,31 @@ describe("interactive message actions", () => {
     const updated = await team.member.client.getPost(post.id)
     expect(updated.message).toBe("done")
     expect(updated.props).toEqual({ from_webhook: "true", attachments: [{ text: "done" }] })
+  })
+
+  it("an ephemeral post's actions carry a cookie instead of their integration; a click with the cookie works", async () => {
+    const url = receiver.url("/ephemeral", () => ({ json: { ephemeral_text: "picked", update: { message: "ignored: not stored" } } }))
+    const ephemeralId = "e".repeat(26)
+    const sent = await server.runtime.runPromise(withActionCookies({
+      id: ephemeralId, channel_id: channel.id, root_id: "",
+      props: { from_webhook: "true", attachments: [{ actions: [{ name: "Pick", integration: { url, context: { gif: 3 } } }] }] }
+    }))
+    const [pick] = actionsOf(sent as unknown as Post) as Array<Action & { cookie: string }>
+    expect(pick.integration).toBeUndefined()
+    expect(pick.cookie).not.toContain("gif")
+    const memberSocket = await socketOf(team.member.client)
+    expect(await team.member.client.doPostActionWithCookie(ephemeralId, pick.id!, pick.cookie)).toEqual({ status: "OK", goto_location: "" })
+    expect(JSON.parse(receiver.at("/ephemeral")[0].body)).toMatchObject({ post_id: ephemeralId, channel_id: channel.id, context: { gif: 3 } })
+    const ephemeral = await memberSocket.waitFor((f) => f.event === "ephemeral_message", "ephemeral_message")
+    expect(JSON.parse(String(ephemeral.data?.post))).toMatchObject({ message: "picked", root_id: ephemeralId, props: { from_webhook: "true" } })
+
+    const invalid = { status: 400, id: "api.post.do_action.action_integration.app_error" }
+    expect(await failureOf(team.member.client.doPostActionWithCookie(ephemeralId, pick.id!, pick.cookie.slice(0, -4) + "AAAA"))).toEqual(invalid)
+    expect(await failureOf(team.member.client.doPostActionWithCookie("f".repeat(26), pick.id!, pick.cookie))).toEqual(invalid)
+    expect((await failureOf(team.member.client.doPostAction(ephemeralId, pick.id!))).status).toBe(404)
+    const outsider = await newUser(server.url, "peek")
+    expect((await failureOf(outsider.client.doPostActionWithCookie(ephemeralId, pick.id!, pick.cookie))).status).toBe(403)
+    expect(receiver.at("/ephemeral")).toHaveLength(1)
   })
 
   it("refuses: unknown action 404, a failing or unparsable integration 400, an internal address 400, an outsider 403", async () => {
