@@ -17,5 +17,5 @@ CREATE TABLE outgoing_webhooks (
   username      text NOT NULL DEFAULT '',
   icon_url      text NOT NULL DEFAULT ''
 );
--- Every post in a public channel looks up its team's hooks (in the background, after the post is answered).
+-- A node loads a team's hooks when a post there first needs them, then keeps them in memory until they change.
 CREATE INDEX outgoing_webhooks_team_idx ON outgoing_webhooks (team_id, channel_id) WHERE delete_at = 0;

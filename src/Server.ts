@@ -50,6 +50,7 @@ import * as ScheduledPostJob from "./scheduled/ScheduledPostJob.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
 import * as OutgoingDispatch from "./webhooks/OutgoingDispatch.ts"
+import * as OutgoingHookCache from "./webhooks/OutgoingHookCache.ts"
 
 /**
  * Composition: capabilities chosen once from Config (or overridden by tests), feature services on top, the HTTP
@@ -136,6 +137,7 @@ const services = Layer.mergeAll(
   ThreadRepo.layer,
   SsoDirectory.layer,
   WebApp.layer,
+  OutgoingHookCache.layer,
   SystemBot.layer.pipe(Layer.provide(UserRepo.layer)) // the same UserRepo (layers are shared by reference)
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 

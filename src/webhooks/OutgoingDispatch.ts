@@ -5,14 +5,15 @@ import { OutgoingAnswer, type OutgoingPayload, TRIGGER_EXACT } from "../../schem
 import { type Envelope, EventBus } from "../events/EventBus.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { makeIncomingRepo } from "./IncomingRepo.ts"
+import { OutgoingHookCache } from "./OutgoingHookCache.ts"
 import { makeOutgoingRepo, type OutgoingRow } from "./OutgoingRepo.ts"
 import { postAsWebhook } from "./WebhookPost.ts"
 
 /**
  * Firing outgoing webhooks. The node that created a post sees its own `posted` event (as push notifications do) and
  * hands it to a bounded queue: the post's request has already been answered, and a slow or dead receiver only ever
- * holds one of the workers. A full queue drops (and logs) rather than holding memory or the event bus. A worker looks
- * up the hooks watching the channel, POSTs Mattermost's payload to each callback URL through OutboundHttp (the SSRF
+ * holds one of the workers. A full queue drops (and logs) rather than holding memory or the event bus. A worker finds
+ * the hooks watching the channel (in memory, OutgoingHookCache), POSTs Mattermost's payload to each callback URL through OutboundHttp (the SSRF
  * guard), retries what certainly did not reach the receiver, and posts an answer that has text or attachments.
  */
 
@@ -143,8 +144,8 @@ const deliver = (hook: OutgoingRow, fired: Fired, payload: OutgoingPayload, url:
 export const fire = (fired: Fired) =>
   Effect.gen(function*() {
     const hooks = makeOutgoingRepo(yield* Db)
-    const watching = yield* hooks.watching(fired.teamId, fired.post.channel_id)
-    const triggered = watching.flatMap((hook) => {
+    const teamHooks = yield* Effect.flatMap(OutgoingHookCache, (cache) => cache.teamHooks(fired.teamId, hooks.byTeam(fired.teamId)))
+    const triggered = teamHooks.flatMap((hook) => {
       const word = triggerWord(hook, fired.post.channel_id, fired.post.message)
       return word === undefined ? [] : [{ hook, word }]
     })

@@ -34,11 +34,9 @@ export const makeOutgoingRepo = (db: DbService) => {
           ${filter.channelId !== undefined ? sql`AND channel_id = ${filter.channelId}` : sql``}
           ${filter.creatorId !== undefined ? sql`AND creator_id = ${filter.creatorId}` : sql``}
         ORDER BY create_at, id LIMIT ${filter.perPage} OFFSET ${filter.page * filter.perPage}`),
-    /** The hooks a post in this channel may trigger: the channel's own and the team-wide ones. */
-    watching: (teamId: string, channelId: string) =>
-      db.read(sql<OutgoingRow>`
-        SELECT * FROM outgoing_webhooks
-        WHERE team_id = ${teamId} AND channel_id IN (${channelId}, '') AND delete_at = 0`),
+    /** Every hook of a team: what a post in one of its channels may trigger (kept per node, OutgoingHookCache). */
+    byTeam: (teamId: string) =>
+      db.read(sql<OutgoingRow>`SELECT * FROM outgoing_webhooks WHERE team_id = ${teamId} AND delete_at = 0`),
     /** Other hooks of the team, to refuse one that would answer the same words on the same URL twice. */
     others: (teamId: string, exceptId: string) =>
       db.read(sql<OutgoingRow>`SELECT * FROM outgoing_webhooks WHERE team_id = ${teamId} AND id <> ${exceptId} AND delete_at = 0`),

@@ -5,6 +5,7 @@ import type { OutgoingHookInput, OutgoingWebhookWire, UpdateOutgoingWebhook } fr
 import type { Caller } from "../auth/Authenticate.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { HookBadInput, HookNotPermitted, managedHook, mayManageTeam, written } from "./IncomingWebhooks.ts"
+import { OutgoingHookCache } from "./OutgoingHookCache.ts"
 import { makeOutgoingRepo, type OutgoingRow } from "./OutgoingRepo.ts"
 
 /**
@@ -35,6 +36,9 @@ export const toWire = (row: OutgoingRow): OutgoingWebhookWire => ({
 })
 
 const repo = Effect.map(Db, makeOutgoingRepo)
+
+/** Every node's copy of the team's hooks is refreshed (a post right after sees the change). */
+const changed = (teamId: string) => Effect.flatMap(OutgoingHookCache, (cache) => cache.changed(teamId))
 
 export const enabled = Effect.flatMap(integrationSwitches, (s) => s.enableOutgoingWebhooks ? Effect.void : Effect.fail(new OutgoingHooksDisabled()))
 
@@ -121,7 +125,9 @@ export const create = (caller: Caller, body: OutgoingHookInput & { team_id: stri
     yield* checkScope(body.team_id, input, "create")
     yield* noOverlap(body.team_id, "", input, "create")
     const now = yield* Clock.currentTimeMillis
-    return toWire(yield* hooks.insert({ id: newId(), token: newId(), creatorId, teamId: body.team_id }, input, now))
+    const row = yield* hooks.insert({ id: newId(), token: newId(), creatorId, teamId: body.team_id }, input, now)
+    yield* changed(body.team_id)
+    return toWire(row)
   })
 
 export const get = (caller: Caller, hookId: string) =>
@@ -165,19 +171,24 @@ export const update = (caller: Caller, hookId: string, body: UpdateOutgoingWebho
     const input = yield* checked(body)
     yield* checkScope(old.team_id, input, "update")
     yield* noOverlap(old.team_id, hookId, input, "update")
-    return toWire(yield* written((yield* repo).update(hookId, caller.userId, input, yield* Clock.currentTimeMillis)))
+    const row = yield* written((yield* repo).update(hookId, caller.userId, input, yield* Clock.currentTimeMillis))
+    yield* changed(old.team_id)
+    return toWire(row)
   })
 
 export const regenToken = (caller: Caller, hookId: string) =>
   Effect.gen(function*() {
     yield* enabled
-    yield* owned(caller, hookId)
-    return toWire(yield* written((yield* repo).regenToken(hookId, newId(), yield* Clock.currentTimeMillis)))
+    const hook = yield* owned(caller, hookId)
+    const row = yield* written((yield* repo).regenToken(hookId, newId(), yield* Clock.currentTimeMillis))
+    yield* changed(hook.team_id)
+    return toWire(row)
   })
 
 export const remove = (caller: Caller, hookId: string) =>
   Effect.gen(function*() {
     yield* enabled
-    yield* owned(caller, hookId)
+    const hook = yield* owned(caller, hookId)
     yield* (yield* repo).remove(hookId, yield* Clock.currentTimeMillis)
+    yield* changed(hook.team_id)
   })

@@ -199,9 +199,16 @@ describe("outgoing webhooks", () => {
     expect((await admin.client.getOutgoingWebhooks()).map((h) => h.id)).toContain(created.id)
     const updated = await team.owner.client.updateOutgoingWebhook({ ...created, display_name: "renamed", trigger_words: ["two"], trigger_when: 1, channel_id: other.id })
     expect(updated).toMatchObject({ display_name: "renamed", trigger_words: ["two"], trigger_when: 1, channel_id: other.id, token: created.token })
+    // Every change applies to the very next post (each node keeps the team's hooks in memory).
+    const tokensSent = () => receiver.at("/managed").map((r) => Object.fromEntries(new URLSearchParams(r.body))).map((f) => [f.text, f.token])
+    await say(other.id, "twofold")
+    await eventually(() => receiver.at("/managed").length === 1, "the updated hook's call")
     const regenerated = await team.owner.client.regenOutgoingHookToken(created.id)
     expect(regenerated.token).not.toBe(created.token)
     expect((await team.owner.client.getOutgoingWebhook(created.id)).token).toBe(regenerated.token)
+    await say(other.id, "two")
+    await eventually(() => receiver.at("/managed").length === 2, "the call with the new token")
+    expect(tokensSent()).toEqual([["twofold", created.token], ["two", regenerated.token]])
 
     const outsider = await newUser(server.url, "out")
     const denied = [
