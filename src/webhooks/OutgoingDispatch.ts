@@ -49,8 +49,13 @@ interface Fired {
  */
 const firedBy = (envelope: Envelope): Fired | undefined => {
   if (envelope.event !== "posted" || envelope.data.channel_type !== "O" || typeof envelope.data.post !== "string") return undefined
-  const post = JSON.parse(envelope.data.post) as Posted
-  if (post.type.startsWith("system_") || post.props?.from_webhook === "true") return undefined
+  let post: Posted
+  try {
+    post = JSON.parse(envelope.data.post) as Posted
+  } catch {
+    return undefined
+  }
+  if (typeof post.type !== "string" || post.type.startsWith("system_") || post.props?.from_webhook === "true") return undefined
   return {
     post,
     teamId: String(envelope.data.team_id ?? ""),

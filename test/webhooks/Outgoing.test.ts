@@ -136,12 +136,20 @@ describe("outgoing webhooks", () => {
       await hook({ channel_id: other.id, callback_urls: [channelOnly] })
     ]
     expect(hooks[0].channel_id).toBe("")
+    // A public channel the hook's creator is not in: the answer is posted there all the same, as Mattermost does.
+    const theirs = await team.member.client.createChannel({ team_id: team.team.id, name: unique("theirs"), display_name: "Theirs", type: "O" } as Channel)
     await say(secret.id, "ask in private")
     const inTown = await say(town.id, "ask in town")
     const inOther = await say(other.id, "just chatting")
+    const inTheirs = await say(theirs.id, "ask there")
     await answerIn(town.id, (p) => p.message === "heard")
+    const answer = await eventually(async () => {
+      const list = await team.member.client.getPosts(theirs.id, 0, 10)
+      return Object.values(list.posts).find((p) => p.message === "heard")
+    }, "the answer where the creator is no member")
+    expect(answer.user_id).toBe(team.owner.user.id)
     await eventually(() => receiver.at("/channel").length > 0, "the channel hook")
-    expect(receiver.at("/team").map((r) => Object.fromEntries(new URLSearchParams(r.body)).post_id)).toEqual([inTown.id])
+    expect(receiver.at("/team").map((r) => Object.fromEntries(new URLSearchParams(r.body)).post_id).sort()).toEqual([inTown.id, inTheirs.id].sort())
     expect(receiver.at("/channel").map((r) => Object.fromEntries(new URLSearchParams(r.body))))
       .toEqual([expect.objectContaining({ post_id: inOther.id, trigger_word: "" })])
     for (const h of hooks) await team.owner.client.removeOutgoingWebhook(h.id)
