@@ -35,8 +35,9 @@ const RETAINED = ["from_webhook", "override_username", "override_icon_url", "fro
 
 const ACTION_TIMEOUT = "10 seconds"
 
+/** The reason goes to detailed_error only: the user who clicked is told the action failed, not where it goes. */
 const integrationError = (detail: string) =>
-  badRequest("api.post.do_action.action_integration.app_error", `The action's integration could not be reached or refused the action: ${detail}.`)
+  badRequest("api.post.do_action.action_integration.app_error", "Action integration error.", detail)
 
 interface StoredPost {
   readonly channel_id: string
