@@ -72,9 +72,11 @@ describe("outgoing webhooks", () => {
     expect(answer).toMatchObject({ message: "deploy started", user_id: team.owner.user.id })
     expect(answer.props).toMatchObject({ from_webhook: "true", webhook_display_name: "bot", build: 7 })
     // The answer starts with the trigger word, yet a webhook's post never fires hooks.
-    await say(town.id, "deploy again")
+    // A trigger in a thread: the answer goes to the same thread.
+    const reply = await say(town.id, "deploy again", post.id)
     await eventually(() => receiver.at("/json").length === 2, "the second call")
-    await answerIn(town.id, (p) => p.message === "deploy started" && p.root_id !== post.id)
+    expect(JSON.parse(receiver.at("/json")[1].body)).toMatchObject({ post_id: reply.id, text: "deploy again" })
+    await eventually(async () => (await team.owner.client.getPostThread(post.id)).order.length === 4 || undefined, "the second answer in the thread")
     expect(receiver.at("/json")).toHaveLength(2)
     await team.owner.client.removeOutgoingWebhook(created.id)
   })
