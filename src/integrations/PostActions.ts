@@ -9,6 +9,7 @@ import { badRequest, notFound } from "../http/ApiError.ts"
 import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
 import { PostHistoryRepo } from "../posts/PostHistoryRepo.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
+import { slackLinksToMarkdown } from "../webhooks/SlackText.ts"
 import { actionsOf, findAction, type StoredAction, withActionIds, withoutIntegrations } from "./MessageActions.ts"
 
 /**
@@ -26,7 +27,8 @@ const IntegrationAnswer = Schema.Struct({
     props: Schema.optionalWith(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })), { default: () => null })
   })), { default: () => null }),
   ephemeral_text: Schema.optionalWith(Schema.String, { default: () => "" }),
-  goto_location: Schema.optionalWith(Schema.String, { default: () => "" })
+  goto_location: Schema.optionalWith(Schema.String, { default: () => "" }),
+  skip_slack_parsing: Schema.optionalWith(Schema.Boolean, { default: () => false })
 })
 const decodeAnswer = Schema.decodeUnknownEither(IntegrationAnswer)
 
@@ -185,7 +187,7 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
     const { update, ephemeral_text, goto_location } = answer.right
     // A post that is not stored (ephemeral) has nothing to update.
     if (update !== null && stored !== undefined) yield* applyUpdate(caller, postId, stored, update)
-    if (ephemeral_text !== "") yield* sendEphemeral(caller.userId, channel.id, rootId, retain, ephemeral_text)
+    if (ephemeral_text !== "") yield* sendEphemeral(caller.userId, channel.id, rootId, retain, answer.right.skip_slack_parsing ? ephemeral_text : slackLinksToMarkdown(ephemeral_text))
     return { status: "OK", goto_location }
   })
 

@@ -2,11 +2,12 @@ import { Clock, Effect } from "effect"
 import { actingAs } from "../integrations/ActingCaller.ts"
 import type { IntegrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { createPost } from "../posts/CreatePost.ts"
+import { fromSlack } from "./SlackText.ts"
 
 /**
  * A post made by a webhook (an incoming hook's payload, an outgoing hook's answer), as Mattermost's CreateWebhookPost:
- * the hook creator's, marked from_webhook, with the username and icon overrides only while their switches are on.
- * Props a payload sends may not claim what only the server sets.
+ * the hook creator's, marked from_webhook, with the username and icon overrides only while their switches are on,
+ * and Slack's markup made Mattermost's. Props a payload sends may not claim what only the server sets.
  */
 export interface WebhookPost {
   readonly channelId: string
@@ -40,10 +41,11 @@ export const postAsWebhook = (
     if (switches.enablePostUsernameOverride && post.username !== "") trusted.override_username = post.username
     if (switches.enablePostIconOverride && post.iconUrl !== "") trusted.override_icon_url = post.iconUrl
     if (switches.enablePostIconOverride && post.iconEmoji !== "") trusted.override_icon_emoji = post.iconEmoji
-    if (post.attachments.length > 0) trusted.attachments = post.attachments
+    const slack = yield* fromSlack(post.text, post.attachments)
+    if (slack.attachments.length > 0) trusted.attachments = slack.attachments
     return yield* createPost(caller, {
       channel_id: post.channelId,
-      message: post.text,
+      message: slack.text,
       root_id: post.rootId,
       file_ids: [],
       props,

@@ -106,6 +106,23 @@ describe("outgoing webhooks", () => {
     }
   })
 
+  it("Slack's markup in an answer becomes Mattermost's: announcements, user references, links", async () => {
+    const memberId = team.member.user.id
+    const url = receiver.url("/slack", () => ({
+      json: {
+        text: `<!here> <@${memberId}> see <https://ci.example.com/7|build 7> and <@nosuchuser>`,
+        attachments: [{ pretext: "<!channel>", text: "<https://ci.example.com/log|log>", title: `for <@${memberId}>`, fields: [{ title: "by", value: `<@${memberId}>`, short: true }] }]
+      }
+    }))
+    const created = await hook({ channel_id: other.id, trigger_words: ["slack"], callback_urls: [url] })
+    await say(other.id, "slack markup")
+    const at = `@${team.member.user.username}`
+    const answer = await answerIn(other.id, (p) => p.message.startsWith("@here"))
+    expect(answer.message).toBe(`@here ${at} see [build 7](https://ci.example.com/7) and <@nosuchuser>`)
+    expect(answer.props.attachments).toEqual([{ pretext: "@channel", text: "[log](https://ci.example.com/log)", title: `for ${at}`, fields: [{ title: "by", value: at, short: true }] }])
+    await team.owner.client.removeOutgoingWebhook(created.id)
+  })
+
   it("trigger_when: 0 wants the first word exactly, 1 a first word starting with a trigger; other posts send nothing", async () => {
     const exact = receiver.url("/exact")
     const prefix = receiver.url("/prefix")
