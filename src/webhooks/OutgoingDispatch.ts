@@ -142,7 +142,7 @@ const deliver = (hook: OutgoingRow, fired: Fired, payload: OutgoingPayload, url:
       username: answer.value.username || hook.username,
       iconUrl: answer.value.icon_url || hook.icon_url,
       iconEmoji: ""
-    }, { anyChannel: true })
+    }, { anyChannel: true, split: true })
   }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`outgoing webhook ${hook.id} to ${url.slice(0, 200)} failed`, cause)))
 
 /** One post: the hooks it triggers, each called at all of its URLs at once. */

@@ -123,6 +123,21 @@ describe("outgoing webhooks", () => {
     await team.owner.client.removeOutgoingWebhook(created.id)
   })
 
+  it("an answer longer than a post may be goes out as several posts, the attachments with the last", async () => {
+    const long = "é".repeat(16_383) + "tail"
+    const url = receiver.url("/long", () => ({ json: { text: long, attachments: [{ text: "summary" }] } }))
+    const created = await hook({ channel_id: other.id, trigger_words: ["log"], callback_urls: [url] })
+    await say(other.id, "log please")
+    const tail = await answerIn(other.id, (p) => p.message === "tail")
+    expect(tail.props.attachments).toEqual([{ text: "summary" }])
+    const list = await team.owner.client.getPosts(other.id, 0, 5)
+    const head = list.posts[list.order[list.order.indexOf(tail.id) + 1]]
+    expect(head.message).toBe("é".repeat(16_383))
+    expect(head.props).toMatchObject({ from_webhook: "true" })
+    expect(head.props.attachments).toBeUndefined()
+    await team.owner.client.removeOutgoingWebhook(created.id)
+  })
+
   it("trigger_when: 0 wants the first word exactly, 1 a first word starting with a trigger; other posts send nothing", async () => {
     const exact = receiver.url("/exact")
     const prefix = receiver.url("/prefix")
