@@ -111,6 +111,15 @@ const call = (url: string, contentType: string, body: string) =>
 
 const decodeAnswer = Schema.decodeUnknownOption(OutgoingAnswer)
 
+/** Only where a callback goes is logged: its path or query may hold a secret. */
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return "an invalid URL"
+  }
+}
+
 const parseAnswer = (status: number, body: string) => {
   if (status < 200 || status > 299 || body.trim() === "") return Option.none()
   try {
@@ -143,7 +152,7 @@ const deliver = (hook: OutgoingRow, fired: Fired, payload: OutgoingPayload, url:
       iconUrl: answer.value.icon_url || hook.icon_url,
       iconEmoji: ""
     }, { anyChannel: true, split: true })
-  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`outgoing webhook ${hook.id} to ${url.slice(0, 200)} failed`, cause)))
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`outgoing webhook ${hook.id} to ${originOf(url)} failed`, cause)))
 
 /** One post: the hooks it triggers, each called at all of its URLs at once. */
 export const fire = (fired: Fired) =>
