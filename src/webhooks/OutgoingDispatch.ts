@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Layer, Option, Queue, Schedule, Schema, Stream } from "effect"
+import { Data, Duration, Effect, Layer, Metric, Option, Queue, Schedule, Schema, Stream } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { OutboundHttp, type OutboundError } from "../../layers/OutboundHttp.ts"
 import { OutgoingAnswer, type OutgoingPayload, TRIGGER_EXACT } from "../../schemas/OutgoingWebhook.ts"
@@ -22,6 +22,12 @@ const WORKERS = 8
 export const CALLBACK_TIMEOUT = Duration.seconds(10)
 /** 250 ms, 500 ms, 1 s: a receiver restarting or briefly overloaded gets its call. */
 export const RETRY = Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+
+/** Calls to callback URLs by outcome: `posted` (an answer was posted), `delivered` (nothing to post), `failed`. */
+export const callsTotal = Metric.counter("service_outgoing_webhook_calls_total", { description: "Outgoing webhook callback calls, by outcome", incremental: true })
+/** Posts not sent to their hooks because the queue was full. */
+export const droppedTotal = Metric.counter("service_outgoing_webhook_dropped_total", { description: "Posts not sent to outgoing webhooks: queue full", incremental: true })
+const counted = (outcome: "posted" | "delivered" | "failed") => Metric.increment(Metric.tagged(callsTotal, "outcome", outcome))
 
 /** What a `posted` event says of the post that matters here. */
 interface Posted {
@@ -134,12 +140,15 @@ const deliver = (hook: OutgoingRow, fired: Fired, payload: OutgoingPayload, url:
     const json = hook.content_type === "application/json"
     const response = yield* call(url, json ? "application/json" : "application/x-www-form-urlencoded", json ? JSON.stringify(payload) : formBody(payload))
     const answer = parseAnswer(response.status, response.body)
-    if (Option.isNone(answer)) return
+    if (Option.isNone(answer)) return yield* counted("delivered")
     const { text, attachments, props } = answer.value
-    if ((text ?? "").trim() === "" && (attachments ?? []).length === 0) return
+    if ((text ?? "").trim() === "" && (attachments ?? []).length === 0) return yield* counted("delivered")
     const db = yield* Db
     const creator = yield* makeIncomingRepo(db).userRoles(hook.creator_id)
-    if (Option.isNone(creator)) return yield* Effect.logWarning(`outgoing webhook ${hook.id}: its creator is deactivated; answer not posted`)
+    if (Option.isNone(creator)) {
+      yield* counted("delivered")
+      return yield* Effect.logWarning(`outgoing webhook ${hook.id}: its creator is deactivated; answer not posted`)
+    }
     const switches = yield* integrationSwitches
     yield* postAsWebhook(switches, { id: hook.creator_id, ...creator.value }, {
       channelId: fired.post.channel_id,
@@ -152,7 +161,10 @@ const deliver = (hook: OutgoingRow, fired: Fired, payload: OutgoingPayload, url:
       iconUrl: answer.value.icon_url || hook.icon_url,
       iconEmoji: ""
     }, { anyChannel: true, split: true })
-  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`outgoing webhook ${hook.id} to ${originOf(url)} failed`, cause)))
+    yield* counted("posted")
+  }).pipe(Effect.catchAllCause((cause) =>
+    Effect.zipRight(counted("failed"), Effect.logWarning(`outgoing webhook ${hook.id} to ${originOf(url)} failed`, cause))
+  ))
 
 /** One post: the hooks it triggers, each called at all of its URLs at once. */
 export const fire = (fired: Fired) =>
@@ -193,7 +205,9 @@ export const layer = Layer.scopedDiscard(
       const fired = firedBy(envelope)
       if (fired === undefined) return Effect.void
       return Effect.flatMap(Queue.offer(queue, fired), (accepted) =>
-        accepted ? Effect.void : Effect.logWarning(`outgoing webhooks: queue full (${QUEUE_SIZE}); post ${fired.post.id} not sent to its hooks`))
+        accepted
+          ? Effect.void
+          : Effect.zipRight(Metric.increment(droppedTotal), Effect.logWarning(`outgoing webhooks: queue full (${QUEUE_SIZE}); post ${fired.post.id} not sent to its hooks`)))
     }))
     const worker = Queue.take(queue).pipe(
       Effect.flatMap((fired) => fire(fired).pipe(Effect.catchAllCause((cause) => Effect.logWarning("outgoing webhooks: a post's hooks were not called", cause)))),

@@ -212,6 +212,12 @@ describe("outgoing webhooks", () => {
       const answer = await answerIn(other.id, (p) => p.message === "third time lucky")
       expect(receiver.at("/flaky")).toHaveLength(3)
       expect(answer.root_id).toBe("")
+      // The refused URL was tried 4 times (3 retries) for each of the 3 posts, then counted as failed.
+      const metrics = await eventually(async () => {
+        const text = await (await fetch(`${server.url}/api/v1/health/metrics`)).text()
+        return /service_outgoing_webhook_calls_total\{outcome="failed"\} [3-9]/.test(text) && text
+      }, "the failed calls counted")
+      expect(metrics).toMatch(/service_outgoing_webhook_calls_total\{outcome="posted"\} [1-9]/)
     } finally {
       for (const r of release) r()
       for (const h of hooks) await team.owner.client.removeOutgoingWebhook(h.id)
