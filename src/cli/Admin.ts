@@ -1,6 +1,7 @@
 import { Config, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { parseArgs, type ParseArgsConfig } from "node:util"
 import * as Migrations from "../../layers/Migrations.ts"
+import * as OutboundHttp from "../../layers/OutboundHttp.ts"
 import * as Commands from "../admin/Commands.ts"
 import * as Sessions from "../auth/Sessions.ts"
 import type { ResolvedConfig } from "../Config.ts"
@@ -104,7 +105,7 @@ export const COMMANDS: ReadonlyArray<Command> = [
       Effect.flatMap(
         Config.integer("SERVICE_PORT").pipe(Config.withDefault(3000)),
         (port) => Commands.health(typeof v.url === "string" ? v.url : `http://127.0.0.1:${port}`)
-      )
+      ).pipe(Effect.provide(OutboundHttp.layerOperator))
   }
 ]
 
