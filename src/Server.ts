@@ -10,6 +10,7 @@ import * as CryptoLayer from "../layers/Crypto.ts"
 import * as DbLayer from "../layers/Db.ts"
 import * as FileStoreLayer from "../layers/FileStore.ts"
 import * as IdPLayer from "../layers/IdP.ts"
+import * as ImagesLayer from "../layers/Images.ts"
 import * as MailerLayer from "../layers/Mailer.ts"
 import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
@@ -63,6 +64,7 @@ export interface CapabilityOverrides {
   readonly idp?: Layer.Layer<IdPLayer.IdP>
   readonly outboundHttp?: Layer.Layer<OutboundHttpLayer.OutboundHttp>
   readonly mailer?: Layer.Layer<MailerLayer.Mailer>
+  readonly images?: Layer.Layer<ImagesLayer.Images>
 }
 
 /**
@@ -103,6 +105,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     // answer and the log warn about every such URL. Production speaks https only.
     overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
     overrides.mailer ?? MailerLayer.layer(smtpSettings(config)),
+    overrides.images ?? ImagesLayer.layer,
     Layer.succeed(AppConfig, config)
   )
 
