@@ -16,6 +16,7 @@ import * as Migrations from "../layers/Migrations.ts"
 import * as PubSubLayer from "../layers/PubSub.ts"
 import * as OutboundHttpLayer from "../layers/OutboundHttp.ts"
 import * as PushSenderLayer from "../layers/PushSender.ts"
+import * as WebSocketLayer from "../layers/WebSocket.ts"
 import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
 import { AppConfig, type ResolvedConfig } from "./Config.ts"
@@ -65,6 +66,7 @@ export interface CapabilityOverrides {
   readonly outboundHttp?: Layer.Layer<OutboundHttpLayer.OutboundHttp>
   readonly mailer?: Layer.Layer<MailerLayer.Mailer>
   readonly images?: Layer.Layer<ImagesLayer.Images>
+  readonly webSockets?: Layer.Layer<WebSocketLayer.WebSockets>
 }
 
 /**
@@ -106,6 +108,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),
     overrides.mailer ?? MailerLayer.layer(smtpSettings(config)),
     overrides.images ?? ImagesLayer.layer,
+    overrides.webSockets ?? WebSocketLayer.layer,
     Layer.succeed(AppConfig, config)
   )
 
@@ -172,7 +175,7 @@ const createGuardedServer = (sockets: SocketServerService) => {
     if (event === "upgrade") {
       const [request, socket, head] = args as [IncomingMessage, Duplex, Buffer]
       socket.on("error", () => {})
-      if (sockets.upgrade(request, socket, head)) return true
+      if (sockets.upgrade(WebSocketLayer.fromNode(request, socket, head))) return true
     }
     return Reflect.apply(emit, this, [event, ...args]) as boolean
   } as Server["emit"]
