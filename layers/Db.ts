@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlClient, type SqlConnection } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Data, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { Context, Data, Effect, Layer, Metric, Option, Redacted, Stream } from "effect"
 import { Reactivity } from "@effect/experimental"
 import pg from "pg"
 import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
@@ -136,4 +136,60 @@ export const layer = (options: {
       Layer.unwrapScoped(
         Effect.map(EmbeddedPostgres.start(options.dataDir), (url) => layerPool({ ...options, url }))
       )
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Stub: no database. Statements are compiled exactly as for PostgreSQL and answered by a function, so a service
+// can be unit-tested on the rows it would read (and its writes checked in `statements`).
+
+export interface StubStatement {
+  /** The SQL text PostgreSQL would receive, with $1, $2… placeholders. */
+  readonly sql: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+/** The rows a statement answers; throwing fails it as the database would (DbError). */
+export type StubHandler = (statement: StubStatement) => ReadonlyArray<object>
+
+export interface DbStub {
+  readonly service: DbService
+  readonly sql: SqlClient.SqlClient
+  /** Every statement run, in order (a transaction's BEGIN and COMMIT or ROLLBACK included). */
+  readonly statements: Array<StubStatement>
+  readonly layer: Layer.Layer<Db | SqlClient.SqlClient>
+}
+
+export const makeStub = (handler: StubHandler): Effect.Effect<DbStub> =>
+  Effect.gen(function*() {
+    const statements: Array<StubStatement> = []
+    const answer = (sqlText: string, params: ReadonlyArray<unknown>) =>
+      Effect.try({
+        try: () => {
+          const statement = { sql: sqlText, params }
+          statements.push(statement)
+          return handler(statement) as ReadonlyArray<any>
+        },
+        catch: (cause) => new SqlError({ cause, message: "stub statement failed" })
+      })
+    const connection: SqlConnection.Connection = {
+      execute: (sqlText, params) => answer(sqlText, params),
+      executeRaw: (sqlText, params) => answer(sqlText, params),
+      executeStream: (sqlText, params) => Stream.fromIterableEffect(answer(sqlText, params)),
+      executeValues: (sqlText, params) => Effect.map(answer(sqlText, params), (rows) => rows.map((row) => Object.values(row))),
+      executeUnprepared: (sqlText, params) => answer(sqlText, params)
+    }
+    const sql = yield* SqlClient.make({ acquirer: Effect.succeed(connection), compiler: PgClient.makeCompiler(), spanAttributes: [] }).pipe(
+      Effect.provide(Reactivity.layer)
+    )
+    const toDbError = <A, R>(statement: Effect.Effect<A, SqlError, R>) => Effect.mapError(statement, (cause) => new DbError({ cause }))
+    const service: DbService = {
+      sql,
+      execute: toDbError,
+      read: toDbError,
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        sql.withTransaction(effect).pipe(Effect.mapError((e) => isSqlError(e) ? new DbError({ cause: e }) : e as Exclude<E, SqlError>)),
+      ping: Effect.void,
+      saturation: Effect.succeed(0)
+    }
+    return { service, sql, statements, layer: Layer.succeedContext(Context.make(Db, service).pipe(Context.add(SqlClient.SqlClient, sql))) }
   })

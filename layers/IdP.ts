@@ -69,8 +69,17 @@ export type OidcProbe =
   | { readonly _tag: "Ok"; readonly document: DiscoveryDocument; readonly keys: number }
   | { readonly _tag: "Failed"; readonly stage: "discovery" | "jwks"; readonly reason: string; readonly status?: number; readonly discoveryUrl: string }
 
+/** The per-login secrets of an OIDC authorization request: a PKCE verifier, its S256 challenge and a nonce. */
+export interface OidcLoginChecks {
+  readonly codeVerifier: string
+  readonly codeChallenge: string
+  readonly nonce: string
+}
+
 export interface IdPService {
   readonly allowInsecureRequests: boolean
+  /** Fresh PKCE verifier and challenge and nonce for one login (kept in the flow state for the callback's checks). */
+  readonly oidcLoginChecks: Effect.Effect<OidcLoginChecks>
   readonly oidcAuthorizationUrl: (c: OidcClient, params: Record<string, string>) => Effect.Effect<URL, IdPFailure>
   /** Exchanges the code (PKCE, state, nonce checked; ID token signature verified) and returns the ID token claims. */
   readonly oidcCodeGrant: (
@@ -231,6 +240,10 @@ export const make = (options: IdPOptions = {}) =>
 
     const service: IdPService = {
       allowInsecureRequests: insecure,
+      oidcLoginChecks: Effect.promise(async () => {
+        const codeVerifier = client.randomPKCECodeVerifier()
+        return { codeVerifier, codeChallenge: await client.calculatePKCECodeChallenge(codeVerifier), nonce: client.randomNonce() }
+      }),
       oidcAuthorizationUrl: (c, params) =>
         Effect.flatMap(configuration(c), (config) =>
           Effect.try({ try: () => client.buildAuthorizationUrl(config, params), catch: classify })),

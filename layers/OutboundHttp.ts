@@ -17,7 +17,7 @@ import { type CircuitBreaker, CircuitOpenError, makeCircuitBreaker } from "./Res
 
 export interface OutboundRequest {
   readonly url: string
-  readonly method?: "GET" | "POST" | "PUT"
+  readonly method?: "GET" | "HEAD" | "POST" | "PUT"
   readonly headers?: Readonly<Record<string, string>>
   readonly body?: string
   /** The whole call, redirects included; 10 seconds by default. */
@@ -286,7 +286,8 @@ export const liveTransport = (
       }
       req.on("error", (e: NodeJS.ErrnoException) => finish(Effect.fail(new OutboundUnreachable({ host, reason: e.code ?? e.message }))))
       req.on("response", (res) => {
-        const declared = Number(res.headers["content-length"] ?? "0")
+        // A HEAD answer's length is that of the body it leaves out.
+        const declared = hop.method === "HEAD" ? 0 : Number(res.headers["content-length"] ?? "0")
         if (declared > hop.maxBytes) {
           req.destroy()
           return finish(Effect.fail(new OutboundTooLarge({ host, limit: hop.maxBytes })))
@@ -317,6 +318,12 @@ export const makeLive = (options: OutboundOptions & { readonly resolve?: (host: 
 
 /** The live layer; `allow` is SERVICE_ALLOW_INTERNAL_CONNECTIONS. */
 export const layer = (allow: ReadonlyArray<string>): Layer.Layer<OutboundHttp> => Layer.effect(OutboundHttp, makeLive({ allow }))
+
+/**
+ * For calls to a destination the operator names, never a user (the admin CLI's `health` asks the operator's own
+ * server, usually on loopback): every address is allowed; timeouts, size cap and breakers still apply.
+ */
+export const layerOperator: Layer.Layer<OutboundHttp> = Layer.effect(OutboundHttp, makeLive({ allow: ["0.0.0.0/0", "::/0"] }))
 
 // ---------------------------------------------------------------------------------------------------------------
 // In memory: names from a table, answers from handlers registered per origin; the same checks apply.

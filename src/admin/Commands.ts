@@ -2,6 +2,7 @@ import { Clock, Console, Data, Effect, Option, Redacted } from "effect"
 import * as CryptoLayer from "../../layers/Crypto.ts"
 import { Crypto, isId, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { OutboundHttp } from "../../layers/OutboundHttp.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { AppConfig } from "../Config.ts"
 import { checkSecretStrength } from "../config/SecretRules.ts"
@@ -267,12 +268,13 @@ export const rotateEncryptionKey = (newKey: Option.Option<Redacted.Redacted>) =>
 export const health = (url: string) =>
   Effect.gen(function*() {
     const target = `${url.replace(/\/+$/, "")}/api/v1/health/ready`
-    const answer = yield* Effect.tryPromise(async () => {
-      const response = await fetch(target, { signal: AbortSignal.timeout(10_000) })
-      return { status: response.status, body: (await response.text()).slice(0, 500) }
-    }).pipe(Effect.mapError((cause) => refuse(`${target} does not answer: ${String(cause.error instanceof Error && cause.error.cause !== undefined ? cause.error.cause : cause.error)}`)))
-    if (answer.status !== 200) return yield* refuse(`not ready: ${target} answered ${answer.status} ${answer.body}`)
-    return [`ready: ${answer.body}`]
+    const http = yield* OutboundHttp
+    const answer = yield* http.request({ url: target, timeout: "10 seconds" }).pipe(
+      Effect.mapError((error) => refuse(`${target} does not answer: ${error.message}`))
+    )
+    const body = answer.body.slice(0, 500)
+    if (answer.status !== 200) return yield* refuse(`not ready: ${target} answered ${answer.status} ${body}`)
+    return [`ready: ${body}`]
   })
 
 /** Events the bus could not send yet are lost when the process exits: say so rather than exit quietly. */

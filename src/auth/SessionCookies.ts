@@ -5,16 +5,17 @@ import { SESSION_COOKIE } from "./Authenticate.ts"
 
 /**
  * The cookies Mattermost sets at login: MMAUTHTOKEN (HttpOnly), and MMUSERID and MMCSRF, which the web app and
- * mobile read from script and the cookie jar.
+ * mobile read from script and the cookie jar. `now` (Clock.currentTimeMillis) gives their Max-Age.
  */
 export const attachSessionCookies = (
   response: HttpServerResponse.HttpServerResponse,
   session: Session,
   token: string,
-  siteUrl: string
+  siteUrl: string,
+  now: number
 ) => {
   const secure = siteUrl.startsWith("https:")
-  const maxAge = Duration.millis(Math.max(0, session.expires_at - Date.now()))
+  const maxAge = Duration.millis(Math.max(0, session.expires_at - now))
   const base = { path: "/", maxAge, expires: new Date(session.expires_at), secure, sameSite: "lax" as const }
   return response.pipe(
     HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, token, { ...base, httpOnly: true }),

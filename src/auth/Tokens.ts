@@ -1,4 +1,4 @@
-import { Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Option, Redacted } from "effect"
 import { jwtVerify, SignJWT } from "jose"
 
 /**
@@ -37,6 +37,18 @@ export const makeTokens = (secret: Redacted.Redacted) => {
   )
   // A rejection surfaces where the key is awaited; this only keeps it from counting as unhandled meanwhile.
   key.catch(() => {})
+  const verifyAnew = (token: string): Effect.Effect<Option.Option<TokenClaims>> =>
+    Effect.promise(async () =>
+      jwtVerify(token, await key, { issuer: ISSUER, algorithms: ["HS256"] }).then(
+        ({ payload }) => {
+          if (typeof payload.sid !== "string" || typeof payload.sub !== "string") return Option.none()
+          const claims = { sessionId: payload.sid, userId: payload.sub }
+          if (typeof payload.exp === "number") remember(token, claims, payload.exp * 1000)
+          return Option.some(claims)
+        },
+        () => Option.none<TokenClaims>()
+      )
+    )
   return {
     sign: (claims: TokenClaims, expiresAtMs: number) =>
       Effect.promise(async () =>
@@ -52,21 +64,12 @@ export const makeTokens = (secret: Redacted.Redacted) => {
     verify: (token: string): Effect.Effect<Option.Option<TokenClaims>> => {
       const hit = verified.get(token)
       // jose checks `exp` against the wall clock too.
-      if (hit !== undefined) {
-        if (hit.expiresAtMs > Date.now()) return Effect.succeed(Option.some(hit.claims))
+      if (hit === undefined) return verifyAnew(token)
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (hit.expiresAtMs > now) return Effect.succeed(Option.some(hit.claims))
         verified.delete(token)
-      }
-      return Effect.promise(async () =>
-        jwtVerify(token, await key, { issuer: ISSUER, algorithms: ["HS256"] }).then(
-          ({ payload }) => {
-            if (typeof payload.sid !== "string" || typeof payload.sub !== "string") return Option.none()
-            const claims = { sessionId: payload.sid, userId: payload.sub }
-            if (typeof payload.exp === "number") remember(token, claims, payload.exp * 1000)
-            return Option.some(claims)
-          },
-          () => Option.none<TokenClaims>()
-        )
-      )
+        return verifyAnew(token)
+      })
     }
   }
 }

@@ -1,12 +1,9 @@
 import { Config, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { parseArgs, type ParseArgsConfig } from "node:util"
-import * as Migrations from "../../layers/Migrations.ts"
+import * as OutboundHttp from "../../layers/OutboundHttp.ts"
 import * as Commands from "../admin/Commands.ts"
-import * as Sessions from "../auth/Sessions.ts"
 import type { ResolvedConfig } from "../Config.ts"
-import * as EventBus from "../events/EventBus.ts"
-import { capabilities } from "../Server.ts"
-import * as UserRepo from "../users/UserRepo.ts"
+import { adminLayers } from "../Composition.ts"
 
 /**
  * The admin commands (`node dist/main.js user create …`, mmctl-like): arguments parsed with node:util's parseArgs,
@@ -104,7 +101,7 @@ export const COMMANDS: ReadonlyArray<Command> = [
       Effect.flatMap(
         Config.integer("SERVICE_PORT").pipe(Config.withDefault(3000)),
         (port) => Commands.health(typeof v.url === "string" ? v.url : `http://127.0.0.1:${port}`)
-      )
+      ).pipe(Effect.provide(OutboundHttp.layerOperator))
   }
 ]
 
@@ -130,13 +127,6 @@ const readPassword = (v: Values) =>
     })
     : required(v, "password")
 
-/** The layers a command runs over: the server's capabilities, the services it needs, migrations applied first. */
-const layers = (config: ResolvedConfig) =>
-  Layer.mergeAll(Sessions.layer, UserRepo.layer).pipe(
-    Layer.provideMerge(EventBus.layer),
-    Layer.provide(Layer.effectDiscard(Migrations.run)),
-    Layer.provideMerge(capabilities({ ...config, dbPoolMin: 0, dbPoolMax: 2 }))
-  )
 
 /** Only warnings and errors are logged (on stderr: main.ts), so that stdout holds the command's answer alone. */
 const quietLogs = <A, E, R>(effect: Effect.Effect<A, E, R>, level: LogLevel.LogLevel) =>
@@ -167,7 +157,7 @@ export const runAdmin = (
   const run: Effect.Effect<ReadonlyArray<string>, unknown> = command.database
     ? withConfig((config) =>
       quietLogs(
-        Effect.scoped(Effect.flatMap(Layer.build(layers(config)), (context) =>
+        Effect.scoped(Effect.flatMap(Layer.build(adminLayers(config)), (context) =>
           program.pipe(Effect.tap(() => Commands.warnUndelivered), Effect.provide(context)))) as Effect.Effect<ReadonlyArray<string>, unknown>,
         config.logLevel
       ))

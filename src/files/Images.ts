@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import sharp, { type Sharp } from "sharp"
+import { Images, type Rendition } from "../../layers/Images.ts"
 
 /**
  * Image renditions, as Mattermost makes them (app/file.go, imaging): the thumbnail is scaled so that it covers a
@@ -15,7 +15,7 @@ const JPEG_QUALITY = 90
 /** Mattermost's MaxImageResolution (7680x4320): larger images are stored but not decoded (decompression bombs). */
 const MAX_PIXELS = 33_177_600
 
-/** Extensions worth decoding; sharp reads all of these except bmp, which then stays a plain file as in Mattermost. */
+/** Extensions worth decoding; the decoder (sharp) reads all of these except bmp, which then stays a plain file as in Mattermost. */
 const IMAGE_EXTENSIONS = new Set(["jpg", "jpeg", "png", "gif", "webp", "tif", "tiff", "bmp"])
 
 export const isImageExtension = (extension: string) => IMAGE_EXTENSIONS.has(extension)
@@ -38,29 +38,25 @@ const thumbnailSize = (width: number, height: number) => {
   return height / width < THUMBNAIL_HEIGHT / THUMBNAIL_WIDTH ? { height: THUMBNAIL_HEIGHT } : { width: THUMBNAIL_WIDTH }
 }
 
-const jpeg = (pipeline: Sharp) =>
-  pipeline.flatten({ background: "#ffffff" }).jpeg({ quality: JPEG_QUALITY }).toBuffer().then((b) => new Uint8Array(b))
+const jpeg = (resize?: Rendition["resize"]): Rendition => ({ resize, output: { format: "jpeg", quality: JPEG_QUALITY, background: "#ffffff" } })
 
-const render = async (bytes: Uint8Array): Promise<Option.Option<ImageInfo>> => {
-  const meta = await sharp(bytes).metadata()
-  if (meta.width === undefined || meta.height === undefined) return Option.none()
-  // Orientations 5 to 8 are rotated a quarter turn: the image people see has width and height swapped.
-  const rotated = (meta.orientation ?? 1) >= 5
-  const width = rotated ? meta.height : meta.width
-  const height = rotated ? meta.width : meta.height
-  if (width * height > MAX_PIXELS) return Option.some({ width, height, renditions: Option.none() })
-  const oriented = () => sharp(bytes, { limitInputPixels: MAX_PIXELS }).rotate()
-  const [thumbnail, preview, miniPreview] = await Promise.all([
-    jpeg(oriented().resize({ ...thumbnailSize(width, height), withoutEnlargement: true })),
-    jpeg(width > PREVIEW_WIDTH ? oriented().resize({ width: PREVIEW_WIDTH }) : oriented()),
-    jpeg(oriented().resize(MINI_PREVIEW_SIZE, MINI_PREVIEW_SIZE, { fit: "cover", position: "centre" }))
-  ])
-  return Option.some({ width, height, renditions: Option.some({ thumbnail, preview, miniPreview }) })
-}
-
-/** Decodes an uploaded image; None when it is not an image sharp can read (the file is then kept as a plain file). */
-export const inspect = (bytes: Uint8Array): Effect.Effect<Option.Option<ImageInfo>> =>
-  Effect.tryPromise(() => render(bytes)).pipe(
+/** Decodes an uploaded image; None when it is not an image the decoder reads (the file is then kept as a plain file). */
+export const inspect = (bytes: Uint8Array): Effect.Effect<Option.Option<ImageInfo>, never, Images> =>
+  Effect.gen(function*() {
+    const images = yield* Images
+    const meta = yield* images.metadata(bytes)
+    // Orientations 5 to 8 are rotated a quarter turn: the image people see has width and height swapped.
+    const rotated = meta.orientation >= 5
+    const width = rotated ? meta.height : meta.width
+    const height = rotated ? meta.width : meta.height
+    if (width * height > MAX_PIXELS) return Option.some<ImageInfo>({ width, height, renditions: Option.none() })
+    const [thumbnail, preview, miniPreview] = yield* images.render(bytes, MAX_PIXELS, [
+      jpeg({ ...thumbnailSize(width, height), withoutEnlargement: true }),
+      jpeg(width > PREVIEW_WIDTH ? { width: PREVIEW_WIDTH } : undefined),
+      jpeg({ width: MINI_PREVIEW_SIZE, height: MINI_PREVIEW_SIZE, fit: "cover" })
+    ])
+    return Option.some<ImageInfo>({ width, height, renditions: Option.some({ thumbnail, preview, miniPreview }) })
+  }).pipe(
     Effect.catchAll((error) => Effect.as(Effect.logDebug("image not decodable; stored without previews", error), Option.none()))
   )
 

@@ -2,10 +2,7 @@ import { Clock, Context, Effect, Layer, Metric, Option, Queue, Schema } from "ef
 import { Cache } from "../../layers/Cache.ts"
 import { Db } from "../../layers/Db.ts"
 import { pushesDropped } from "../../layers/PushSender.ts"
-import * as Sessions from "../auth/Sessions.ts"
 import * as DeviceRepo from "../devices/DeviceRepo.ts"
-import * as DiagnosticId from "../system/DiagnosticId.ts"
-import * as SigningKey from "../system/SigningKey.ts"
 import { decide, parseMentions } from "./Decide.ts"
 import * as PushQueue from "./PushQueue.ts"
 import * as PushSettings from "./PushSettings.ts"
@@ -169,11 +166,5 @@ export const make = Effect.gen(function*() {
   return service
 })
 
-/**
- * The push machinery with what it needs from its neighbours. Sessions, SigningKey, DiagnosticId and PushSettings are
- * the very layers Server.ts composes, so the layer memo map builds each of them once.
- */
-export const layer = Layer.scoped(Push, make).pipe(
-  Layer.provideMerge(PushQueue.layer),
-  Layer.provide(Layer.mergeAll(PushSettings.layer, DeviceRepo.layer, Sessions.layer, SigningKey.layer, DiagnosticId.layer))
-)
+/** Deciding pushes; its queue (PushQueue), settings and devices are composed in src/Composition.ts. */
+export const layer = Layer.scoped(Push, make)

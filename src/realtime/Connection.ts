@@ -1,5 +1,5 @@
 import { type EncodedEvent, frame, type ProtocolName } from "./Frames.ts"
-import type { LiveSocket } from "./LiveSocket.ts"
+import type { LiveSocket } from "./Socket.ts"
 
 /**
  * One logical connection: its sequence and replay buffer outlive the socket carrying it, so that a client that

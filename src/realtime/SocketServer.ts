@@ -1,9 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Option, Runtime, Schema } from "effect"
-import { type IncomingMessage, ServerResponse } from "node:http"
-import type { Socket } from "node:net"
-import type { Duplex } from "node:stream"
 import type { Cache } from "../../layers/Cache.ts"
+import { type UpgradeRequest, WebSockets } from "../../layers/WebSocket.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { AppConfig } from "../Config.ts"
 import { sessionRequired } from "../http/ApiError.ts"
@@ -12,8 +10,9 @@ import { clientIp } from "../ratelimit/ClientIp.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import type { ProtocolName } from "./Frames.ts"
 import { Hub } from "./Hub.ts"
-import { refusal, type Run, type SessionServices, type SocketAuth, SocketSession } from "./SocketSession.ts"
-import { hasQueryToken, headersOf, makeWebSocketServer, requireHandshake, upgradeToken } from "./Upgrade.ts"
+import type { SocketAuth, SocketOwner } from "./Socket.ts"
+import { refusal, type Run, type SessionServices, SocketSession } from "./SocketSession.ts"
+import { hasQueryToken, requireHandshake, socketOptions, upgradeToken } from "./Upgrade.ts"
 
 /**
  * The two sockets, taken at the HTTP server's 'upgrade' event instead of through an Effect route: a route keeps its
@@ -21,10 +20,11 @@ import { hasQueryToken, headersOf, makeWebSocketServer, requireHandshake, upgrad
  * still run once through the edge, so rate limits and refusals are the same HTTP responses as any route's; after it,
  * each socket is a SocketSession. /api/v4/websocket (mattermost-compat.md section 8) authenticates on upgrade or by
  * challenge; /api/v1/ws (docs/websocket.md) only on upgrade. Neither ever accepts a token from the URL query.
+ * The WebSocket layer (layers/WebSocket.ts) carries out what is decided here: the refusal, or the handshake.
  */
 export interface SocketServerService {
   /** Takes an 'upgrade' request for a socket path (true); anything else is left to the HTTP app (false). */
-  readonly upgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => boolean
+  readonly upgrade: (request: UpgradeRequest) => boolean
   /** Stops taking sockets and closes the open ones (1001), recording their departures. */
   readonly shutdown: Effect.Effect<void>
 }
@@ -82,58 +82,58 @@ const admission = (request: HttpServerRequest.HttpServerRequest, protocol: Proto
     return { auth, resume: resumeOf(url), clientIp: ip } satisfies Admission
   })
 
-/** Writes a refusal on the raw socket the way platform-node answers a refused upgrade, then ends the connection. */
-const writeRefusal = (incoming: IncomingMessage, socket: Duplex, response: HttpServerResponse.HttpServerResponse) => {
-  const out = new ServerResponse(incoming)
-  out.assignSocket(socket as Socket)
-  out.on("finish", () => socket.end())
-  out.writeHead(response.status, response.headers)
+/** The refusal's status, headers and body, written on the raw connection (the way platform-node answers one). */
+const writeRefusal = (upgrade: UpgradeRequest, response: HttpServerResponse.HttpServerResponse) => {
   const body = response.body
-  out.end(body._tag === "Uint8Array" || (body._tag === "Raw" && typeof body.body === "string") ? body.body as Uint8Array | string : undefined)
+  upgrade.refuse(
+    response.status,
+    response.headers,
+    body._tag === "Uint8Array" || (body._tag === "Raw" && typeof body.body === "string") ? body.body as Uint8Array | string : undefined
+  )
 }
 
-const requestOf = (incoming: IncomingMessage, url: URL) =>
-  HttpServerRequest.fromWeb(new Request(url, { method: "GET", headers: headersOf(incoming) }))
-    .modify({ remoteAddress: incoming.socket.remoteAddress })
+const requestOf = (upgrade: UpgradeRequest, url: URL) =>
+  HttpServerRequest.fromWeb(new Request(url, { method: "GET", headers: upgrade.headers() }))
+    .modify({ remoteAddress: upgrade.remoteAddress })
 
 export const make = Effect.gen(function*() {
   const runtime = yield* Effect.runtime<SessionServices | AppConfig | Cache>()
   const runFork = Runtime.runFork(runtime)
   const run: Run = runFork
-  const wss = makeWebSocketServer()
+  const acceptor = (yield* WebSockets).acceptor(socketOptions)
   const sessions = new Set<SocketSession>()
   let accepting = true
   const onClosed = (session: SocketSession) => void sessions.delete(session)
 
-  const open = (incoming: IncomingMessage, socket: Duplex, head: Buffer, protocol: ProtocolName, admitted: Admission) => {
-    if (!accepting) return socket.destroy()
-    wss.handleUpgrade(incoming, socket, head, (ws) => {
+  const open = (upgrade: UpgradeRequest, protocol: ProtocolName, admitted: Admission) => {
+    if (!accepting) return upgrade.destroy()
+    acceptor.accept<SocketOwner>(upgrade, (ws) => {
       const session = new SocketSession(ws, run, { protocol, resume: admitted.resume, clientIp: admitted.clientIp, onClosed })
       sessions.add(session)
       session.start(admitted.auth)
     })
   }
 
-  const upgrade = (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (incoming.method !== "GET") return false
+  const upgrade = (upgrade: UpgradeRequest) => {
+    if (upgrade.method !== "GET") return false
     let url: URL
     try {
-      url = new URL(incoming.url ?? "/", "http://localhost")
+      url = new URL(upgrade.url, "http://localhost")
     } catch {
       return false
     }
     const protocol = PATHS.get(url.pathname)
     if (protocol === undefined) return false
     if (!accepting) {
-      socket.destroy()
+      upgrade.destroy()
       return true
     }
     let request: HttpServerRequest.HttpServerRequest
     try {
-      request = requestOf(incoming, url)
+      request = requestOf(upgrade, url)
     } catch {
       // Headers a web Request rejects (invalid characters): not a handshake any client could complete.
-      socket.destroy()
+      upgrade.destroy()
       return true
     }
     // The edge renders a refusal like any route's; an admitted socket is carried past it in `admitted`.
@@ -143,9 +143,9 @@ export const make = Effect.gen(function*() {
       return HttpServerResponse.empty({ status: 101 })
     })
     runFork(edge(check).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))).addObserver((exit) => {
-      if (exit._tag === "Failure") return socket.destroy()
-      if (admitted !== undefined) return open(incoming, socket, head, protocol, admitted)
-      writeRefusal(incoming, socket, exit.value)
+      if (exit._tag === "Failure") return upgrade.destroy()
+      if (admitted !== undefined) return open(upgrade, protocol, admitted)
+      writeRefusal(upgrade, exit.value)
     })
     return true
   }

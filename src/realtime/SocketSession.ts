@@ -1,5 +1,4 @@
 import { Effect, type Fiber, FiberId, Option } from "effect"
-import type { WebSocket } from "ws"
 import { Sessions } from "../auth/Sessions.ts"
 import type { EventBus } from "../events/EventBus.ts"
 import type { Statuses } from "../status/Statuses.ts"
@@ -8,7 +7,7 @@ import { handleAction, NoReply } from "./Actions.ts"
 import { type ClientRequest, errorReply, okReply, type ProtocolName, RequestErrors, type RequestError } from "./Frames.ts"
 import type { Connection } from "./Connection.ts"
 import { Hub } from "./Hub.ts"
-import type { LiveSocket } from "./LiveSocket.ts"
+import type { CloseReason, LiveSocket, SocketAuth, SocketOwner } from "./Socket.ts"
 
 /**
  * One socket's life as plain state and callbacks: authentication (on upgrade, or by `authentication_challenge`
@@ -26,12 +25,6 @@ export const CLOSE_SHUTDOWN = { code: 1001, reason: "server shutting down" } as 
 export const UNKNOWN_SEQ = -1
 /** How long a departure (presence, status) may take before the session gives up on it. */
 const DEPARTURE_WAIT = "5 seconds"
-
-export interface SocketAuth {
-  readonly userId: string
-  readonly sessionId: string
-  readonly sessionExpiresAt: number
-}
 
 /** What a session's effects may use: the node's runtime, captured by the socket server, provides it. */
 export type SessionServices = Hub | Sessions | Statuses | EventBus
@@ -64,8 +57,6 @@ const parse = (text: string): { readonly request: ClientRequest } | { readonly e
 const isRequestError = (e: unknown): e is RequestError =>
   typeof e === "object" && e !== null && "id" in e && "status" in e && "message" in e
 
-const ignore = () => {}
-
 /** Logs a failed authentication as the security event. */
 export const refusal = (reason: string, clientIp: string, path: string) =>
   logSecurityEvent(SecurityEvent.WebSocketAuthFailure, { reason, client_ip: clientIp, path })
@@ -83,14 +74,8 @@ const Flag = {
   DeadlinePassed: 16
 } as const
 
-export class SocketSession {
-  /** Listeners shared by all sockets find their session on the socket: a closure per socket would cost ~100 bytes. */
-  private static onMessage(this: WebSocket, data: Buffer, isBinary: boolean) {
-    ;(this as LiveSocket).session?.received(isBinary ? new Uint8Array(data) : data.toString("utf8"))
-  }
-  private static onClose(this: WebSocket) {
-    ;(this as LiveSocket).session?.socketClosed()
-  }
+/** The socket's handler: the WebSocket layer's shared listeners find the session on the socket (no closure per socket). */
+export class SocketSession implements SocketOwner {
 
   /** Set once admitted; with the id of this socket, which presence counts (a resumed connection changes sockets). */
   private connection: Connection | undefined = undefined
@@ -120,11 +105,7 @@ export class SocketSession {
 
   /** Starts serving the socket: admits it at once when the upgrade carried a valid token, else waits for a challenge. */
   start(auth: SocketAuth | undefined) {
-    const ws = this.ws
-    ws.session = this
-    ws.on("message", SocketSession.onMessage)
-    ws.on("close", SocketSession.onClose)
-    ws.on("error", ignore)
+    this.ws.handler = this
     if (auth !== undefined) return this.step(this.admit(auth))
     this.deadline = this.run(Effect.sleep(AUTH_DEADLINE_MS))
     this.deadline.addObserver((exit) => {
@@ -147,17 +128,19 @@ export class SocketSession {
   }
 
   /** Closes the socket from the hub (its session ended): frames still arriving are ignored. */
-  end(how: { readonly code: number; readonly reason: string }) {
+  end(how: CloseReason) {
     this.close(how)
   }
 
-  private received(frame: string | Uint8Array) {
+  /** A frame arrived (the WebSocket layer calls this). */
+  received(frame: string | Uint8Array) {
     if (this.has(Flag.Closing)) return
     ;(this.waiting ??= []).push(frame)
     this.next()
   }
 
-  private socketClosed() {
+  /** The socket closed (the WebSocket layer calls this). */
+  closed() {
     this.flags |= Flag.Closed
     this.waiting = undefined
     this.deadline?.unsafeInterruptAsFork(FiberId.none)
@@ -202,7 +185,7 @@ export class SocketSession {
     if (this.ws.readyState === 1) this.ws.send(text)
   }
 
-  private close(how: { readonly code: number; readonly reason: string }) {
+  private close(how: CloseReason) {
     this.flags |= Flag.Closing
     this.ws.close(how.code, how.reason)
   }

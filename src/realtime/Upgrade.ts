@@ -1,16 +1,13 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
-import type { IncomingMessage } from "node:http"
-import { WebSocketServer } from "ws"
+import type { WebSocketOptions } from "../../layers/WebSocket.ts"
 import { SESSION_COOKIE } from "../auth/Authenticate.ts"
 import type { ResolvedConfig } from "../Config.ts"
 import { badRequest } from "../http/ApiError.ts"
-import { LiveSocket } from "./LiveSocket.ts"
 
 /**
- * The WebSocket handshake, completed by a `ws` server we configure rather than platform-node's: that one echoes the
- * first offered subprotocol (which may be a token), cannot cap frame sizes and closes without a code on shutdown
- * (effect-notes section 3).
+ * The WebSocket handshake's rules: frame size, which subprotocol is echoed, where a token may come from. The
+ * WebSocket layer (layers/WebSocket.ts) completes the handshake with these options.
  */
 export const MAX_FRAME_BYTES = 64 * 1024
 
@@ -20,19 +17,14 @@ const TOKEN_PREFIX = "auth."
 const offeredProtocols = (header: string | undefined) =>
   (header ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
 
-export const makeWebSocketServer = () =>
-  new WebSocketServer({
-    noServer: true,
-    clientTracking: false,
-    WebSocket: LiveSocket,
-    perMessageDeflate: false,
-    maxPayload: MAX_FRAME_BYTES,
-    // Never echo a token: select the first offered protocol that is not one.
-    handleProtocols: (protocols) => {
-      for (const p of protocols) if (!p.startsWith(TOKEN_PREFIX)) return p
-      return false
-    }
-  })
+export const socketOptions: WebSocketOptions = {
+  maxPayload: MAX_FRAME_BYTES,
+  // Never echo a token: select the first offered protocol that is not one.
+  selectProtocol: (protocols) => {
+    for (const p of protocols) if (!p.startsWith(TOKEN_PREFIX)) return p
+    return false
+  }
+}
 
 /** Where an upgrade request may carry its token; the URL query is never one of them. */
 export interface TokenSources {
@@ -92,12 +84,3 @@ export const notHandshake = () =>
 /** Fails with 400 before anything else when the request is not a valid WebSocket handshake. */
 export const requireHandshake = (request: HttpServerRequest.HttpServerRequest) =>
   isHandshake(request) ? Effect.void : Effect.fail(notHandshake())
-
-/** Node's `IncomingMessage` headers as web `Headers` input (repeated headers joined as HTTP allows). */
-export const headersOf = (incoming: IncomingMessage): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(incoming.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return headers
-}

@@ -1,6 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import * as client from "openid-client"
 import { IdP } from "../../layers/IdP.ts"
 import { AppConfig } from "../Config.ts"
 import { ApiError } from "../http/ApiError.ts"
@@ -73,9 +72,7 @@ export const authorizationUrl = (row: ProviderRow, redirectPath: string, mobile?
       }).toString()
       return url
     }
-    const codeVerifier = client.randomPKCECodeVerifier()
-    const codeChallenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(codeVerifier))
-    const nonce = client.randomNonce()
+    const { codeChallenge, codeVerifier, nonce } = yield* idp.oidcLoginChecks
     const state = yield* putState({
       provider_id: row.id,
       provider_key: row.provider_key,

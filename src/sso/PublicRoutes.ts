@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { SessionLength } from "../auth/Session.ts"
 import { attachSessionCookies } from "../auth/SessionCookies.ts"
 import { AppConfig } from "../Config.ts"
@@ -94,7 +94,7 @@ const exchange = Effect.gen(function*() {
     expires_at: session.expires_at,
     redirect_uri: grant.redirect_uri
   }
-  return attachSessionCookies(json(body, 200, { ...noStore, token }), session, token, config.siteUrl)
+  return attachSessionCookies(json(body, 200, { ...noStore, token }), session, token, config.siteUrl, yield* Clock.currentTimeMillis)
 })
 
 export const routes = HttpRouter.empty.pipe(

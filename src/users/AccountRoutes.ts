@@ -189,7 +189,7 @@ const login = Effect.gen(function*() {
   const config = yield* AppConfig
   const response = json(toWire({ ...user.value, last_login: now }, "self"), 200, { token })
   return request.headers["x-requested-with"] === "XMLHttpRequest"
-    ? attachSessionCookies(response, session, token, config.siteUrl)
+    ? attachSessionCookies(response, session, token, config.siteUrl, now)
     : response
 })
 

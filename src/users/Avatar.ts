@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
-import sharp from "sharp"
+import { Images } from "../../layers/Images.ts"
 
 /**
  * Profile pictures. A user without an uploaded picture gets a deterministic identicon: a 5x5 grid mirrored left to
@@ -28,7 +28,7 @@ const hsl = (h: number, s: number, l: number): [number, number, number] => {
 const CACHE_MAX = 2000
 const generated = new Map<string, Uint8Array>()
 
-export const defaultAvatar = (userId: string): Effect.Effect<Uint8Array> =>
+export const defaultAvatar = (userId: string): Effect.Effect<Uint8Array, never, Images> =>
   Effect.suspend(() => {
     const hit = generated.get(userId)
     if (hit !== undefined) return Effect.succeed(hit)
@@ -39,8 +39,8 @@ export const defaultAvatar = (userId: string): Effect.Effect<Uint8Array> =>
       }))
   })
 
-const renderIdenticon = (userId: string): Effect.Effect<Uint8Array> =>
-  Effect.promise(async () => {
+const renderIdenticon = (userId: string): Effect.Effect<Uint8Array, never, Images> =>
+  Effect.gen(function*() {
     const digest = createHash("sha256").update(userId).digest()
     const color = hsl((digest[0] * 360) / 256, 0.55, 0.5)
     const pixels = Buffer.alloc(AVATAR_SIZE * AVATAR_SIZE * 3, 0xf0)
@@ -59,25 +59,21 @@ const renderIdenticon = (userId: string): Effect.Effect<Uint8Array> =>
         }
       }
     }
-    const png = await sharp(pixels, { raw: { width: AVATAR_SIZE, height: AVATAR_SIZE, channels: 3 } }).png().toBuffer()
-    return new Uint8Array(png)
+    // Pixels of our own making always encode: a failure is a defect.
+    return yield* Effect.orDie((yield* Images).pngFromRgb(pixels, AVATAR_SIZE, AVATAR_SIZE))
   })
 
 export type NormalizeFailure = "not_an_image" | "too_many_pixels"
 
 /** The uploaded image as a square PNG, or why it was refused. */
-export const normalizeUpload = (bytes: Uint8Array): Effect.Effect<Uint8Array, NormalizeFailure> =>
-  Effect.tryPromise({
-    try: async () => {
-      const meta = await sharp(bytes).metadata()
-      if (meta.width === undefined || meta.height === undefined) throw "not_an_image"
-      if (meta.width * meta.height > MAX_UPLOAD_PIXELS) throw "too_many_pixels"
-      const png = await sharp(bytes, { limitInputPixels: MAX_UPLOAD_PIXELS })
-        .rotate()
-        .resize(AVATAR_SIZE * 2, AVATAR_SIZE * 2, { fit: "cover", position: "centre" })
-        .png()
-        .toBuffer()
-      return new Uint8Array(png)
-    },
-    catch: (e): NormalizeFailure => (e === "too_many_pixels" ? "too_many_pixels" : "not_an_image")
+export const normalizeUpload = (bytes: Uint8Array): Effect.Effect<Uint8Array, NormalizeFailure, Images> =>
+  Effect.gen(function*() {
+    const images = yield* Images
+    const meta = yield* Effect.mapError(images.metadata(bytes), (): NormalizeFailure => "not_an_image")
+    if (meta.width * meta.height > MAX_UPLOAD_PIXELS) return yield* Effect.fail<NormalizeFailure>("too_many_pixels")
+    const [png] = yield* Effect.mapError(
+      images.render(bytes, MAX_UPLOAD_PIXELS, [{ resize: { width: AVATAR_SIZE * 2, height: AVATAR_SIZE * 2, fit: "cover" }, output: { format: "png" } }]),
+      (): NormalizeFailure => "not_an_image"
+    )
+    return png
   })
