@@ -161,7 +161,8 @@ export const clientConfig = (full: boolean) =>
       EnableCustomGroups: "false",
       EnableCustomUserStatuses: "true",
       EnableDeveloper: "false",
-      EnableEmailBatching: "false",
+      // With batching on, the web app offers 15-minute and hourly intervals (and shows 15 minutes by default).
+      EnableEmailBatching: flag(mail),
       EnableEmailInvitations: flag(mail),
       EnableEmojiPicker: "true",
       EnableFile: "true",
