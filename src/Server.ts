@@ -1,6 +1,7 @@
 import * as SystemBot from "./bots/SystemBot.ts"
 import * as ReminderJob from "./reminders/Reminders.ts"
 import * as EmailNotifications from "./mail/EmailNotifications.ts"
+import * as TokenSweep from "./recovery/TokenSweep.ts"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
@@ -144,7 +145,7 @@ const dependentServices = Realtime.layer
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
 const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer,
-  EmailNotifications.layer)
+  EmailNotifications.layer, TokenSweep.layer)
 
 /** After `close`, requests still running this long are cut: a hung keep-alive request cannot hold a shutdown. */
 export const REQUEST_GRACE_MS = 10_000
