@@ -227,7 +227,7 @@ export const clientConfig = (full: boolean) =>
       PluginsEnabled: "false",
       PostAcknowledgements: "true",
       PostEditTimeLimit: "-1",
-      PostPriority: "false",
+      PostPriority: flag(switches.postPriority),
       RequireEmailVerification: "false",
       RestrictDMAndGMAutotranslation: "false",
       RestrictDirectMessage: "any",

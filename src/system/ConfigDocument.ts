@@ -54,6 +54,7 @@ export const configDocument = Effect.gen(function*() {
       EnableCommands: false,
       EnablePostUsernameOverride: integrations.enablePostUsernameOverride,
       EnablePostIconOverride: integrations.enablePostIconOverride,
+      PostPriority: switches.postPriority,
       EnableLinkPreviews: false,
       EnablePermalinkPreviews: true,
       EnableTesting: false,
