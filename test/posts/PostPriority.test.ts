@@ -62,6 +62,10 @@ describe("post priority", () => {
     const mine = unreads.find((u) => u.team_id === team.team.id)!
     expect(mine.thread_mention_count).toBeGreaterThanOrEqual(1)
     expect(mine.thread_urgent_mention_count).toBe(mine.thread_mention_count)
+    // The threads list marks the thread urgent and totals its urgent mentions.
+    const threads = await member.client.getUserThreads(member.user.id, team.team.id, { perPage: 50 } as never)
+    expect(threads.threads.find((t) => t.id === urgent.id)?.is_urgent).toBe(true)
+    expect(threads.total_unread_urgent_mentions).toBe(mine.thread_urgent_mention_count)
     // Viewing the channel clears the urgent count with the others.
     await member.client.viewMyChannel(channel.id)
     expect((await member.client.getChannelMember(channel.id, member.user.id)).urgent_mention_count).toBe(0)
