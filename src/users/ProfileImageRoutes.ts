@@ -2,7 +2,7 @@ import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
 import { FileStore } from "../../layers/FileStore.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
-import { MAX_IMAGE_BYTES, uploadedSquarePng } from "../files/ImageUpload.ts"
+import { uploadedSquarePng } from "../files/ImageUpload.ts"
 import { notFound, permissionDenied } from "../http/ApiError.ts"
 import { ok } from "../http/Respond.ts"
 import { defaultAvatar } from "./Avatar.ts"
@@ -14,10 +14,9 @@ import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
 /**
  * GET /users/{id}/image (the uploaded picture, else the generated one), /image/default, POST (multipart `image`)
  * and DELETE (back to the default). last_picture_update > 0 means an upload exists; resetting stores minus the
- * time, as Mattermost does, so clients still see the value change and refetch.
+ * time, as Mattermost does, so clients still see the value change and refetch. Uploads are read and checked by
+ * files/ImageUpload.ts (at most 10 MiB).
  */
-export const MAX_PROFILE_IMAGE_BYTES = MAX_IMAGE_BYTES
-
 const imageKey = (userId: string) => `users/${userId}/profile.png`
 
 const png = (bytes: Uint8Array, cacheControl: string) =>
