@@ -65,13 +65,16 @@ export const makeEmailNotificationRepo = (db: DbService) => {
         INSERT INTO pending_email_notifications ${sql.insert(userIds.map((user_id) => ({ user_id, post_id: postId, create_at: createAt })))}
         ON CONFLICT DO NOTHING`).pipe(Effect.asVoid),
 
-    /** Users with waiting notifications: when the first one came, their presence and their interval. */
-    waiting: (limit: number) =>
+    /**
+     * Every user with waiting notifications: when the first one came, their presence and their interval. All of them,
+     * not a page: users waiting out a long interval must not hide those whose mail is due. The table holds only
+     * recent notifications of people away, an hour's worth at most unless someone chose a longer interval.
+     */
+    waiting: () =>
       db.read(sql<WaitingUser>`
         SELECT w.user_id, w.first_at, COALESCE(s.status, 'offline') AS status, COALESCE(s.last_activity_at, 0) AS last_activity_at,
                p.value AS email_interval
-        FROM (SELECT user_id, MIN(create_at) AS first_at FROM pending_email_notifications GROUP BY user_id
-              ORDER BY MIN(create_at) LIMIT ${limit}) w
+        FROM (SELECT user_id, MIN(create_at) AS first_at FROM pending_email_notifications GROUP BY user_id) w
         LEFT JOIN statuses s ON s.user_id = w.user_id
         LEFT JOIN preferences p ON p.user_id = w.user_id AND p.category = 'notifications' AND p.name = 'email_interval'`),
 

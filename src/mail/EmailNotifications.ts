@@ -20,7 +20,7 @@ import { notificationDigest } from "./Templates.ts"
  */
 
 const QUEUE_CAPACITY = 1_000
-/** Users looked at per run; more wait for the next run. */
+/** Users mailed per run; more wait for the next run. */
 const USERS_PER_RUN = 500
 
 const PostedPost = Schema.parseJson(Schema.Struct({
@@ -60,7 +60,7 @@ export const sendDue = Effect.gen(function*() {
   if (!mailer.enabled) return
   const repo = makeEmailNotificationRepo(yield* Db)
   const now = yield* Clock.currentTimeMillis
-  const waiting = yield* repo.waiting(USERS_PER_RUN)
+  const waiting = yield* repo.waiting()
   const verdicts = waiting.map((w) => ({
     userId: w.user_id,
     verdict: waitingVerdict({
@@ -71,7 +71,7 @@ export const sendDue = Effect.gen(function*() {
     }, now)
   }))
   yield* repo.discard(verdicts.filter((v) => v.verdict === "discard").map((v) => v.userId), now)
-  const ready = verdicts.filter((v) => v.verdict === "send").map((v) => v.userId)
+  const ready = verdicts.filter((v) => v.verdict === "send").map((v) => v.userId).slice(0, USERS_PER_RUN)
   if (ready.length === 0) return
   const claimed = yield* repo.claim(ready)
   if (claimed.length === 0) return
