@@ -71,6 +71,38 @@ describe("post priority", () => {
     expect((await member.client.getChannelMember(channel.id, member.user.id)).urgent_mention_count).toBe(0)
   })
 
+  it("drafts keep a priority, and a scheduled post is posted with its own", async () => {
+    const { owner } = team
+    const draft = await owner.client.upsertDraft({ channel_id: channel.id, root_id: "", message: "draft", priority: { priority: "urgent", requested_ack: true } } as never, "")
+    expect(draft.priority).toEqual({ priority: "urgent", requested_ack: true, persistent_notifications: false })
+    expect((await owner.client.getUserDrafts(team.team.id)).find((d) => d.channel_id === channel.id)?.priority?.priority).toBe("urgent")
+    // Saved again without one, the draft has none.
+    const plain = await owner.client.upsertDraft({ channel_id: channel.id, root_id: "", message: "draft again" } as never, "")
+    expect(plain.priority).toBeUndefined()
+    expect(await failureOf(owner.client.upsertDraft({ channel_id: channel.id, root_id: "", message: "x", priority: { priority: "loud" } } as never, ""))).toMatchObject({
+      status: 400
+    })
+
+    const marker = unique("scheduled")
+    const { data } = await owner.client.createScheduledPost(
+      { channel_id: channel.id, message: marker, scheduled_at: Date.now() + 500, priority: { priority: "important" } } as never,
+      ""
+    )
+    expect(data.priority?.priority).toBe("important")
+    let sent: Post | undefined
+    await expect.poll(async () => {
+      const list = await owner.client.getPosts(channel.id, 0, 20)
+      sent = Object.values(list.posts).find((p) => p.message === marker)
+      return sent !== undefined
+    }, { timeout: 10_000 }).toBe(true)
+    expect(sent!.metadata.priority?.priority).toBe("important")
+    // Scheduling checks the priority as posting does.
+    expect(await failureOf(owner.client.createScheduledPost(
+      { channel_id: channel.id, message: "later", root_id: sent!.id, scheduled_at: Date.now() + 60_000, priority: { priority: "urgent" } } as never,
+      ""
+    ))).toMatchObject({ status: 400, id: "api.post.post_priority.priority_post_only_allowed_for_root_post.request_error" })
+  })
+
   it("refuses a priority on a reply, an unknown label and persistent notifications", async () => {
     const { owner } = team
     const root = await owner.client.createPost({ channel_id: channel.id, message: "root" } as Post)
