@@ -11,7 +11,7 @@ export const DraftBody = Schema.Struct({
   message: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(70_000)), { default: () => "" }),
   props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
   file_ids: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/))).pipe(Schema.maxItems(10)), { default: () => [] }),
-  priority: Schema.optional(PriorityInput)
+  priority: Schema.optional(Schema.NullOr(PriorityInput))
 })
 
 /** What a draft and a scheduled post share: a message not yet posted, by one user, to a channel or thread. */

@@ -13,7 +13,7 @@ export const ScheduledPostBody = Schema.Struct({
   props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
   file_ids: Schema.optionalWith(Schema.Array(Id).pipe(Schema.maxItems(10)), { default: () => [] }),
   scheduled_at: Schema.Number.pipe(Schema.int(), Schema.between(0, 8_640_000_000_000_000)),
-  priority: Schema.optional(PriorityInput)
+  priority: Schema.optional(Schema.NullOr(PriorityInput))
 })
 export type ScheduledPostBody = typeof ScheduledPostBody.Type
 

@@ -22,7 +22,7 @@ export const CreatePostBody = Schema.Struct({
   props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
   pending_post_id: Schema.optionalWith(Schema.String, { default: () => "" }),
   type: Schema.optionalWith(Schema.String, { default: () => "" }),
-  metadata: Schema.optional(MetadataInput)
+  metadata: Schema.optional(Schema.NullOr(MetadataInput))
 })
 export type CreatePostBody = typeof CreatePostBody.Type
 

@@ -11,7 +11,8 @@ import { siteSwitches } from "../system/ServerSettings.ts"
  */
 
 /** `metadata` of a new post: only `priority` is read; the rest (embeds, files…) is the server's to fill. */
-export const MetadataInput = Schema.Struct({ priority: Schema.optional(PriorityInput) })
+// Null is accepted for both, as some clients send it for "none".
+export const MetadataInput = Schema.Struct({ priority: Schema.optional(Schema.NullOr(PriorityInput)) })
 
 export interface Priority {
   readonly priority: "" | "important" | "urgent"
@@ -25,12 +26,12 @@ const LABELS = new Set(["", "important", "urgent"])
  * The priority a new post will carry, or undefined when it asks for none (an empty label and no flags, which some
  * clients send with every post). 403 while the feature is off, 400 on a reply or an unknown label.
  */
-const isNone = (input: PriorityInput | undefined): input is undefined =>
-  input === undefined || (input.priority === "" && !input.requested_ack && !input.persistent_notifications)
+const isNone = (input: PriorityInput | null | undefined): input is null | undefined =>
+  input === undefined || input === null || (input.priority === "" && !input.requested_ack && !input.persistent_notifications)
 
 const invalidLabel = () => badRequest("api.post.post_priority.invalid_priority.request_error", "The priority must be empty, important or urgent.")
 
-export const checkPriority = (input: PriorityInput | undefined, rootId: string) =>
+export const checkPriority = (input: PriorityInput | null | undefined, rootId: string) =>
   Effect.gen(function*() {
     if (isNone(input)) return undefined
     if (!(yield* siteSwitches).postPriority) {
@@ -50,5 +51,5 @@ export const checkPriority = (input: PriorityInput | undefined, rootId: string) 
  * The priority a draft keeps (null for none). A draft is the client's scratch: only the label is checked here; the
  * rest is checked when it is posted or scheduled.
  */
-export const draftPriority = (input: PriorityInput | undefined): Effect.Effect<PriorityJson | null, ApiError> =>
+export const draftPriority = (input: PriorityInput | null | undefined): Effect.Effect<PriorityJson | null, ApiError> =>
   isNone(input) ? Effect.succeed(null) : LABELS.has(input.priority) ? Effect.succeed(input) : Effect.fail(invalidLabel())

@@ -37,6 +37,10 @@ describe("post priority", () => {
     // An empty label without flags, as clients may send with every post, is no priority.
     const empty = await owner.client.createPost(withPriority("also plain", { priority: "" }))
     expect(empty.metadata.priority).toBeUndefined()
+    for (const metadata of [null, { priority: null }, { embeds: [], files: [] }]) {
+      const post = await owner.client.createPost({ channel_id: channel.id, message: "no priority", metadata } as never)
+      expect(post.metadata.priority).toBeUndefined()
+    }
     const list = await team.member.client.getPosts(channel.id, 0, 10)
     expect(list.posts[important.id].metadata.priority).toEqual(important.metadata.priority)
     expect(list.posts[plain.id].metadata.priority).toBeUndefined()
