@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { PriorityInput, type PriorityJson } from "./PostPriority.ts"
 
 /** POST /drafts: Mattermost's Draft. The message bound is the post bound (checked in runes by the service). */
 export const DraftBody = Schema.Struct({
@@ -9,7 +10,8 @@ export const DraftBody = Schema.Struct({
   }),
   message: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(70_000)), { default: () => "" }),
   props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
-  file_ids: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/))).pipe(Schema.maxItems(10)), { default: () => [] })
+  file_ids: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/))).pipe(Schema.maxItems(10)), { default: () => [] }),
+  priority: Schema.optional(Schema.NullOr(PriorityInput))
 })
 
 /** What a draft and a scheduled post share: a message not yet posted, by one user, to a channel or thread. */
@@ -23,6 +25,8 @@ export interface UnsentMessageJson {
   readonly props: Record<string, unknown>
   readonly file_ids: ReadonlyArray<string>
   readonly metadata: Record<string, unknown>
+  /** The priority the message will be posted with, when it has one. */
+  readonly priority?: PriorityJson
 }
 
 export interface DraftJson extends UnsentMessageJson {

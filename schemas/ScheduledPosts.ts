@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import type { UnsentMessageJson } from "./Drafts.ts"
+import { PriorityInput } from "./PostPriority.ts"
 
 const Id = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/, { message: () => "expected a 26-character id" }))
 
@@ -11,7 +12,8 @@ export const ScheduledPostBody = Schema.Struct({
   message: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(70_000)), { default: () => "" }),
   props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
   file_ids: Schema.optionalWith(Schema.Array(Id).pipe(Schema.maxItems(10)), { default: () => [] }),
-  scheduled_at: Schema.Number.pipe(Schema.int(), Schema.between(0, 8_640_000_000_000_000))
+  scheduled_at: Schema.Number.pipe(Schema.int(), Schema.between(0, 8_640_000_000_000_000)),
+  priority: Schema.optional(Schema.NullOr(PriorityInput))
 })
 export type ScheduledPostBody = typeof ScheduledPostBody.Type
 

@@ -49,6 +49,8 @@ import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
+import * as EmailNotifications from "./mail/EmailNotifications.ts"
+import * as TokenSweep from "./recovery/TokenSweep.ts"
 import * as OutgoingDispatch from "./webhooks/OutgoingDispatch.ts"
 import * as OutgoingHookCache from "./webhooks/OutgoingHookCache.ts"
 
@@ -160,7 +162,8 @@ const push = Push.layer.pipe(Layer.provideMerge(PushQueue.layer))
 const dependentServices = Layer.merge(realtime, push)
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
-export const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer, OutgoingDispatch.layer)
+export const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer, OutgoingDispatch.layer,
+  EmailNotifications.layer, TokenSweep.layer)
 
 /** Everything the HTTP program and the background programs run over, migrations applied first. */
 export const ready = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>

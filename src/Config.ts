@@ -44,6 +44,8 @@ export interface AppConfigShape {
   readonly smtpUsername: Option.Option<string>
   readonly smtpPassword: Option.Option<Redacted.Redacted>
   readonly emailFrom: Option.Option<string>
+  /** How often waiting notification emails are looked at (their batching intervals are the users' own). */
+  readonly emailBatchingCheckMs: number
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -180,7 +182,8 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     Config.string("SERVICE_EMAIL_FROM").pipe(
       Config.validate({ message: "must be an email address, optionally as Name <address>", validation: isFromAddress })
     )
-  )
+  ),
+  emailBatchingCheckMs: boundedInt("SERVICE_EMAIL_BATCHING_CHECK_MS", 15_000, 100, 3_600_000)
 }).pipe(
   Config.map(({ s3, ...c }) => ({
     ...c,
@@ -226,6 +229,7 @@ const hints: Record<string, string> = {
   SERVICE_SMTP_USERNAME: "the SMTP user, when it is not in SERVICE_SMTP_URL",
   SERVICE_SMTP_PASSWORD: "the SMTP password, when it is not in SERVICE_SMTP_URL",
   SERVICE_EMAIL_FROM: "the sender of every mail, e.g. Chat <chat@example.com>",
+  SERVICE_EMAIL_BATCHING_CHECK_MS: "milliseconds between looks at waiting notification emails, such as 15000 (100 to 3600000)",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 

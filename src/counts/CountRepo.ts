@@ -21,6 +21,7 @@ export interface ThreadUnreads {
   readonly team_id: string
   readonly thread_count: string
   readonly thread_mention_count: string
+  readonly thread_urgent_mention_count: string
 }
 
 export class CountRepo extends Context.Tag("service/CountRepo")<CountRepo, CountRepoService>() {}
@@ -50,8 +51,10 @@ export const make = Effect.gen(function*() {
       db.read(sql<ThreadUnreads>`
         SELECT c.team_id,
                count(*) FILTER (WHERE th.last_reply_at > tmb.last_viewed) AS thread_count,
-               COALESCE(SUM(tmb.unread_mentions), 0) AS thread_mention_count
+               COALESCE(SUM(tmb.unread_mentions), 0) AS thread_mention_count,
+               COALESCE(SUM(tmb.unread_mentions) FILTER (WHERE pp.priority = 'urgent'), 0) AS thread_urgent_mention_count
         FROM thread_memberships tmb JOIN threads th ON th.post_id = tmb.post_id JOIN channels c ON c.id = th.channel_id
+        LEFT JOIN post_priority pp ON pp.post_id = th.post_id
         WHERE tmb.user_id = ${userId} AND tmb.following AND th.delete_at = 0 AND c.delete_at = 0 AND c.team_id <> ''
         GROUP BY c.team_id`)
   }

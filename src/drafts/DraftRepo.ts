@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import type { DraftJson } from "../../schemas/Drafts.ts"
+import type { PriorityJson } from "../../schemas/PostPriority.ts"
 import { type UnsentMessageRow, unsentToJson } from "./UnsentMessageRow.ts"
 
 /** Synced drafts (migration 0103). */
@@ -18,6 +19,7 @@ export interface DraftInput {
   readonly message: string
   readonly props: Record<string, unknown>
   readonly fileIds: ReadonlyArray<string>
+  readonly priority: PriorityJson | null
   readonly now: number
 }
 
@@ -37,11 +39,12 @@ export const make = Effect.gen(function*() {
     upsert: (d) =>
       Effect.map(
         db.execute(sql<DraftRow>`
-          INSERT INTO drafts (user_id, channel_id, root_id, create_at, update_at, message, props, file_ids)
+          INSERT INTO drafts (user_id, channel_id, root_id, create_at, update_at, message, props, file_ids, priority)
           VALUES (${d.userId}, ${d.channelId}, ${d.rootId}, ${d.now}, ${d.now}, ${d.message}, ${JSON.stringify(d.props)}::jsonb,
-                  ${JSON.stringify(d.fileIds)}::jsonb)
+                  ${JSON.stringify(d.fileIds)}::jsonb, ${d.priority === null ? null : JSON.stringify(d.priority)}::jsonb)
           ON CONFLICT (user_id, channel_id, root_id) DO UPDATE SET
-            update_at = EXCLUDED.update_at, message = EXCLUDED.message, props = EXCLUDED.props, file_ids = EXCLUDED.file_ids
+            update_at = EXCLUDED.update_at, message = EXCLUDED.message, props = EXCLUDED.props, file_ids = EXCLUDED.file_ids,
+            priority = EXCLUDED.priority
           RETURNING *, (xmax = 0) AS inserted`),
         (rows) => ({ draft: toJson(rows[0]), created: rows[0].inserted === true })
       ),

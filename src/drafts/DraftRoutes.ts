@@ -9,6 +9,7 @@ import * as Decode from "../http/Decode.ts"
 import { created, json, ok } from "../http/Respond.ts"
 import { invalidMessageLength } from "../posts/CreatePost.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
+import { draftPriority } from "../posts/PostPriority.ts"
 import { targetUserId } from "../users/UserParam.ts"
 import { DraftRepo } from "./DraftRepo.ts"
 
@@ -52,6 +53,7 @@ const save = Effect.gen(function*() {
     message: input.message,
     props: input.props,
     fileIds: input.file_ids,
+    priority: yield* draftPriority(input.priority),
     now
   })
   yield* (yield* EventBus).publish(isNew ? "draft_created" : "draft_updated", { draft: JSON.stringify(draft) }, yield* toUser(caller.userId))

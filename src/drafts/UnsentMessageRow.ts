@@ -1,4 +1,5 @@
 import type { UnsentMessageJson } from "../../schemas/Drafts.ts"
+import type { PriorityJson } from "../../schemas/PostPriority.ts"
 
 /** The columns drafts and scheduled_posts share, as PostgreSQL returns them (bigints as strings). */
 export interface UnsentMessageRow {
@@ -10,6 +11,8 @@ export interface UnsentMessageRow {
   readonly message: string
   readonly props: Record<string, unknown>
   readonly file_ids: ReadonlyArray<string>
+  /** Migration 0132: null when the message has no priority. */
+  readonly priority: PriorityJson | null
 }
 
 export const unsentToJson = (r: UnsentMessageRow): UnsentMessageJson => ({
@@ -21,5 +24,6 @@ export const unsentToJson = (r: UnsentMessageRow): UnsentMessageJson => ({
   message: r.message,
   props: r.props ?? {},
   file_ids: r.file_ids ?? [],
-  metadata: {}
+  metadata: {},
+  ...(r.priority === null || r.priority === undefined ? {} : { priority: r.priority })
 })

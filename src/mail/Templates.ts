@@ -64,3 +64,68 @@ export const teamInvitation = (
     action: { label: "Join team", url: input.link },
     footer: ["If you do not know the sender, ignore this mail."]
   })
+
+/** One post in a notification mail. */
+export interface NotifiedPost {
+  readonly sender: string
+  /** The channel's display name; for a direct message, the sender. */
+  readonly channel: string
+  readonly channelType: string
+  readonly createAt: number
+  readonly message: string
+  readonly link: string
+}
+
+const MAX_EXCERPT = 1000
+
+const excerpt = (message: string) => message.length > MAX_EXCERPT ? `${message.slice(0, MAX_EXCERPT)}…` : message
+
+const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`
+
+const whereOf = (p: NotifiedPost) =>
+  p.channelType === "D" ? "a direct message" : p.channelType === "G" ? "a group message" : p.channel
+
+const subjectOf = (siteName: string, posts: ReadonlyArray<NotifiedPost>) => {
+  if (posts.length > 1) return `[${siteName}] You have ${posts.length} new notifications`
+  const p = posts[0]
+  if (p.channelType === "D") return `[${siteName}] New direct message from @${p.sender}`
+  if (p.channelType === "G") return `[${siteName}] New group message from @${p.sender}`
+  return `[${siteName}] New message from @${p.sender} in ${p.channel}`
+}
+
+/**
+ * Mentions, direct messages and followed replies that came while the user was away, several in one mail when they
+ * batch them (Mattermost's email batching): each with its sender, place, time, text and a link to the post.
+ */
+export const notificationDigest = (
+  input: { readonly to: string; readonly siteName: string; readonly settingsHint: string; readonly posts: ReadonlyArray<NotifiedPost> }
+): MailMessage => {
+  const lead = input.posts.length > 1 ? `You have ${input.posts.length} new notifications.` : "You have a new notification."
+  const heading = (p: NotifiedPost) => `@${p.sender} in ${whereOf(p)}, ${when(p.createAt)}`
+  return {
+    to: input.to,
+    subject: subjectOf(input.siteName, input.posts),
+    text: [
+      lead,
+      ...input.posts.map((p) => `${heading(p)}:\n${excerpt(p.message)}\nView the message: ${p.link}`),
+      input.settingsHint,
+      `— ${input.siteName}`
+    ].join("\n\n") + "\n",
+    html: [
+      "<!doctype html><html><body style=\"font-family:sans-serif;line-height:1.5;color:#1f2329\">",
+      `<p>${escapeHtml(lead)}</p>`,
+      ...input.posts.map((p) =>
+        [
+          "<div style=\"border-left:3px solid #1c58d9;padding:4px 12px;margin:12px 0\">",
+          `<p style="margin:0;font-size:13px;color:#5d6066">${escapeHtml(heading(p))}</p>`,
+          `<p style="margin:4px 0;white-space:pre-wrap">${escapeHtml(excerpt(p.message))}</p>`,
+          `<p style="margin:0"><a href="${escapeHtml(p.link)}">View the message</a></p>`,
+          "</div>"
+        ].join("")
+      ),
+      `<p style="font-size:12px;color:#5d6066">${escapeHtml(input.settingsHint)}</p>`,
+      `<p style="font-size:12px;color:#5d6066">— ${escapeHtml(input.siteName)}</p>`,
+      "</body></html>"
+    ].join("\n")
+  }
+}

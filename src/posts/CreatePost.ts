@@ -10,6 +10,7 @@ import { publishThreadUpdated } from "../threads/ThreadEvents.ts"
 import { type Follower, ThreadRepo } from "../threads/ThreadRepo.ts"
 import { findMentions } from "./Mentions.ts"
 import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
+import { checkPriority, MetadataInput } from "./PostPriority.ts"
 import { PostRepo } from "./PostRepo.ts"
 import { type PostJson, type PostRow, toWire } from "./PostWire.ts"
 
@@ -21,7 +22,8 @@ export const CreatePostBody = Schema.Struct({
   file_ids: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
   pending_post_id: Schema.optionalWith(Schema.String, { default: () => "" }),
-  type: Schema.optionalWith(Schema.String, { default: () => "" })
+  type: Schema.optionalWith(Schema.String, { default: () => "" }),
+  metadata: Schema.optional(Schema.NullOr(MetadataInput))
 })
 export type CreatePostBody = typeof CreatePostBody.Type
 
@@ -103,6 +105,8 @@ export const createPost = (caller: Caller, body: CreatePostBody, setOnline: bool
     if (input.root_id !== "" && (root === undefined || root.channel_id !== channel.id || root.root_id !== "")) {
       return yield* invalidRoot()
     }
+    const priority = yield* checkPriority(input.metadata?.priority, input.root_id)
+    const urgent = priority?.priority === "urgent"
     const mentions = yield* findMentions(db, {
       channel,
       authorId: caller.userId,
@@ -115,7 +119,9 @@ export const createPost = (caller: Caller, body: CreatePostBody, setOnline: bool
     const id = newId()
     const threads = yield* ThreadRepo
 
-    const written = isRoot && input.file_ids.length === 0
+    // The one-statement path covers the common root post; files or a priority take the transaction below.
+    const simpleRoot = isRoot && input.file_ids.length === 0 && priority === undefined
+    const written = simpleRoot
       ? yield* writeRootPost(db, { id, now, caller, channelId: channel.id, input, mentioned: mentions.mentioned })
       : yield* db.transaction(Effect.gen(function*() {
         const [counters] = yield* sql<{ at: string; total: string; total_root: string }>`
@@ -140,6 +146,11 @@ export const createPost = (caller: Caller, body: CreatePostBody, setOnline: bool
                   ${input.type}, ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)},
                   ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id})
           RETURNING props, hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username`
+        if (priority !== undefined) {
+          yield* sql`
+            INSERT INTO post_priority (post_id, channel_id, priority, requested_ack, persistent_notifications)
+            VALUES (${id}, ${channel.id}, ${priority.priority}, ${priority.requested_ack}, ${priority.persistent_notifications})`
+        }
         if (!isRoot) {
           const followers: Array<Follower> = [{ userId: caller.userId, mentioned: false }]
           if (mentions.rootAuthorIsMember && root.user_id !== caller.userId) followers.push({ userId: root.user_id, mentioned: false })
@@ -151,7 +162,8 @@ export const createPost = (caller: Caller, body: CreatePostBody, setOnline: bool
         if (mentions.mentioned.length > 0) {
           yield* sql`
             UPDATE channel_members SET mention_count = mention_count + 1,
-              mention_count_root = mention_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END, last_update_at = ${now}
+              mention_count_root = mention_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END,
+              urgent_mention_count = urgent_mention_count + CASE WHEN ${urgent} THEN 1 ELSE 0 END, last_update_at = ${now}
             WHERE channel_id = ${channel.id} AND user_id = ANY(${[...mentions.mentioned]})`
         }
         if (markChannelRead) {
@@ -166,7 +178,7 @@ export const createPost = (caller: Caller, body: CreatePostBody, setOnline: bool
 
     // A new root post without files has nothing to gather yet (no thread, reactions, files or acknowledgements): it
     // is built from what was written, one query fewer before its event goes out. Anything else is read back whole.
-    const post = isRoot && input.file_ids.length === 0
+    const post = simpleRoot
       ? toWire(newRootRow({ id, userId: caller.userId, channelId: channel.id, input, ...written }), { viewer: caller, collapsedThreads: false, extended: false })
       : (yield* (yield* PostRepo).hydrate([id], { viewer: caller, collapsedThreads: false, extended: false }))[0]
     yield* publishPosted(channel, post, written.username, mentions.mentioned, setOnline)
@@ -268,7 +280,8 @@ const newRootRow = (post: {
   emojis: [],
   files: [],
   acknowledgements: [],
-  participant_users: null
+  participant_users: null,
+  priority: null
 })
 
 const publishPosted = (channel: ChannelRef, post: PostJson, username: string, mentioned: ReadonlyArray<string>, setOnline: boolean) =>

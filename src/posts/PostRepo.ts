@@ -117,6 +117,9 @@ export const make = Effect.gen(function*() {
                SELECT json_agg(json_build_object('user_id', a.user_id, 'post_id', a.post_id, 'acknowledged_at', a.acknowledged_at)
                       ORDER BY a.acknowledged_at, a.user_id)
                FROM post_acknowledgements a WHERE a.post_id = p.id), '[]') AS acknowledgements,
+             (SELECT json_build_object('priority', pp.priority, 'requested_ack', pp.requested_ack,
+                                       'persistent_notifications', pp.persistent_notifications)
+              FROM post_priority pp WHERE pp.post_id = p.id) AS priority,
              ${extended ? participantUsers : sql`NULL`} AS participant_users
       FROM wanted w
       JOIN posts p ON p.id = w.id

@@ -34,6 +34,8 @@ export interface PostRow {
   readonly acknowledgements: ReadonlyArray<AcknowledgementJson>
   /** Participant user rows in participation order; only when extended thread data was asked for. */
   readonly participant_users: ReadonlyArray<UserRow> | null
+  /** PostPriorityMetadata, when the post carries a priority (PostPriority.ts). */
+  readonly priority: { readonly priority: string; readonly requested_ack: boolean; readonly persistent_notifications: boolean } | null
 }
 
 export interface ReactionJson {
@@ -88,7 +90,8 @@ export const toWire = (row: PostRow, options: WireOptions) => {
       files: row.files ?? [],
       images: {},
       reactions: row.reactions ?? [],
-      acknowledgements: row.acknowledgements ?? []
+      acknowledgements: row.acknowledgements ?? [],
+      ...(row.priority === null || row.priority === undefined ? {} : { priority: row.priority })
     }
   }
   if (fileIds.length > 0) post.file_ids = fileIds

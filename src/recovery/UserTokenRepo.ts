@@ -25,6 +25,8 @@ export interface UserTokenRepoService {
    * requests with one token, only one gets it back.
    */
   readonly consume: (tokenHash: string, type: TokenType) => Effect.Effect<Option.Option<ConsumedToken>, DbError>
+  /** Deletes the tokens that expired before `now`; answers how many. */
+  readonly deleteExpired: (now: number) => Effect.Effect<number, DbError>
 }
 
 export class UserTokenRepo extends Context.Tag("service/UserTokenRepo")<UserTokenRepo, UserTokenRepoService>() {}
@@ -46,7 +48,12 @@ export const make = Effect.gen(function*() {
           DELETE FROM user_tokens WHERE token_hash = ${tokenHash} AND type = ${type}
           RETURNING user_id, extra, expires_at`),
         (rows) => Option.map(Option.fromNullable(rows[0]), (r) => ({ userId: r.user_id, extra: r.extra, expiresAt: Number(r.expires_at) }))
-      )
+      ),
+    // user_tokens_expires_at_idx finds them; every node may run it, deleting twice is harmless.
+    deleteExpired: (now) =>
+      Effect.map(db.execute(sql<{ n: number }>`
+        WITH gone AS (DELETE FROM user_tokens WHERE expires_at < ${now} RETURNING 1) SELECT count(*)::int AS n FROM gone`),
+        (rows) => rows[0]?.n ?? 0)
   }
   return service
 })

@@ -2,6 +2,7 @@ import { Clock, Effect, Layer, Option, Schedule } from "effect"
 import type { Caller } from "../auth/Authenticate.ts"
 import type { ApiError } from "../http/ApiError.ts"
 import { createPost } from "../posts/CreatePost.ts"
+import { siteSwitches } from "../system/ServerSettings.ts"
 import { UserRepo } from "../users/UserRepo.ts"
 import type { ScheduledPostJson } from "../../schemas/ScheduledPosts.ts"
 import { ScheduledPostRepo } from "./ScheduledPostRepo.ts"
@@ -53,6 +54,8 @@ const send = (scheduled: ScheduledPostJson) =>
     const now = yield* Clock.currentTimeMillis
     const user = yield* (yield* UserRepo).findById(scheduled.user_id)
     if (Option.isNone(user) || Number(user.value.delete_at) > 0) return yield* repo.failed(scheduled.id, "user_deleted", now)
+    // Post priority switched off since the message was scheduled: it is sent without one rather than not at all.
+    const priority = scheduled.priority !== undefined && (yield* siteSwitches).postPriority ? scheduled.priority : undefined
     const outcome = yield* Effect.either(createPost(authorOf(user.value.id, user.value.roles, now), {
       channel_id: scheduled.channel_id,
       message: scheduled.message,
@@ -60,7 +63,8 @@ const send = (scheduled: ScheduledPostJson) =>
       file_ids: scheduled.file_ids,
       props: scheduled.props,
       pending_post_id: "",
-      type: ""
+      type: "",
+      ...(priority === undefined ? {} : { metadata: { priority } })
     }, false))
     if (outcome._tag === "Right") return yield* repo.done(scheduled.id)
     const error = outcome.left

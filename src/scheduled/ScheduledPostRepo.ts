@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import type { PriorityJson } from "../../schemas/PostPriority.ts"
 import type { ScheduledPostJson } from "../../schemas/ScheduledPosts.ts"
 import { type UnsentMessageRow, unsentToJson } from "../drafts/UnsentMessageRow.ts"
 
@@ -20,6 +21,8 @@ const toJson = (r: Row): ScheduledPostJson => ({
   error_code: r.error_code
 })
 
+const jsonOrNull = (value: unknown) => value === null ? null : JSON.stringify(value)
+
 export interface ScheduledFields {
   readonly channelId: string
   readonly rootId: string
@@ -27,6 +30,7 @@ export interface ScheduledFields {
   readonly props: Record<string, unknown>
   readonly fileIds: ReadonlyArray<string>
   readonly scheduledAt: number
+  readonly priority: PriorityJson | null
 }
 
 export interface ScheduledPostRepoService {
@@ -53,9 +57,10 @@ export const make = Effect.gen(function*() {
     insert: (id, userId, f, now) =>
       Effect.map(
         db.execute(sql<Row>`
-          INSERT INTO scheduled_posts (id, user_id, channel_id, root_id, create_at, update_at, scheduled_at, message, props, file_ids)
+          INSERT INTO scheduled_posts (id, user_id, channel_id, root_id, create_at, update_at, scheduled_at, message, props, file_ids,
+                                       priority)
           VALUES (${id}, ${userId}, ${f.channelId}, ${f.rootId}, ${now}, ${now}, ${f.scheduledAt}, ${f.message},
-                  ${JSON.stringify(f.props)}::jsonb, ${JSON.stringify(f.fileIds)}::jsonb)
+                  ${JSON.stringify(f.props)}::jsonb, ${JSON.stringify(f.fileIds)}::jsonb, ${jsonOrNull(f.priority)}::jsonb)
           RETURNING *`),
         (rows) => toJson(rows[0])
       ),
@@ -64,6 +69,7 @@ export const make = Effect.gen(function*() {
         db.execute(sql<Row>`
           UPDATE scheduled_posts SET channel_id = ${f.channelId}, root_id = ${f.rootId}, message = ${f.message},
             props = ${JSON.stringify(f.props)}::jsonb, file_ids = ${JSON.stringify(f.fileIds)}::jsonb,
+            priority = ${jsonOrNull(f.priority)}::jsonb,
             scheduled_at = ${f.scheduledAt}, update_at = ${now}, error_code = '', processed_at = 0
           WHERE id = ${id} AND user_id = ${userId} AND (processed_at = 0 OR error_code <> '')
           RETURNING *`),

@@ -8,6 +8,7 @@ import { badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { created, json } from "../http/Respond.ts"
 import { invalidMessageLength } from "../posts/CreatePost.ts"
+import { checkPriority } from "../posts/PostPriority.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
 import { ScheduledPostRepo } from "./ScheduledPostRepo.ts"
 
@@ -38,7 +39,8 @@ const checked = (caller: Caller, input: ScheduledPostBody) =>
         message: input.message,
         props: input.props,
         fileIds: input.file_ids,
-        scheduledAt: input.scheduled_at
+        scheduledAt: input.scheduled_at,
+        priority: (yield* checkPriority(input.priority, input.root_id)) ?? null
       },
       now
     }

@@ -161,7 +161,8 @@ export const clientConfig = (full: boolean) =>
       EnableCustomGroups: "false",
       EnableCustomUserStatuses: "true",
       EnableDeveloper: "false",
-      EnableEmailBatching: "false",
+      // With batching on, the web app offers 15-minute and hourly intervals (and shows 15 minutes by default).
+      EnableEmailBatching: flag(mail),
       EnableEmailInvitations: flag(mail),
       EnableEmojiPicker: "true",
       EnableFile: "true",
@@ -226,7 +227,7 @@ export const clientConfig = (full: boolean) =>
       PluginsEnabled: "false",
       PostAcknowledgements: "true",
       PostEditTimeLimit: "-1",
-      PostPriority: "false",
+      PostPriority: flag(switches.postPriority),
       RequireEmailVerification: "false",
       RestrictDMAndGMAutotranslation: "false",
       RestrictDirectMessage: "any",

@@ -58,6 +58,8 @@ export interface SiteSwitches {
   readonly enableUserCreation: boolean
   readonly enableOpenServer: boolean
   readonly enableTeamCreation: boolean
+  /** ServiceSettings.PostPriority: posts may carry a priority (important, urgent). Mattermost's default is on. */
+  readonly postPriority: boolean
 }
 
 const switchOn = (value: unknown) => value !== false
@@ -65,7 +67,8 @@ const switchOn = (value: unknown) => value !== false
 export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map(section("site"), (site) => ({
   enableUserCreation: switchOn(site.enable_user_creation),
   enableOpenServer: switchOn(site.enable_open_server),
-  enableTeamCreation: switchOn(site.enable_team_creation)
+  enableTeamCreation: switchOn(site.enable_team_creation),
+  postPriority: switchOn(site.post_priority)
 }))
 
 /** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */

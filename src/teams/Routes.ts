@@ -1,8 +1,9 @@
 import { HttpRouter } from "@effect/platform"
 import * as EmailInvites from "../invitations/InvitationRoutes.ts"
 import * as Invites from "./InviteRoutes.ts"
+import * as TeamIcon from "./TeamIconRoutes.ts"
 import * as TeamMembers from "./TeamMemberRoutes.ts"
 import * as Teams from "./TeamRoutes.ts"
 
 /** Every /api/v4 team path. */
-export const routes = HttpRouter.concatAll(Teams.routes, TeamMembers.routes, Invites.routes, EmailInvites.routes)
+export const routes = HttpRouter.concatAll(Teams.routes, TeamMembers.routes, Invites.routes, EmailInvites.routes, TeamIcon.routes)

@@ -271,8 +271,8 @@ const userTeamsUnread = Effect.gen(function*() {
     ...toTeamUnread(row),
     thread_count: Number(threads.get(row.team_id)?.thread_count ?? 0),
     thread_mention_count: Number(threads.get(row.team_id)?.thread_mention_count ?? 0),
-    // Post priority (urgent mentions) is not offered (config/client PostPriority is off).
-    thread_urgent_mention_count: 0
+    // Mentions in threads whose root is urgent (posts/PostPriority.ts).
+    thread_urgent_mention_count: Number(threads.get(row.team_id)?.thread_urgent_mention_count ?? 0)
   })))
 })
 

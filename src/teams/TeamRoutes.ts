@@ -41,7 +41,7 @@ const TeamPatch = Schema.Struct({
 /** PUT /teams/{id} replaces the editable fields, so display_name is required there. */
 const TeamUpdate = Schema.Struct({ ...TeamPatch.fields, display_name: Schema.String })
 
-const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
+export const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
 const TeamNameParams = Schema.Struct({ name: Schema.String })
 const PermanentQuery = Schema.Struct({ permanent: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
 
@@ -68,7 +68,7 @@ interface ReadableTeam {
  * A team the caller may see: members and system admins always; others only when it is open to anyone
  * (allow_open_invite), so they can find and join it.
  */
-const readableTeam = (caller: Caller, where: "id" | "name", value: string) =>
+export const readableTeam = (caller: Caller, where: "id" | "name", value: string) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
@@ -173,7 +173,7 @@ const applyPatch = (partial: boolean) =>
   })
 
 /** The `{team_id}` of the path, once the caller is known to administer that team (team or system admin). */
-const administeredTeamId = Effect.gen(function*() {
+export const administeredTeamId = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { team_id } = yield* Decode.params(TeamIdParams)
   const access = yield* Access

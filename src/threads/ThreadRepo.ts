@@ -138,19 +138,21 @@ export const make = Effect.gen(function*() {
 
     totals: (q) =>
       Effect.map(
-        db.read(sql<{ total: string; unread_threads: string; unread_mentions: string }>`
+        db.read(sql<{ total: string; unread_threads: string; unread_mentions: string; unread_urgent_mentions: string }>`
           SELECT count(*) AS total,
                  count(*) FILTER (WHERE t.last_reply_at > tm.last_viewed) AS unread_threads,
-                 COALESCE(sum(tm.unread_mentions), 0) AS unread_mentions
+                 COALESCE(sum(tm.unread_mentions), 0) AS unread_mentions,
+                 COALESCE(sum(tm.unread_mentions) FILTER (WHERE pp.priority = 'urgent'), 0) AS unread_urgent_mentions
           FROM thread_memberships tm
           JOIN threads t ON t.post_id = tm.post_id
           JOIN channels c ON c.id = t.channel_id
+          LEFT JOIN post_priority pp ON pp.post_id = t.post_id
           WHERE tm.user_id = ${q.userId} AND tm.following AND t.delete_at = 0 AND ${teamScope(q.teamId, q.excludeDirect)}`),
         ([row]) => ({
           total: Number(row?.total ?? 0),
           total_unread_threads: Number(row?.unread_threads ?? 0),
           total_unread_mentions: Number(row?.unread_mentions ?? 0),
-          total_unread_urgent_mentions: 0
+          total_unread_urgent_mentions: Number(row?.unread_urgent_mentions ?? 0)
         })
       ),
 

@@ -14,7 +14,8 @@ export const toWire = (row: MembershipRow, post: PostJson) => ({
   unread_replies: Number(row.unread_replies),
   unread_mentions: Number(row.unread_mentions),
   is_following: row.following,
-  is_urgent: false,
+  // Urgent when its root post is (posts/PostPriority.ts).
+  is_urgent: (post.metadata as { readonly priority?: { readonly priority: string } }).priority?.priority === "urgent",
   post,
   delete_at: Number(row.delete_at)
 })

@@ -1,11 +1,11 @@
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Option, Stream } from "effect"
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, Option } from "effect"
 import { FileStore } from "../../layers/FileStore.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
-import * as MultipartReader from "../files/MultipartReader.ts"
-import { type ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
+import { uploadedSquarePng } from "../files/ImageUpload.ts"
+import { notFound, permissionDenied } from "../http/ApiError.ts"
 import { ok } from "../http/Respond.ts"
-import { defaultAvatar, normalizeUpload } from "./Avatar.ts"
+import { defaultAvatar } from "./Avatar.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import { UserRepo } from "./UserRepo.ts"
@@ -14,10 +14,9 @@ import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
 /**
  * GET /users/{id}/image (the uploaded picture, else the generated one), /image/default, POST (multipart `image`)
  * and DELETE (back to the default). last_picture_update > 0 means an upload exists; resetting stores minus the
- * time, as Mattermost does, so clients still see the value change and refetch.
+ * time, as Mattermost does, so clients still see the value change and refetch. Uploads are read and checked by
+ * files/ImageUpload.ts (at most 10 MiB).
  */
-export const MAX_PROFILE_IMAGE_BYTES = 10 * 1024 * 1024
-
 const imageKey = (userId: string) => `users/${userId}/profile.png`
 
 const png = (bytes: Uint8Array, cacheControl: string) =>
@@ -54,50 +53,11 @@ const getDefaultImage = Effect.gen(function*() {
   return png(yield* defaultAvatar(userId), "private, max-age=86400")
 })
 
-const tooLarge = () =>
-  payloadTooLarge("api.user.upload_profile_user.too_large.app_error", `Unable to upload the profile image: it exceeds ${MAX_PROFILE_IMAGE_BYTES} bytes.`)
-const noImage = () => badRequest("api.user.upload_profile_user.no_file.app_error", "No file under 'image' in request.")
-
-/** Collects the `image` part, cutting the stream with a 413 as soon as it passes the limit. */
-const readImagePart = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  if (!MultipartReader.isMultipart(request)) {
-    return yield* badRequest("api.user.upload_profile_user.parse.app_error", "Could not parse multipart form.")
-  }
-  const declared = Number(request.headers["content-length"] ?? "")
-  if (Number.isFinite(declared) && declared > MAX_PROFILE_IMAGE_BYTES + 64 * 1024) return yield* tooLarge()
-  // MultipartReader rather than the platform's part streams: a body without a boundary, or one cut inside a part,
-  // is a 400 there, not a defect or a stream that never ends.
-  let image: Uint8Array | undefined
-  let chunks: Array<Uint8Array> | undefined
-  let size = 0
-  const parseError = () => badRequest("api.user.upload_profile_user.parse.app_error", "Could not parse multipart form.")
-  yield* Stream.runForEach(
-    MultipartReader.events({ maxFieldSize: 10 * 1024, maxParts: 10 }).pipe(Stream.mapError(parseError)),
-    (event): Effect.Effect<void, ApiError> => {
-      switch (event._tag) {
-        case "FileStart":
-          chunks = event.name === "image" && image === undefined ? [] : undefined
-          size = 0
-          return Effect.void
-        case "FileChunk":
-          if (chunks === undefined) return Effect.void
-          size += event.chunk.length
-          if (size > MAX_PROFILE_IMAGE_BYTES) return Effect.fail(tooLarge())
-          chunks.push(event.chunk)
-          return Effect.void
-        case "FileEnd":
-          if (chunks !== undefined) image = Buffer.concat(chunks)
-          chunks = undefined
-          return Effect.void
-        default:
-          return Effect.void
-      }
-    }
-  )
-  if (image === undefined || image.length === 0) return yield* noImage()
-  return image
-})
+const imageErrors = {
+  prefix: "api.user.upload_profile_user",
+  tooManyPixels: "api.user.upload_profile_user.too_large_resolution.app_error",
+  what: "upload the profile image"
+}
 
 const uploadImage = Effect.gen(function*() {
   const caller = yield* requireCaller
@@ -105,13 +65,7 @@ const uploadImage = Effect.gen(function*() {
   yield* requireSelfOrAdmin(caller, userId)
   const repo = yield* UserRepo
   if (Option.isNone(yield* repo.findById(userId))) return yield* userNotFound()
-  const bytes = yield* readImagePart
-  const normalized = yield* normalizeUpload(bytes).pipe(
-    Effect.catchAll((reason) =>
-      reason === "too_many_pixels"
-        ? badRequest("api.user.upload_profile_user.too_large_resolution.app_error", "The image's resolution is too large.")
-        : badRequest("api.user.upload_profile_user.decode.app_error", "The uploaded file is not a supported image."))
-  )
+  const normalized = yield* uploadedSquarePng(imageErrors)
   const store = yield* FileStore
   yield* store.put(imageKey(userId), normalized)
   const now = yield* Clock.currentTimeMillis

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { sweepExpiredTokens } from "../../src/recovery/TokenSweep.ts"
 import { Fixtures } from "../files/Fixtures.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { type LoopbackSmtp, linkIn, type ReceivedMail, startSmtpServer } from "../support/SmtpServer.ts"
@@ -113,6 +114,24 @@ describe("password reset by email", () => {
       server_error_id: "api.user.reset_password.link_expired.app_error"
     })
     expect((await client4(server.url).login(user.username, user.password)).id).toBe(user.user.id)
+  })
+
+  it("the periodic sweep deletes expired links and keeps live ones", async () => {
+    const stale = await newUser(server.url, "stale")
+    const fresh = await newUser(server.url, "fresh")
+    const anonymous = client4(server.url)
+    for (const user of [stale, fresh]) {
+      const before = smtp.received.length
+      await anonymous.sendPasswordResetEmail(user.user.email)
+      await mailTo(user.user.email, before)
+    }
+    // An hour later the stale one has expired.
+    await db.query("UPDATE user_tokens SET expires_at = create_at - 1 WHERE user_id = $1", [stale.user.id])
+    const swept = await server.runtime.runPromise(sweepExpiredTokens)
+    expect(swept).toBeGreaterThanOrEqual(1)
+    const left = await db.query("SELECT user_id FROM user_tokens WHERE user_id = ANY($1)", [[stale.user.id, fresh.user.id]])
+    expect(left.rows.map((r) => r.user_id)).toEqual([fresh.user.id])
+    expect((await db.query("SELECT count(*)::int AS n FROM user_tokens WHERE expires_at < $1", [Date.now()])).rows[0].n).toBe(0)
   })
 
   it("refuses bad input with Mattermost's error body", async () => {
