@@ -44,6 +44,8 @@ export interface AppConfigShape {
   readonly smtpUsername: Option.Option<string>
   readonly smtpPassword: Option.Option<Redacted.Redacted>
   readonly emailFrom: Option.Option<string>
+  /** The hand-written dispatch of the hottest routes in front of the router (src/http/FastPath.ts); on by default. */
+  readonly httpFastPath: boolean
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -173,6 +175,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     secretAccessKey: Config.option(Config.redacted("SERVICE_FILES_S3_SECRET_ACCESS_KEY")),
     forcePathStyle: Config.boolean("SERVICE_FILES_S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false))
   }),
+  httpFastPath: Config.boolean("SERVICE_HTTP_FAST_PATH").pipe(Config.withDefault(true)),
   smtpUrl: optionalSecretUrl("SERVICE_SMTP_URL", ["smtp:", "smtps:"]),
   smtpUsername: Config.option(Config.nonEmptyString("SERVICE_SMTP_USERNAME")),
   smtpPassword: Config.option(Config.redacted("SERVICE_SMTP_PASSWORD")),

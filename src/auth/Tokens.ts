@@ -37,6 +37,14 @@ export const makeTokens = (secret: Redacted.Redacted) => {
   )
   // A rejection surfaces where the key is awaited; this only keeps it from counting as unhandled meanwhile.
   key.catch(() => {})
+  /** The claims of a token verified before and not expired since (jose checks `exp` against the wall clock too). */
+  const verifiedNow = (token: string): TokenClaims | undefined => {
+    const hit = verified.get(token)
+    if (hit === undefined) return undefined
+    if (hit.expiresAtMs > Date.now()) return hit.claims
+    verified.delete(token)
+    return undefined
+  }
   return {
     sign: (claims: TokenClaims, expiresAtMs: number) =>
       Effect.promise(async () =>
@@ -48,14 +56,12 @@ export const makeTokens = (secret: Redacted.Redacted) => {
           .setExpirationTime(Math.floor(expiresAtMs / 1000))
           .sign(await key)
       ),
+    /** Undefined when `verify` has to decide. */
+    verifiedNow,
     /** None for anything that is not a valid, unexpired token of ours. */
     verify: (token: string): Effect.Effect<Option.Option<TokenClaims>> => {
-      const hit = verified.get(token)
-      // jose checks `exp` against the wall clock too.
-      if (hit !== undefined) {
-        if (hit.expiresAtMs > Date.now()) return Effect.succeed(Option.some(hit.claims))
-        verified.delete(token)
-      }
+      const hit = verifiedNow(token)
+      if (hit !== undefined) return Effect.succeed(Option.some(hit))
       return Effect.promise(async () =>
         jwtVerify(token, await key, { issuer: ISSUER, algorithms: ["HS256"] }).then(
           ({ payload }) => {

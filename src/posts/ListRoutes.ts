@@ -25,7 +25,7 @@ const ThreadFlags = {
 }
 
 const ChannelParams = Schema.Struct({ channel_id: Decode.Id })
-const ChannelPostsQuery = Schema.Struct({
+export const ChannelPostsQuery = Schema.Struct({
   page: Decode.QueryInt(0, { min: 0 }),
   per_page: Decode.QueryInt(60, { min: 1, max: 200 }),
   before: OptionalId,
@@ -84,29 +84,35 @@ const windowPage = (
       : { order: [...core].reverse(), next: beyond, prev: neighbour, hasNext: beyond !== "" }
   })
 
+/** A channel's posts (page, before/after a post, since a time) once the caller, channel and query are known. */
+export const channelPage = (caller: Caller, channel_id: string, q: typeof ChannelPostsQuery.Type) =>
+  Effect.gen(function*() {
+    const access = yield* Access
+    yield* access.channel(caller, channel_id, "read")
+    const posts = yield* PostRepo
+    const options = { ...wireOptions(caller, q), withThreads: fetchThreads(q) }
+    if (q.since > 0) {
+      const order = yield* posts.channelSince(channel_id, q.since, q.collapsedThreads)
+      return postList(order, yield* posts.hydrate(order, options))
+    }
+    const page = yield* windowPage({
+      channelId: channel_id,
+      rootsOnly: q.collapsedThreads,
+      includeDeleted: q.include_deleted && caller.isSystemAdmin,
+      direction: q.after !== "" ? "newer" : "older",
+      anchor: q.after !== "" ? q.after : q.before !== "" ? q.before : undefined,
+      page: q.page,
+      perPage: q.per_page
+    })
+    const hydrated = yield* posts.hydrate(page.order, options)
+    return postList(page.order, hydrated, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext })
+  })
+
 const channelPosts = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { channel_id } = yield* Decode.params(ChannelParams)
   const q = yield* Decode.query(ChannelPostsQuery)
-  const access = yield* Access
-  yield* access.channel(caller, channel_id, "read")
-  const posts = yield* PostRepo
-  const options = { ...wireOptions(caller, q), withThreads: fetchThreads(q) }
-  if (q.since > 0) {
-    const order = yield* posts.channelSince(channel_id, q.since, q.collapsedThreads)
-    return json(postList(order, yield* posts.hydrate(order, options)))
-  }
-  const page = yield* windowPage({
-    channelId: channel_id,
-    rootsOnly: q.collapsedThreads,
-    includeDeleted: q.include_deleted && caller.isSystemAdmin,
-    direction: q.after !== "" ? "newer" : "older",
-    anchor: q.after !== "" ? q.after : q.before !== "" ? q.before : undefined,
-    page: q.page,
-    perPage: q.per_page
-  })
-  const hydrated = yield* posts.hydrate(page.order, options)
-  return json(postList(page.order, hydrated, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext }))
+  return json(yield* channelPage(caller, channel_id, q))
 })
 
 const PostParams = Schema.Struct({ post_id: Decode.Id })
