@@ -14,6 +14,7 @@ import { versionIdHeader } from "../system/Version.ts"
 import { ThreadRepo } from "../threads/ThreadRepo.ts"
 import { ownProfile } from "../users/AccountRoutes.ts"
 import { UserRepo } from "../users/UserRepo.ts"
+import type { UserRow } from "../users/UserRow.ts"
 import { toWire } from "../users/UserWire.ts"
 import type { ApiError } from "./ApiError.ts"
 import * as Decode from "./Decode.ts"
@@ -85,8 +86,10 @@ export const make = Effect.gen(function*() {
   )
 
   /** The answer as the edge and the platform write it: the body's headers, then the edge's; head and body in one write. */
-  const send = (x: Exchange, status: number, body: unknown, fiberId: FiberId.FiberId, extra?: Record<string, string>) => {
-    const text = JSON.stringify(body)
+  const send = (x: Exchange, status: number, body: unknown, fiberId: FiberId.FiberId, extra?: Record<string, string>) =>
+    sendText(x, status, JSON.stringify(body), fiberId, extra)
+
+  const sendText = (x: Exchange, status: number, text: string, fiberId: FiberId.FiberId, extra?: Record<string, string>) => {
     const headers: Record<string, string> = {
       ...extra,
       "content-type": "application/json",
@@ -128,12 +131,19 @@ export const make = Effect.gen(function*() {
     requiredCallerNow(sessions, x.method, x.request.headers as RawHeaders) ??
       Effect.flatMap(callerOf(x.method, x.request.headers as RawHeaders), required)
 
+  const ownBodies = new WeakMap<UserRow, string>()
+
   /** GET /users/me, answered without any effect when the session and the user are cached here. */
   const me = (x: Exchange) => {
     const now = requiredCallerNow(sessions, x.method, x.request.headers as RawHeaders)
     if (now !== undefined && Either.isRight(now)) {
       const row = users.cachedNow(now.right.userId)
-      if (row !== undefined) return send(x, 200, toWire(row, "self"), FiberId.unsafeMake())
+      if (row !== undefined) {
+        // The cache hands out the same row object until the user changes, and the answer depends on the row alone.
+        let text = ownBodies.get(row)
+        if (text === undefined) ownBodies.set(row, text = JSON.stringify(toWire(row, "self")))
+        return sendText(x, 200, text, FiberId.unsafeMake())
+      }
     }
     if (now !== undefined && Either.isLeft(now)) return sendError(x, now.left, FiberId.unsafeMake())
     run(x, 200, Effect.flatMap(now ?? caller(x), (c) => Effect.flatMap(users.findCached(c.userId), ownProfile)))
