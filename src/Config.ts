@@ -220,6 +220,7 @@ const hints: Record<string, string> = {
   SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
   SERVICE_SHUTDOWN_DEADLINE_MS: "milliseconds a stop may take before the process exits with 1, such as 30000 (1000 to 600000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
+  SERVICE_HTTP_FAST_PATH: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ALLOW_INTERNAL_CONNECTIONS: "a comma-separated list of host names, addresses or CIDR ranges, e.g. ci.internal,10.0.5.0/24",
   SERVICE_ENVIRONMENT: "production, or anything else for development",
