@@ -27,6 +27,11 @@ export interface CacheService {
    */
   readonly shared: boolean
   readonly get: (key: string) => Effect.Effect<Option.Option<string>, CacheFailure>
+  /**
+   * `get` answered at once, without running an effect, where the cache is this process's memory; absent on a cache
+   * that must be asked over the network (Redis). For request paths that decide synchronously when they can.
+   */
+  readonly peek?: (key: string) => Option.Option<string>
   readonly set: (key: string, value: string, ttl?: Duration.DurationInput) => Effect.Effect<void, CacheFailure>
   /** Sets only when the key is absent; true when it was set. */
   readonly setIfAbsent: (key: string, value: string, ttl: Duration.DurationInput) => Effect.Effect<boolean, CacheFailure>
@@ -100,6 +105,8 @@ export const makeMemory: Effect.Effect<CacheService> = Effect.sync(() => {
   const service: CacheService = {
     shared: false,
     get: (key) => at((t) => Option.fromNullable(stringOf(live(key, t)))),
+    // The same clock as `get`: Clock's default service reads Date.now().
+    peek: (key) => Option.fromNullable(stringOf(live(key, Date.now()))),
     set: (key, value, ttl) => at((t) => put(key, { value, expiresAt: expiry(t, ttl) }, t)),
     setIfAbsent: (key, value, ttl) =>
       at((t) => {

@@ -46,6 +46,8 @@ export interface AppConfigShape {
   readonly emailFrom: Option.Option<string>
   /** How often waiting notification emails are looked at (their batching intervals are the users' own). */
   readonly emailBatchingCheckMs: number
+  /** The hand-written dispatch of the hottest routes in front of the router (src/http/FastPath.ts); on by default. */
+  readonly httpFastPath: boolean
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -175,6 +177,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     secretAccessKey: Config.option(Config.redacted("SERVICE_FILES_S3_SECRET_ACCESS_KEY")),
     forcePathStyle: Config.boolean("SERVICE_FILES_S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false))
   }),
+  httpFastPath: Config.boolean("SERVICE_HTTP_FAST_PATH").pipe(Config.withDefault(true)),
   smtpUrl: optionalSecretUrl("SERVICE_SMTP_URL", ["smtp:", "smtps:"]),
   smtpUsername: Config.option(Config.nonEmptyString("SERVICE_SMTP_USERNAME")),
   smtpPassword: Config.option(Config.redacted("SERVICE_SMTP_PASSWORD")),
@@ -220,6 +223,7 @@ const hints: Record<string, string> = {
   SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
   SERVICE_SHUTDOWN_DEADLINE_MS: "milliseconds a stop may take before the process exits with 1, such as 30000 (1000 to 600000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
+  SERVICE_HTTP_FAST_PATH: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ALLOW_INTERNAL_CONNECTIONS: "a comma-separated list of host names, addresses or CIDR ranges, e.g. ci.internal,10.0.5.0/24",
   SERVICE_ENVIRONMENT: "production, or anything else for development",

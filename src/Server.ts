@@ -1,12 +1,13 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import * as WebSocketLayer from "../layers/WebSocket.ts"
 import * as Composition from "./Composition.ts"
-import type { ResolvedConfig } from "./Config.ts"
+import { AppConfig, type ResolvedConfig } from "./Config.ts"
 import { edge } from "./http/Edge.ts"
+import * as FastPath from "./http/FastPath.ts"
 import { SocketServer, type SocketServerService } from "./realtime/SocketServer.ts"
 import { routes } from "./Routes.ts"
 
@@ -25,7 +26,7 @@ export const REQUEST_GRACE_MS = 10_000
  * A client resetting its connection while an upgrade is pending crashes Node on platform-node 0.108 (no error
  * listener on the socket; fixed only in Effect 4), so every upgrading socket gets one.
  */
-const createGuardedServer = (sockets: SocketServerService) => {
+const createGuardedServer = (sockets: SocketServerService, fast: FastPath.FastPath | undefined) => {
   const server = createServer()
   // Node's close stops listening and closes idle keep-alive connections, then waits for the busy ones to finish.
   const close = server.close
@@ -35,6 +36,8 @@ const createGuardedServer = (sockets: SocketServerService) => {
   } as Server["close"]
   const emit = server.emit
   server.emit = function(this: Server, event: string | symbol, ...args: Array<unknown>) {
+    // The hottest requests are answered before the platform's listener sees them (src/http/FastPath.ts).
+    if (event === "request" && fast !== undefined && fast(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
     if (event === "upgrade") {
       const [request, socket, head] = args as [IncomingMessage, Duplex, Buffer]
       socket.on("error", () => {})
@@ -50,15 +53,18 @@ const createGuardedServer = (sockets: SocketServerService) => {
  * close (1001) before `server.close` waits for every connection to end.
  */
 export const httpServer = (config: Pick<ResolvedConfig, "port" | "host">) =>
-  Layer.unwrapEffect(Effect.map(SocketServer, (sockets) =>
-    Layer.scopedDiscard(Effect.addFinalizer(() => sockets.shutdown)).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => createGuardedServer(sockets), { port: config.port, host: config.host }))
-    )))
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const sockets = yield* SocketServer
+    const fast = (yield* AppConfig).httpFastPath ? yield* FastPath.make : undefined
+    return Layer.scopedDiscard(Effect.addFinalizer(() => sockets.shutdown)).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => createGuardedServer(sockets, fast), { port: config.port, host: config.host }))
+    )
+  }))
 
 /** The whole service. `server` defaults to a listener on SERVICE_HOST:SERVICE_PORT. */
 export const makeServer = (
   config: ResolvedConfig,
-  options: { readonly overrides?: Composition.CapabilityOverrides; readonly server?: Layer.Layer<HttpServer.HttpServer, unknown, SocketServer> } = {}
+  options: { readonly overrides?: Composition.CapabilityOverrides; readonly server?: Layer.Layer<HttpServer.HttpServer, unknown, SocketServer | FastPath.FastPathContext> } = {}
 ) => {
   const ready = Composition.ready(config, options.overrides)
   // The port opens only once everything is ready: Node accepts connections as soon as it listens, and a request that

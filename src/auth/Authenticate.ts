@@ -1,10 +1,10 @@
 import { Cookies, HttpServerRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { ApiError, sessionRequired } from "../http/ApiError.ts"
 import { safeEqual } from "../../layers/Crypto.ts"
 import type { DbError } from "../../layers/Db.ts"
 import type { Session } from "./Session.ts"
-import { Sessions } from "./Sessions.ts"
+import { Sessions, type SessionsService } from "./Sessions.ts"
 
 /** Who is calling, resolved once per request from the session the token names. */
 export interface Caller {
@@ -17,14 +17,26 @@ export interface Caller {
 
 export const SESSION_COOKIE = "MMAUTHTOKEN"
 
+/** The request's headers as Node hands them over (lower-case names), which is also what the platform's request holds. */
+export type RawHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+const header = (headers: RawHeaders, name: string) => {
+  const value = headers[name]
+  return typeof value === "string" ? value : undefined
+}
+
 /** Mattermost's order: the MMAUTHTOKEN cookie, then `Authorization: Bearer` (any case), then `Authorization: Token`. */
-export const tokenFromRequest = (request: HttpServerRequest.HttpServerRequest): Option.Option<{ token: string; location: Caller["tokenLocation"] }> => {
-  const cookie = request.cookies[SESSION_COOKIE]
+export const tokenFromHeaders = (headers: RawHeaders): Option.Option<{ token: string; location: Caller["tokenLocation"] }> => {
+  const cookieHeader = header(headers, "cookie")
+  // Parsed as the platform parses `request.cookies`, only when there is a Cookie header at all.
+  const cookie = cookieHeader === undefined ? undefined : Cookies.parseHeader(cookieHeader)[SESSION_COOKIE]
   if (cookie !== undefined && cookie !== "") return Option.some({ token: cookie, location: "cookie" })
-  const header = request.headers["authorization"] ?? ""
-  const match = /^(bearer|token)\s+(\S+)\s*$/i.exec(header)
+  const match = /^(bearer|token)\s+(\S+)\s*$/i.exec(header(headers, "authorization") ?? "")
   return match ? Option.some({ token: match[2], location: "header" }) : Option.none()
 }
+
+export const tokenFromRequest = (request: HttpServerRequest.HttpServerRequest) =>
+  tokenFromHeaders(request.headers as RawHeaders)
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
@@ -33,11 +45,11 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
  * (non-strict) mode, `X-Requested-With: XMLHttpRequest` also passes, because mobile native code sends jar cookies
  * without the token and browsers cannot set that header cross-origin without a CORS preflight.
  */
-const checkCsrf = (request: HttpServerRequest.HttpServerRequest, session: Session) => {
-  if (SAFE_METHODS.has(request.method)) return true
-  const sent = request.headers["x-csrf-token"]
+const checkCsrf = (method: string, headers: RawHeaders, session: Session) => {
+  if (SAFE_METHODS.has(method)) return true
+  const sent = header(headers, "x-csrf-token")
   if (sent !== undefined && session.props.csrf !== undefined && safeEqual(sent, session.props.csrf)) return true
-  return request.headers["x-requested-with"] === "XMLHttpRequest"
+  return header(headers, "x-requested-with") === "XMLHttpRequest"
 }
 
 const clearCookie = Cookies.serializeCookie(
@@ -61,32 +73,63 @@ const expiredSession = (options: { readonly detailed?: string; readonly clearCoo
   })
 }
 
+/** What a found session makes of the request: its caller, or the 401 of a cookie write without the CSRF proof. */
+const admit = (method: string, headers: RawHeaders, location: Caller["tokenLocation"], session: Session) =>
+  location === "cookie" && !checkCsrf(method, headers, session)
+    ? Either.left(expiredSession({ detailed: "Appears to be a CSRF attempt." }))
+    : Either.right(toCaller(session, location))
+
 /**
- * The caller, or None when the request carries no valid session (anonymous endpoints). A valid session cookie on a
- * write without the CSRF proof fails with 401 whatever the endpoint, as in Mattermost: the request is not anonymous,
- * it is a possible forgery.
+ * The caller of a request given by its method and headers, or None when it carries no valid session (anonymous
+ * endpoints). A valid session cookie on a write without the CSRF proof fails with 401 whatever the endpoint, as in
+ * Mattermost: the request is not anonymous, it is a possible forgery.
  */
-export const optionalCaller: Effect.Effect<Option.Option<Caller>, ApiError | DbError, HttpServerRequest.HttpServerRequest | Sessions> =
+export const callerOf = (method: string, headers: RawHeaders): Effect.Effect<Option.Option<Caller>, ApiError | DbError, Sessions> =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const found = tokenFromRequest(request)
+    const found = tokenFromHeaders(headers)
     if (Option.isNone(found)) return Option.none<Caller>()
     const sessions = yield* Sessions
     const session = yield* sessions.lookup(found.value.token)
     if (Option.isNone(session)) return Option.none<Caller>()
-    if (found.value.location === "cookie" && !checkCsrf(request, session.value)) {
-      return yield* expiredSession({ detailed: "Appears to be a CSRF attempt." })
-    }
+    const caller = admit(method, headers, found.value.location, session.value)
+    if (Either.isLeft(caller)) return yield* caller.left
     yield* sessions.touch(session.value).pipe(Effect.ignore)
-    return Option.some(toCaller(session.value, found.value.location))
+    return Option.some(caller.right)
   })
 
-/** The caller; a missing, invalid or expired session (or a failed CSRF check) is the only 401. */
-export const requireCaller = Effect.flatMap(optionalCaller, (caller) =>
+/** The caller, as `callerOf`, of the request being served. */
+export const optionalCaller: Effect.Effect<Option.Option<Caller>, ApiError | DbError, HttpServerRequest.HttpServerRequest | Sessions> =
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => callerOf(request.method, request.headers as RawHeaders))
+
+/** None becomes the 401 (with the session cookie cleared): a missing, invalid or expired session. */
+export const required = (caller: Option.Option<Caller>) =>
   Option.match(caller, {
     onSome: Effect.succeed,
     onNone: () => Effect.fail(expiredSession({ clearCookie: true }))
-  }))
+  })
+
+/** The caller; a missing, invalid or expired session (or a failed CSRF check) is the only 401. */
+export const requireCaller = Effect.flatMap(optionalCaller, required)
+
+/**
+ * `requireCaller` decided without running anything, when the session is at hand in this process's memory and needs
+ * no activity write: the caller, or the 401. Undefined when it cannot be decided so (no cached verification of the
+ * token, a session cache that is not in memory or does not hold it, activity due): the caller then runs
+ * `requireCaller`'s effect (`callerOf` + `required`), which decides the same way. An Either is also an effect.
+ */
+export const requiredCallerNow = (
+  sessions: SessionsService,
+  method: string,
+  headers: RawHeaders
+): Either.Either<Caller, ApiError> | undefined => {
+  const found = tokenFromHeaders(headers)
+  if (Option.isNone(found)) return Either.left(expiredSession({ clearCookie: true }))
+  const session = sessions.lookupNow(found.value.token)
+  if (session === undefined) return undefined
+  if (Option.isNone(session)) return Either.left(expiredSession({ clearCookie: true }))
+  if (sessions.touchDue(session.value)) return undefined
+  return admit(method, headers, found.value.location, session.value)
+}
 
 export const requireSystemAdmin = Effect.flatMap(requireCaller, (caller) =>
   caller.isSystemAdmin

@@ -41,6 +41,14 @@ export interface SessionsService {
     options?: { readonly expiresAt?: number }
   ) => Effect.Effect<Option.Option<Session>, DbError>
   readonly touch: (session: Session) => Effect.Effect<void, DbError>
+  /**
+   * `lookup` decided without running anything, when it can be: the token verified before, and the session held by a
+   * cache in this process's memory. Undefined whenever `lookup` would have to ask anything (the token's signature,
+   * the database, a cache over the network), so the caller then runs `lookup`.
+   */
+  readonly lookupNow: (token: string) => Option.Option<Session> | undefined
+  /** Whether `touch` would write this session's activity now (otherwise it does nothing). */
+  readonly touchDue: (session: Session) => boolean
   /** Gives every session of the user new roles (a promotion or demotion takes effect at once, as in Mattermost). */
   readonly setRolesForUser: (userId: string, roles: string) => Effect.Effect<void, DbError>
 }
@@ -91,6 +99,8 @@ export const make = Effect.gen(function*() {
   const cache = yield* Cache
   const sql = db.sql
   const tokens = makeTokens(config.jwtSecretValue)
+  // The synchronous lookups (the fast path's, outside any effect) read this layer's Clock directly.
+  const clock = yield* Effect.clock
   /** Sessions whose activity is due to be written: id -> time. */
   const pendingActivity = new Map<string, number>()
 
@@ -251,6 +261,20 @@ export const make = Effect.gen(function*() {
         yield* forget(id)
         return Option.map(Option.fromNullable(rows[0]), fromRow)
       }),
+    lookupNow: (token) => {
+      const peek = cache.peek
+      if (peek === undefined || !token.includes(".")) return undefined
+      const now = clock.unsafeCurrentTimeMillis()
+      const claims = tokens.verifiedNow(token, now)
+      if (claims === undefined) return undefined
+      const text = peek(cacheKey(claims.sessionId))
+      // Not cached, or cached text that does not decode: `lookup` reads the database then.
+      if (Option.isNone(text)) return undefined
+      const session = decodeText(claims.sessionId, text.value)
+      if (Option.isNone(session)) return undefined
+      return Option.filter(session, (s) => s.user_id === claims.userId && s.expires_at > now)
+    },
+    touchDue: (session) => clock.unsafeCurrentTimeMillis() - session.last_activity_at >= ACTIVITY_WRITE_INTERVAL_MS,
     touch: (session) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (now - session.last_activity_at < ACTIVITY_WRITE_INTERVAL_MS) return Effect.void

@@ -49,6 +49,14 @@ export const makeTokens = (secret: Redacted.Redacted) => {
         () => Option.none<TokenClaims>()
       )
     )
+  /** The claims of a token verified before and not expired at `now` (jose checks `exp` against the wall clock too). */
+  const verifiedNow = (token: string, now: number): TokenClaims | undefined => {
+    const hit = verified.get(token)
+    if (hit === undefined) return undefined
+    if (hit.expiresAtMs > now) return hit.claims
+    verified.delete(token)
+    return undefined
+  }
   return {
     sign: (claims: TokenClaims, expiresAtMs: number) =>
       Effect.promise(async () =>
@@ -60,15 +68,13 @@ export const makeTokens = (secret: Redacted.Redacted) => {
           .setExpirationTime(Math.floor(expiresAtMs / 1000))
           .sign(await key)
       ),
+    /** Undefined when `verify` has to decide; `now` from Clock (callers outside an effect read it synchronously). */
+    verifiedNow,
     /** None for anything that is not a valid, unexpired token of ours. */
     verify: (token: string): Effect.Effect<Option.Option<TokenClaims>> => {
-      const hit = verified.get(token)
-      // jose checks `exp` against the wall clock too.
-      if (hit === undefined) return verifyAnew(token)
       return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (hit.expiresAtMs > now) return Effect.succeed(Option.some(hit.claims))
-        verified.delete(token)
-        return verifyAnew(token)
+        const hit = verifiedNow(token, now)
+        return hit !== undefined ? Effect.succeed(Option.some(hit)) : verifyAnew(token)
       })
     }
   }

@@ -42,6 +42,9 @@ const flatProblem = (values: Record<string, string>): InputProblem | undefined =
 /** No JSON body a client sends comes near this; uploads are multipart or raw and have their own limit. */
 export const JSON_BODY_LIMIT = 8 * 1024 * 1024
 
+/** A body that could not be read (the connection failed while it came). */
+export const unreadableBody = () => badRequest("api.context.invalid_body_param.app_error", "Unable to read the request body.")
+
 /** Reads the raw body once; malformed JSON is a 400, an oversized body a 413. */
 export const jsonBody: Effect.Effect<unknown, ApiError, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -55,17 +58,27 @@ export const jsonBody: Effect.Effect<unknown, ApiError, HttpServerRequest.HttpSe
     Effect.mapError((e) =>
       /max.?body.?size|too large/i.test(String(e.cause ?? e.description ?? ""))
         ? payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
-        : badRequest("api.context.invalid_body_param.app_error", "Unable to read the request body.")
+        : unreadableBody()
     )
   )
-  if (text.trim() === "") return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid or missing request body.")
-  const parsed = yield* Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: () => badRequest("api.context.invalid_body_param.app_error", "Malformed JSON in request body.")
-  })
-  yield* storable("request body", jsonProblem(parsed))
-  return parsed
+  return yield* jsonText(text)
 })
+
+/** A body already read, as `jsonBody` takes it: blank is a 400, malformed JSON a 400, unstorable values a 400. */
+export const jsonText = (text: string): Effect.Effect<unknown, ApiError> => {
+  if (text.trim() === "") return Effect.fail(badRequest("api.context.invalid_body_param.app_error", "Invalid or missing request body."))
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return Effect.fail(badRequest("api.context.invalid_body_param.app_error", "Malformed JSON in request body."))
+  }
+  return Effect.as(storable("request body", jsonProblem(parsed)), parsed)
+}
+
+/** A body already read, decoded as `body` decodes it. */
+export const bodyText = <A, I>(text: string, schema: Schema.Schema<A, I>) =>
+  Effect.flatMap(jsonText(text), (raw) => Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("request body")))
 
 export const body = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.flatMap(jsonBody, (raw) => Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("request body")))
@@ -75,16 +88,18 @@ export const invalidBody = invalid("request body")
 
 /** Query parameters; clients send empty strings for unset values, so optional fields should accept "". */
 export const query = <A, I>(schema: Schema.Schema<A, I>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const url = new URL(request.url, "http://localhost")
-    const params: Record<string, string> = {}
-    for (const [k, v] of url.searchParams) params[k] = v
-    return storable("query parameter", flatProblem(params)).pipe(
-      Effect.zipRight(Effect.mapError(Schema.decodeUnknown(schema)(params), invalid("query parameter"))),
-      // Numbers the schema made of strings ("1e400", a page past bigint): refused here rather than by the database.
-      Effect.tap((decoded) => storable("query parameter", jsonProblem(decoded)))
-    )
-  })
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => queryOf(request.url, schema))
+
+/** The query of a request target (`/path?a=b`), decoded as `query` decodes the request's. */
+export const queryOf = <A, I>(url: string, schema: Schema.Schema<A, I>) => {
+  const params: Record<string, string> = {}
+  for (const [k, v] of new URL(url, "http://localhost").searchParams) params[k] = v
+  return storable("query parameter", flatProblem(params)).pipe(
+    Effect.zipRight(Effect.mapError(Schema.decodeUnknown(schema)(params), invalid("query parameter"))),
+    // Numbers the schema made of strings ("1e400", a page past bigint): refused here rather than by the database.
+    Effect.tap((decoded) => storable("query parameter", jsonProblem(decoded)))
+  )
+}
 
 export const params = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.flatMap(HttpRouter.params, (raw) =>

@@ -1,5 +1,5 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, Effect, FiberRef, HashMap, HashSet, LogLevel, Metric, Option } from "effect"
+import { Cause, Clock, Effect, type FiberId, FiberRef, HashMap, HashSet, type Logger, LogLevel, Metric, Option } from "effect"
 import { AppConfig, type ResolvedConfig } from "../Config.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { httpRequestDuration, httpRequestsTotal } from "../../layers/Metrics.ts"
@@ -11,7 +11,7 @@ import { logFailure, render, toApiError } from "./ErrorResponse.ts"
  * What every request passes through: a request id, CORS, error rendering, X-Version-Id on /api/v4, metrics and
  * one structured log line. No Cache-Control is added: clients read X-Version-Id only from responses without it.
  */
-const corsHeaders = (config: ResolvedConfig, origin: string | undefined): Record<string, string> => {
+export const corsHeaders = (config: ResolvedConfig, origin: string | undefined): Record<string, string> => {
   if (origin === undefined) return {}
   const allowed = config.corsAllowedOrigins.includes(origin) || (!config.isProduction && config.corsAllowedOrigins.includes("*"))
   if (!allowed) return {}
@@ -46,7 +46,7 @@ const requestsCounter = (status: number) => {
 }
 
 /** The path of a request target (origin form, as Node hands it over) without parsing a whole URL per request. */
-const pathOf = (url: string) => {
+export const pathOf = (url: string) => {
   if (url.charCodeAt(0) !== 47 /* "/" */ || url.charCodeAt(1) === 47) return new URL(url, "http://localhost").pathname
   const query = url.indexOf("?")
   const raw = query === -1 ? url : url.slice(0, query)
@@ -83,24 +83,57 @@ export const edge = <E, R>(app: HttpApp.Default<E, R>) =>
   })
 
 /**
+ * How the access line is written, from the logging in force: not at all below the info level; directly by the
+ * service's own JSON logger when it is the one installed (and no annotations are in force); else through Effect's
+ * logging.
+ */
+export type AccessLog = "off" | "direct" | "effect"
+
+export const accessLogOf = (
+  level: LogLevel.LogLevel,
+  loggers: HashSet.HashSet<Logger.Logger<unknown, any>>,
+  annotations: HashMap.HashMap<string, unknown>
+): AccessLog =>
+  LogLevel.greaterThan(level, LogLevel.Info)
+    ? "off"
+    : HashSet.has(loggers, jsonLogger) && HashMap.size(annotations) === 0
+    ? "direct"
+    : "effect"
+
+/**
  * Metrics and the access log line, in one step (issue 10). Through `Effect.logInfo`, `annotateLogs` and
  * `Logger.json` the line cost about as much CPU as the rest of a trivial Effect HTTP request (measured on a bare
  * @effect/platform server: 150 µs per request without the line, 300-360 µs with it): fiber references, annotation
  * maps, a cycle-safe stringify and one write per line. When the service's own JSON logger is installed, the line
- * is built and queued here directly, with the fields it would have had; otherwise (tests, other loggers) it goes
- * through Effect's logging as before.
+ * is built and queued here directly, with the fields it would have had; otherwise (tests, other loggers) it is
+ * returned as an effect to run, which goes through Effect's logging as before.
  */
+export const recordRequest = (
+  log: AccessLog,
+  request: { readonly method: string; readonly path: string; readonly status: number; readonly requestId: string },
+  started: number,
+  finished: number,
+  fiberId: FiberId.FiberId
+): Effect.Effect<void> | undefined => {
+  const durationMs = finished - started
+  requestsCounter(request.status).unsafeUpdate(1, [])
+  httpRequestDuration.unsafeUpdate(durationMs / 1000, [])
+  if (log === "off") return undefined
+  // The path only: query strings may carry codes and states that do not belong in logs.
+  const annotations = { method: request.method, path: request.path, status: request.status, duration_ms: durationMs, request_id: request.requestId }
+  if (log === "direct") {
+    logLine("http request", "INFO", annotations, fiberId, finished)
+    return undefined
+  }
+  return Effect.logInfo("http request").pipe(Effect.annotateLogs(annotations))
+}
+
 const finish = (method: string, path: string, status: number, started: number, finished: number, requestId: string) =>
   Effect.withFiberRuntime<void>((fiber) => {
-    const durationMs = finished - started
-    requestsCounter(status).unsafeUpdate(1, [])
-    httpRequestDuration.unsafeUpdate(durationMs / 1000, [])
-    // The path only: query strings may carry codes and states that do not belong in logs.
-    const annotations = { method, path, status, duration_ms: durationMs, request_id: requestId }
-    if (LogLevel.greaterThan(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), LogLevel.Info)) return Effect.void
-    if (HashSet.has(fiber.getFiberRef(FiberRef.currentLoggers), jsonLogger) && HashMap.size(fiber.getFiberRef(FiberRef.currentLogAnnotations)) === 0) {
-      logLine("http request", "INFO", annotations, fiber.id(), finished)
-      return Effect.void
-    }
-    return Effect.logInfo("http request").pipe(Effect.annotateLogs(annotations))
+    const log = accessLogOf(
+      fiber.getFiberRef(FiberRef.currentMinimumLogLevel),
+      fiber.getFiberRef(FiberRef.currentLoggers),
+      fiber.getFiberRef(FiberRef.currentLogAnnotations)
+    )
+    return recordRequest(log, { method, path, status, requestId }, started, finished, fiber.id()) ?? Effect.void
   })

@@ -54,7 +54,8 @@ export const toApiError = (error: unknown): ApiError => {
   return new ApiError({ status: 500, id: "api.context.internal.app_error", message: "An internal error occurred." })
 }
 
-export const render = (error: ApiError, path: string, requestId: string) => {
+/** The status, body and extra headers of an error's answer on `path`. */
+export const errorAnswer = (error: ApiError, path: string, requestId: string) => {
   const headers = error.headers ?? {}
   if (error.status === 429) {
     const retryAfter = Number(headers["retry-after"] ?? "60")
@@ -62,19 +63,28 @@ export const render = (error: ApiError, path: string, requestId: string) => {
     const body = isNativePath(path)
       ? rateBody
       : { ...rateBody, id: "api.context.rate_limit_exceeded.app_error", message: error.message, detailed_error: "", request_id: requestId, status_code: 429 }
-    return json(body, 429, headers)
+    return { status: 429, body, headers }
   }
   if (isNativePath(path)) {
     const code = nativeCodes[error.status] ?? "ERROR"
-    return json({ error: { code, id: error.id, message: error.message, request_id: requestId, status: error.status } }, error.status, headers)
+    return { status: error.status, body: { error: { code, id: error.id, message: error.message, request_id: requestId, status: error.status } }, headers }
   }
-  return json({
-    id: error.id,
-    message: error.message,
-    detailed_error: error.detailed ?? "",
-    request_id: requestId,
-    status_code: error.status
-  }, error.status, headers)
+  return {
+    status: error.status,
+    body: {
+      id: error.id,
+      message: error.message,
+      detailed_error: error.detailed ?? "",
+      request_id: requestId,
+      status_code: error.status
+    },
+    headers
+  }
+}
+
+export const render = (error: ApiError, path: string, requestId: string) => {
+  const answer = errorAnswer(error, path, requestId)
+  return json(answer.body, answer.status, answer.headers)
 }
 
 /** Logs what the client is not shown: the cause of a 5xx. A 501 is a deliberate answer, not a failure. */

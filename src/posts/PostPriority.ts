@@ -26,7 +26,7 @@ const LABELS = new Set(["", "important", "urgent"])
  * The priority a new post will carry, or undefined when it asks for none (an empty label and no flags, which some
  * clients send with every post). 403 while the feature is off, 400 on a reply or an unknown label.
  */
-const isNone = (input: PriorityInput | null | undefined): input is null | undefined =>
+export const isNone = (input: PriorityInput | null | undefined): input is null | undefined =>
   input === undefined || input === null || (input.priority === "" && !input.requested_ack && !input.persistent_notifications)
 
 const invalidLabel = () => badRequest("api.post.post_priority.invalid_priority.request_error", "The priority must be empty, important or urgent.")

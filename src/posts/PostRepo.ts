@@ -51,6 +51,8 @@ export interface PostRepoService {
   /** Hydrated posts in the order of `ids` (unknown ids skipped), plus the roots of replies when asked. */
   readonly hydrate: (ids: ReadonlyArray<string>, options: HydrateOptions) => Effect.Effect<ReadonlyArray<PostJson>, DbError>
   readonly channelWindow: (query: WindowQuery) => Effect.Effect<ReadonlyArray<string>, DbError>
+  /** `channelWindow` as an expression (an array of the ids, in order), for a statement that reads more. */
+  readonly channelWindowArray: (query: WindowQuery) => Statement.Fragment
   /** Posts of the channel created, edited or deleted at or after `since`, newest first. */
   readonly channelSince: (channelId: string, since: number, rootsOnly: boolean) => Effect.Effect<ReadonlyArray<string>, DbError>
   /** Reply ids of a thread in the asked direction (down: oldest first; up: newest first). */
@@ -128,6 +130,25 @@ export const make = Effect.gen(function*() {
 
   const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
 
+  const windowSelect = (q: WindowQuery) => {
+    const filters = [
+      sql`channel_id = ${q.channelId}`,
+      ...(q.includeDeleted ? [] : [sql`delete_at = 0`]),
+      ...(q.rootsOnly ? [sql`root_id = ''`] : [])
+    ]
+    const anchor = q.anchor !== undefined
+      ? [q.direction === "older"
+        ? sql`(create_at, id) < ((SELECT create_at FROM posts WHERE id = ${q.anchor} AND channel_id = ${q.channelId}), ${q.anchor})`
+        : sql`(create_at, id) > ((SELECT create_at FROM posts WHERE id = ${q.anchor} AND channel_id = ${q.channelId}), ${q.anchor})`]
+      : q.anchorTime !== undefined
+      ? [q.direction === "older" ? sql`create_at <= ${q.anchorTime}` : sql`create_at > ${q.anchorTime}`]
+      : []
+    const order = q.direction === "older" ? sql`create_at DESC, id DESC` : sql`create_at ASC, id ASC`
+    return sql`
+      SELECT id FROM posts WHERE ${sql.and([...filters, ...anchor])}
+      ORDER BY ${order} OFFSET ${q.offset} LIMIT ${q.limit}`
+  }
+
   const service: PostRepoService = {
     hydrate: (postIds, options) =>
       Effect.gen(function*() {
@@ -158,27 +179,8 @@ export const make = Effect.gen(function*() {
         return ordered as ReadonlyArray<PostJson>
       }),
 
-    channelWindow: (q) => {
-      const filters = [
-        sql`channel_id = ${q.channelId}`,
-        ...(q.includeDeleted ? [] : [sql`delete_at = 0`]),
-        ...(q.rootsOnly ? [sql`root_id = ''`] : [])
-      ]
-      const anchor = q.anchor !== undefined
-        ? [q.direction === "older"
-          ? sql`(create_at, id) < ((SELECT create_at FROM posts WHERE id = ${q.anchor} AND channel_id = ${q.channelId}), ${q.anchor})`
-          : sql`(create_at, id) > ((SELECT create_at FROM posts WHERE id = ${q.anchor} AND channel_id = ${q.channelId}), ${q.anchor})`]
-        : q.anchorTime !== undefined
-        ? [q.direction === "older" ? sql`create_at <= ${q.anchorTime}` : sql`create_at > ${q.anchorTime}`]
-        : []
-      const order = q.direction === "older" ? sql`create_at DESC, id DESC` : sql`create_at ASC, id ASC`
-      return Effect.map(
-        db.read(sql<{ id: string }>`
-          SELECT id FROM posts WHERE ${sql.and([...filters, ...anchor])}
-          ORDER BY ${order} OFFSET ${q.offset} LIMIT ${q.limit}`),
-        ids
-      )
-    },
+    channelWindow: (q) => Effect.map(db.read(sql<{ id: string }>`${windowSelect(q)}`), ids),
+    channelWindowArray: (q) => sql`ARRAY(${windowSelect(q)})`,
 
     channelSince: (channelId, since, rootsOnly) =>
       Effect.map(

@@ -16,7 +16,7 @@ import { PostRepo } from "./PostRepo.ts"
 /** Single posts: create, read, edit, patch, delete, pin, and posts by ids. */
 
 const PostParams = Schema.Struct({ post_id: Decode.Id })
-const CreateQuery = Schema.Struct({ set_online: Schema.optionalWith(Schema.String, { default: () => "" }) })
+export const CreateQuery = Schema.Struct({ set_online: Schema.optionalWith(Schema.String, { default: () => "" }) })
 
 const hydrateOne = (caller: Caller, id: string) =>
   Effect.gen(function*() {

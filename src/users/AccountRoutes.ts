@@ -20,7 +20,7 @@ import * as TeamEvents from "../teams/TeamEvents.ts"
 import { domainAllowed } from "../teams/TeamValidation.ts"
 import * as Mfa from "../mfa/Mfa.ts"
 import { UserRepo } from "./UserRepo.ts"
-import { DEFAULT_NOTIFY_PROPS } from "./UserRow.ts"
+import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
 
@@ -203,14 +203,16 @@ const logout = Effect.gen(function*() {
   return clearSessionCookies(ok())
 })
 
+/** GET /users/me's body from the caller's row; a session whose user is gone is a 401. */
+export const ownProfile = (user: Option.Option<UserRow>) =>
+  Option.isNone(user)
+    ? Effect.fail(new ApiError({ status: 401, id: "api.context.session_expired.app_error", message: "Invalid or expired session, please login again." }))
+    : Effect.succeed(toWire(user.value, "self"))
+
 const me = Effect.gen(function*() {
   const caller = yield* requireCaller
   const repo = yield* UserRepo
-  const user = yield* repo.findCached(caller.userId)
-  if (Option.isNone(user)) {
-    return yield* new ApiError({ status: 401, id: "api.context.session_expired.app_error", message: "Invalid or expired session, please login again." })
-  }
-  return json(toWire(user.value, "self"))
+  return json(yield* ownProfile(yield* repo.findCached(caller.userId)))
 })
 
 /**

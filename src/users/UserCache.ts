@@ -37,11 +37,17 @@ export const makeUserCache = Effect.gen(function*() {
   yield* pubsub.subscribe(USER_CHANGED_TOPIC).pipe(Stream.runForEach((id) => Effect.sync(() => drop(id))), Effect.forkScoped)
   yield* pubsub.gaps.pipe(Stream.runForEach(() => Effect.sync(clear)), Effect.forkScoped)
 
+  /** The row while its entry is fresh; undefined when `get` would load it. */
+  const peek = (id: string, now = clock.unsafeCurrentTimeMillis()) => {
+    const hit = entries.get(id)
+    return hit !== undefined && now - hit.at < TTL_MS ? hit.row : undefined
+  }
+
   const get = (id: string, load: Effect.Effect<Option.Option<UserRow>, DbError>) =>
     Effect.suspend(() => {
-      const hit = entries.get(id)
       const now = clock.unsafeCurrentTimeMillis()
-      if (hit !== undefined && now - hit.at < TTL_MS) return Effect.succeed(Option.some(hit.row))
+      const hit = peek(id, now)
+      if (hit !== undefined) return Effect.succeed(Option.some(hit))
       const started = generation
       return Effect.tap(load, (row) =>
         Effect.sync(() => {
@@ -61,5 +67,5 @@ export const makeUserCache = Effect.gen(function*() {
       )
     })
 
-  return { get, changed }
+  return { get, peek: (id: string) => peek(id), changed }
 })

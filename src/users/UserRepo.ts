@@ -29,6 +29,8 @@ export interface UserRepoService {
    * users with its own SQL calls `changed` after its commit.
    */
   readonly findCached: (id: string) => Effect.Effect<Option.Option<UserRow>, DbError>
+  /** What `findCached` answers from the cache alone, without running anything; undefined when it would read. */
+  readonly cachedNow: (id: string) => UserRow | undefined
   /** Drops the user from every node's cache: called after any committed write to the user's row. */
   readonly changed: (id: string) => Effect.Effect<void>
   readonly findByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<UserRow>, DbError>
@@ -76,6 +78,7 @@ export const make = Effect.gen(function*() {
   const findById = (id: string) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE id = ${id}`), one)
   const service: UserRepoService = {
     findCached: (id) => cache.get(id, findById(id)),
+    cachedNow: cache.peek,
     changed: cache.changed,
     insert: (u) =>
       writing(u.id, db.transaction(Effect.gen(function*() {
