@@ -151,3 +151,4 @@ export const SubmitDialogAnswer = Schema.Struct({
   type: Schema.optional(Schema.String),
   form: Schema.optional(Schema.Unknown)
 })
+export type SubmitDialogRequest = typeof SubmitDialog.Type

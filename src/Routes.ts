@@ -26,6 +26,7 @@ import * as UserSessions from "./users/SessionRoutes.ts"
 import * as AccessTokens from "./tokens/AccessTokenRoutes.ts"
 import * as Bots from "./bots/BotRoutes.ts"
 import * as IncomingHooks from "./webhooks/IncomingRoutes.ts"
+import * as SlashCommands from "./commands/CommandRoutes.ts"
 import * as Reminders from "./reminders/ReminderRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
@@ -63,6 +64,7 @@ export const served = HttpRouter.concatAll(
   AccessTokens.routes,
   Bots.routes,
   IncomingHooks.routes,
+  SlashCommands.routes,
   Reminders.routes,
   CustomStatus.routes,
   ProfileImages.routes,

@@ -43,6 +43,7 @@ export const BUILT_INS: ReadonlyArray<BuiltIn> = [
   builtIn("rename", "Rename the channel", "[text]"),
   builtIn("search", "Search text in messages", "[text]"),
   builtIn("settings", "Open the Settings dialog"),
+  builtIn("shortcuts", "Displays a list of keyboard shortcuts"),
   builtIn("shrug", "Adds ¯\\_(ツ)_/¯ to your message", "[message]"),
   builtIn("status", "Set or clear your status", "[:emoji_name:] [status_message] or clear")
 ]

@@ -81,6 +81,11 @@ export const makeCommandRepo = (db: DbService) => {
         WITH expired AS (DELETE FROM command_webhooks WHERE create_at < ${now - RESPONSE_URL_LIFETIME_MS})
         INSERT INTO command_webhooks (id, create_at, command_id, user_id, channel_id, root_id)
         VALUES (${hook.id}, ${now}, ${hook.command_id}, ${hook.user_id}, ${hook.channel_id}, ${hook.root_id})`),
+    /** A response URL still within its lifetime, used or not. */
+    liveHook: (id: string, now: number) =>
+      db.read(sql<CommandHook>`
+        SELECT id, command_id, user_id, channel_id, root_id FROM command_webhooks
+        WHERE id = ${id} AND create_at >= ${now - RESPONSE_URL_LIFETIME_MS}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
     /** Counts one use of a live response URL; None when unknown, expired or used up. */
     useHook: (id: string, now: number) =>
       db.execute(sql<CommandHook>`
