@@ -23,8 +23,13 @@ beforeAll(async () => {
 afterAll(() => server?.close())
 
 type Client = Awaited<ReturnType<typeof newUser>>["client"]
-/** GET /commands/{id}, which Client4 has no method for (the webapp reads commands from lists). */
-const getCommand = (client: Client, id: string) => client.doFetch<Command>(`${client.getCommandsRoute()}/${id}`, { method: "get" })
+/** GET /commands/{id}, which Client4 has no method for (the webapp reads commands from lists); fails as Client4 does. */
+const getCommand = async (client: Client, id: string): Promise<Command> => {
+  const response = await fetch(`${client.getCommandsRoute()}/${id}`, { headers: { authorization: `Bearer ${client.getToken()}` } })
+  const body = await response.json()
+  if (!response.ok) throw Object.assign(new Error(body.message), { status_code: response.status, server_error_id: body.id })
+  return body
+}
 
 const command = (fields: Partial<Command> = {}) =>
   ({ team_id: team.team.id, trigger: unique("deploy"), method: "P", url: "https://ci.example.com/slash", ...fields }) as Command
