@@ -189,38 +189,58 @@ const patchChannel = (channelId: string, field: "header" | "purpose" | "display_
 
 const runes = (s: string) => [...s].length
 
-/** Who may edit the channel's properties: for a team channel its members (and admins), for a DM or GM its members. */
-const editsProperties = (ctx: CommandContext) => managesMembers(ctx, ctx.channel.id)
+interface PropertyCommand {
+  readonly field: "header" | "purpose" | "display_name"
+  readonly denied: string
+  /** Why a DM or GM has no such property; undefined when it has. */
+  readonly notForDirect?: string
+  readonly empty: string
+  readonly max: number
+  readonly tooLong: string
+  readonly failed: string
+}
 
-const header = (ctx: CommandContext, message: string) =>
+/**
+ * /header, /purpose and /rename: who may edit (for a team channel its members and admins, for a DM or GM its
+ * members), then Mattermost's checks in its order, then the update.
+ */
+const propertyCommand = (spec: PropertyCommand) => (ctx: CommandContext, message: string) =>
   Effect.gen(function*() {
-    if (!(yield* editsProperties(ctx))) return ephemeral("You don't have the appropriate permissions to edit the channel header.")
-    if (message === "") return ephemeral("Text must be provided with the /header command.")
-    if (runes(message) > HEADER_MAX) {
-      return ephemeral(`The text entered exceeds the character limit. The channel header is limited to ${HEADER_MAX} characters.`)
-    }
-    return (yield* patchChannel(ctx.channel.id, "header", message)) ? answer() : ephemeral("Error updating the channel header.")
+    if (!(yield* managesMembers(ctx, ctx.channel.id))) return ephemeral(spec.denied)
+    if (spec.notForDirect !== undefined && isDirect(ctx.channel)) return ephemeral(spec.notForDirect)
+    if (message === "") return ephemeral(spec.empty)
+    if (runes(message) > spec.max) return ephemeral(spec.tooLong)
+    return (yield* patchChannel(ctx.channel.id, spec.field, message)) ? answer() : ephemeral(spec.failed)
   })
 
-const purpose = (ctx: CommandContext, message: string) =>
-  Effect.gen(function*() {
-    if (!(yield* editsProperties(ctx))) return ephemeral("You don't have the appropriate permissions to edit the channel purpose.")
-    if (isDirect(ctx.channel)) return ephemeral("Unable to set purpose for direct message channels. Use /header to set the header instead.")
-    if (message === "") return ephemeral("A message must be provided with the /purpose command.")
-    if (runes(message) > PURPOSE_MAX) {
-      return ephemeral(`The text entered exceeds the character limit. The channel purpose is limited to ${PURPOSE_MAX} characters.`)
-    }
-    return (yield* patchChannel(ctx.channel.id, "purpose", message)) ? answer() : ephemeral("Error updating the channel purpose.")
-  })
+const header = propertyCommand({
+  field: "header",
+  denied: "You don't have the appropriate permissions to edit the channel header.",
+  empty: "Text must be provided with the /header command.",
+  max: HEADER_MAX,
+  tooLong: `The text entered exceeds the character limit. The channel header is limited to ${HEADER_MAX} characters.`,
+  failed: "Error updating the channel header."
+})
 
-const rename = (ctx: CommandContext, message: string) =>
-  Effect.gen(function*() {
-    if (!(yield* editsProperties(ctx))) return ephemeral("You don't have the appropriate permissions to rename the channel.")
-    if (isDirect(ctx.channel)) return ephemeral("Unable to rename direct message channels.")
-    if (message === "") return ephemeral("A message must be provided with the /rename command.")
-    if (runes(message) > DISPLAY_NAME_MAX) return ephemeral(`Channel name must be ${DISPLAY_NAME_MAX} or fewer characters.`)
-    return (yield* patchChannel(ctx.channel.id, "display_name", message)) ? answer() : ephemeral("Error to update the current channel.")
-  })
+const purpose = propertyCommand({
+  field: "purpose",
+  denied: "You don't have the appropriate permissions to edit the channel purpose.",
+  notForDirect: "Unable to set purpose for direct message channels. Use /header to set the header instead.",
+  empty: "A message must be provided with the /purpose command.",
+  max: PURPOSE_MAX,
+  tooLong: `The text entered exceeds the character limit. The channel purpose is limited to ${PURPOSE_MAX} characters.`,
+  failed: "Error updating the channel purpose."
+})
+
+const rename = propertyCommand({
+  field: "display_name",
+  denied: "You don't have the appropriate permissions to rename the channel.",
+  notForDirect: "Unable to rename direct message channels.",
+  empty: "A message must be provided with the /rename command.",
+  max: DISPLAY_NAME_MAX,
+  tooLong: `Channel name must be ${DISPLAY_NAME_MAX} or fewer characters.`,
+  failed: "Error to update the current channel."
+})
 
 /** `/mute [~channel]`: toggles the member's mark_unread between "all" and "mention" (Mattermost's muting). */
 const mute = (ctx: CommandContext, message: string) =>

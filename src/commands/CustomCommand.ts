@@ -93,5 +93,5 @@ export const callCommand = (ctx: CommandContext, repo: CommandRepo, command: Com
         maxBytes: MAX_ANSWER_BYTES
       })).pipe(Effect.mapError((e) => failed(command.trigger, e)))
     const response = yield* readAnswer(command.trigger, answer)
-    return { response: { ...response, trigger_id: clientTriggerId }, hookId }
+    return { ...response, trigger_id: clientTriggerId }
   })

@@ -66,7 +66,7 @@ export const execute = (caller: Caller, body: ExecuteCommand) =>
     const custom = ctx.teamId === "" ? Option.none() : yield* repo.byTrigger(ctx.teamId, trigger)
     if (Option.isSome(custom)) {
       if (!(yield* integrationSwitches).enableCommands) return yield* commandsDisabled()
-      const { response } = yield* callCommand(ctx, repo, custom.value, message)
+      const response = yield* callCommand(ctx, repo, custom.value, message)
       return yield* handleResponse(ctx, { builtIn: false, username: custom.value.username, iconUrl: custom.value.icon_url }, response)
     }
     const run = builtInRun(trigger)
