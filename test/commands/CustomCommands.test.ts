@@ -128,6 +128,18 @@ describe("executing a custom command", () => {
     }
   })
 
+  it("runs from a DM for the team the client names, and only for a team the user belongs to", async () => {
+    const cmd = await addCommand()
+    receiver.reply = () => json({ response_type: "in_channel", text: "from the DM" })
+    const dm = await team.member.client.createDirectChannel([team.member.user.id, team.owner.user.id])
+    await team.member.client.executeCommand(`/${cmd.trigger}`, { channel_id: dm.id, team_id: team.team.id })
+    expect(Object.fromEntries(receiver.received.at(-1)!.form)).toMatchObject({ channel_id: dm.id, team_id: team.team.id })
+    expect(await lastPost(dm.id)).toMatchObject({ message: "from the DM", user_id: team.member.user.id })
+    expect((await failureOf(team.member.client.executeCommand(`/${cmd.trigger}`, { channel_id: dm.id }))).status).toBe(404)
+    const elsewhere = await team.owner.client.createTeam({ name: unique("team"), display_name: "Elsewhere", type: "O" } as never)
+    expect((await failureOf(team.member.client.executeCommand("/away", { channel_id: dm.id, team_id: elsewhere.id }))).status).toBe(403)
+  })
+
   it("refuses an answer for a channel the user is not in, and an answer with a system post type", async () => {
     const cmd = await addCommand()
     const secret = await team.owner.client.createChannel({ team_id: team.team.id, name: unique("secret"), display_name: "Secret", type: "P" } as Channel)
