@@ -96,6 +96,15 @@ export const makeCommandRepo = (db: DbService) => {
     user: (userId: string) =>
       db.read(sql<{ username: string; roles: string; is_bot: boolean }>`
         SELECT username, roles, is_bot FROM users WHERE id = ${userId} AND delete_at = 0`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
+    /** Of the names given, the team's active members and public channels (the request's mention maps). */
+    mentioned: (teamId: string, usernames: ReadonlyArray<string>, channelNames: ReadonlyArray<string>) =>
+      Effect.all({
+        users: usernames.length === 0 ? Effect.succeed([]) : db.read(sql<{ name: string; id: string }>`
+          SELECT u.username AS name, u.id FROM users u JOIN team_members tm ON tm.user_id = u.id
+          WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND lower(u.username) IN ${sql.in(usernames)}`),
+        channels: channelNames.length === 0 ? Effect.succeed([]) : db.read(sql<{ name: string; id: string }>`
+          SELECT name, id FROM channels WHERE team_id = ${teamId} AND type = 'O' AND delete_at = 0 AND name IN ${sql.in(channelNames)}`)
+      }),
     teamName: (teamId: string) =>
       db.read(sql<{ name: string }>`SELECT name FROM teams WHERE id = ${teamId}`).pipe(Effect.map((rows) => rows[0]?.name ?? ""))
   }

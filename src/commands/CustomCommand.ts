@@ -54,6 +54,24 @@ const readAnswer = (trigger: string, answer: OutboundResponse) =>
     return parsed.value
   })
 
+/** How many names of each kind the mention maps look up (a command's text is short; this bounds a long one). */
+const MENTIONS_MAX = 50
+
+/**
+ * Mattermost's mention maps: the @usernames of team members and the ~names of the team's public channels in the
+ * text, as repeated user_mentions/user_mentions_ids and channel_mentions/channel_mentions_ids fields.
+ */
+const mentionFields = (repo: CommandRepo, teamId: string, text: string) =>
+  Effect.gen(function*() {
+    const names = (pattern: RegExp) =>
+      [...new Set([...text.matchAll(pattern)].map((m) => m[1].toLowerCase().replace(/[.\-_]+$/, "")))].filter((n) => n !== "").slice(0, MENTIONS_MAX)
+    const found = yield* repo.mentioned(teamId, names(/(?:^|[^\w@])@([a-z0-9.\-_]+)/gi), names(/(?:^|\s)~([a-z0-9\-_]+)/gi))
+    const fields: Array<[string, string]> = []
+    for (const u of found.users) fields.push(["user_mentions", u.name], ["user_mentions_ids", u.id])
+    for (const c of found.channels) fields.push(["channel_mentions", c.name], ["channel_mentions_ids", c.id])
+    return fields
+  })
+
 /** The integration's largest answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024
 
@@ -64,7 +82,7 @@ export const callCommand = (ctx: CommandContext, repo: CommandRepo, command: Com
     const { triggerId, clientTriggerId } = yield* issueTriggerId(ctx.caller.userId)
     const hookId = newId()
     yield* repo.insertHook({ id: hookId, command_id: command.id, user_id: ctx.caller.userId, channel_id: ctx.channel.id, root_id: ctx.rootId }, yield* Clock.currentTimeMillis)
-    const form = new URLSearchParams({
+    const params = new URLSearchParams({
       token: command.token,
       team_id: command.team_id,
       team_domain: yield* repo.teamName(command.team_id),
@@ -76,7 +94,9 @@ export const callCommand = (ctx: CommandContext, repo: CommandRepo, command: Com
       text: message,
       trigger_id: triggerId,
       response_url: `${ctx.siteUrl}/hooks/commands/${hookId}`
-    }).toString()
+    })
+    for (const [key, value] of yield* mentionFields(repo, command.team_id, message)) params.append(key, value)
+    const form = params.toString()
     const get = command.method === "G"
     const url = get ? `${command.url}${command.url.includes("?") ? "&" : "?"}${form}` : command.url
     const answer = yield* Effect.flatMap(OutboundHttp, (http) =>

@@ -65,7 +65,8 @@ describe("executing a custom command", () => {
       text: "Deployed <https://ci.example.com/7|build 7>",
       attachments: [{ title: "prod", text: "all green", fields: [{ title: "Took", value: 42, short: true }] }]
     })
-    const response = await run(`/${cmd.trigger} prod  now`)
+    const text = `prod  now for @${team.owner.username}, @nobody-at-all in ~${other.name}`
+    const response = await run(`/${cmd.trigger} ${text}`)
     const request = receiver.received.at(-1)!
     expect(request.method).toBe("POST")
     expect(request.headers["content-type"]).toBe("application/x-www-form-urlencoded")
@@ -73,8 +74,12 @@ describe("executing a custom command", () => {
     expect(request.headers.accept).toBe("application/json")
     expect(Object.fromEntries(request.form)).toMatchObject({
       token: cmd.token, team_id: team.team.id, team_domain: team.team.name, channel_id: channel.id, channel_name: channel.name,
-      user_id: team.member.user.id, user_name: team.member.username, command: `/${cmd.trigger}`, text: "prod  now"
+      user_id: team.member.user.id, user_name: team.member.username, command: `/${cmd.trigger}`, text
     })
+    expect(request.form.getAll("user_mentions")).toEqual([team.owner.username])
+    expect(request.form.getAll("user_mentions_ids")).toEqual([team.owner.user.id])
+    expect(request.form.getAll("channel_mentions")).toEqual([other.name])
+    expect(request.form.getAll("channel_mentions_ids")).toEqual([other.id])
     expect(request.form.get("response_url")).toMatch(/\/hooks\/commands\/[a-z0-9]{26}$/)
     expect(request.form.get("trigger_id")).not.toBe("")
     expect(response).toMatchObject({ response_type: "in_channel", text: "Deployed [build 7](https://ci.example.com/7)" })
