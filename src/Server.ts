@@ -49,6 +49,7 @@ import * as AllChannelsSearchRepo from "./channels/AllChannelsSearchRepo.ts"
 import * as ScheduledPostJob from "./scheduled/ScheduledPostJob.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
+import * as CommandFibers from "./commands/CommandFibers.ts"
 
 /**
  * Composition: capabilities chosen once from Config (or overridden by tests), feature services on top, the HTTP
@@ -135,7 +136,8 @@ const services = Layer.mergeAll(
   ThreadRepo.layer,
   SsoDirectory.layer,
   WebApp.layer,
-  SystemBot.layer.pipe(Layer.provide(UserRepo.layer)) // the same UserRepo (layers are shared by reference)
+  SystemBot.layer.pipe(Layer.provide(UserRepo.layer)), // the same UserRepo (layers are shared by reference)
+  CommandFibers.layer
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 
 /** Services built on the ones above (the realtime hub on the event bus); it also provides LiveStats. */

@@ -1,9 +1,10 @@
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, FiberSet, Option } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { directName } from "../channels/ChannelWire.ts"
 import { openDirect, openGroup } from "../channels/DirectChannels.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { answer, type CommandContext, ephemeral, inChannel } from "./CommandContext.ts"
+import { CommandFibers } from "./CommandFibers.ts"
 
 /** Built-ins that post: /me, /shrug, /code, /echo, /msg and /groupmsg, with Mattermost's parsing and messages. */
 
@@ -55,7 +56,7 @@ const echo = (ctx: CommandContext, given: string) =>
       Effect.zipRight(post(ctx, ctx.channel.id, message, ctx.rootId)),
       Effect.catchAllCause((cause) => Effect.logWarning("an /echo post failed", cause)),
       Effect.ensuring(Effect.sync(() => void (echoesPending -= 1))),
-      Effect.forkDaemon
+      (later) => Effect.flatMap(CommandFibers, (fibers) => FiberSet.run(fibers, later))
     )
     return answer()
   })
