@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { Db } from "../../layers/Db.ts"
 import type { CommandAnswer, CommandResponse } from "../../schemas/Command.ts"
 import { Access } from "../access/Access.ts"
 import { badRequest, forbidden } from "../http/ApiError.ts"
@@ -20,17 +21,33 @@ export interface AnswerSource {
   readonly iconUrl: string
 }
 
-/** Slack's markup the integration may use: <url|text> links and <!channel>-style mentions. */
-export const slackText = (text: string) =>
+/** Usernames by user id, for Slack's <@id> mentions. */
+type Usernames = ReadonlyMap<string, string>
+
+const SLACK_USER = /<@([a-z0-9]{26})(?:\|[^<>]*)?>/g
+
+/** The users an answer mentions Slack's way (<@id>), looked up once for the answer and its extra responses. */
+const mentionedUsernames = (response: CommandResponse) =>
+  Effect.gen(function*() {
+    const ids = [...new Set([...JSON.stringify(response).matchAll(SLACK_USER)].map((m) => m[1]))].slice(0, 100)
+    if (ids.length === 0) return new Map<string, string>() as Usernames
+    const db = yield* Db
+    const rows = yield* db.read(db.sql<{ id: string; username: string }>`SELECT id, username FROM users WHERE id IN ${db.sql.in(ids)}`)
+    return new Map(rows.map((r) => [r.id, r.username])) as Usernames
+  })
+
+/** Slack's markup the integration may use: <url|text> links, <!channel>-style and <@userid> mentions. */
+export const slackText = (text: string, usernames: Usernames = new Map()) =>
   text
     .replace(/<!(channel|here|all)>/g, "@$1")
+    .replace(SLACK_USER, (whole, id: string) => usernames.has(id) ? `@${usernames.get(id)}` : whole)
     .replace(/<((?:https?|mailto):[^<>|\s]+)\|([^<>]+)>/g, "[$2]($1)")
     .replace(/<((?:https?|mailto):[^<>|\s]+)>/g, "$1")
 
 /** Attachments with Slack's markup converted and field values as strings (Mattermost's StringifySlackFieldValue). */
-const slackAttachments = (attachments: ReadonlyArray<Record<string, unknown>>, parse: boolean) =>
+const slackAttachments = (attachments: ReadonlyArray<Record<string, unknown>>, parse: boolean, usernames: Usernames) =>
   attachments.map((a) => {
-    const text = (v: unknown) => typeof v === "string" && parse ? slackText(v) : v
+    const text = (v: unknown) => typeof v === "string" && parse ? slackText(v, usernames) : v
     const fields = Array.isArray(a.fields)
       ? a.fields.map((f: unknown) => {
         if (typeof f !== "object" || f === null) return f
@@ -47,7 +64,7 @@ const invalidType = () => badRequest("api.context.invalid_param.app_error", "Inv
 const serverType = (type: string) =>
   type === "" || type === "me" || type.startsWith("custom_") ? Effect.succeed(type as "" | "me" | `custom_${string}`) : Effect.fail(invalidType())
 
-const postAnswer = (ctx: CommandContext, source: AnswerSource, response: CommandAnswer) =>
+const postAnswer = (ctx: CommandContext, source: AnswerSource, response: CommandAnswer, usernames: Usernames) =>
   Effect.gen(function*() {
     let channelId = ctx.channel.id
     if (response.channel_id !== "" && response.channel_id !== ctx.channel.id) {
@@ -74,8 +91,8 @@ const postAnswer = (ctx: CommandContext, source: AnswerSource, response: Command
     }
     if (fromIntegration) trusted.from_webhook = "true"
     const parse = !response.skip_slack_parsing
-    const message = parse ? slackText(response.text) : response.text
-    if (response.attachments !== null) trusted.attachments = slackAttachments(response.attachments, parse)
+    const message = parse ? slackText(response.text, usernames) : response.text
+    if (response.attachments !== null) trusted.attachments = slackAttachments(response.attachments, parse, usernames)
     if (response.type.startsWith("system_")) return yield* invalidType()
     const type = yield* serverType(response.type)
     const props = response.props ?? {}
@@ -91,7 +108,8 @@ const postAnswer = (ctx: CommandContext, source: AnswerSource, response: Command
 /** Posts the answer and its extra responses; returns the answer as the client receives it (text converted). */
 export const handleResponse = (ctx: CommandContext, source: AnswerSource, response: CommandResponse) =>
   Effect.gen(function*() {
-    yield* postAnswer(ctx, source, response)
-    for (const extra of response.extra_responses ?? []) yield* postAnswer(ctx, source, extra)
-    return response.skip_slack_parsing ? response : { ...response, text: slackText(response.text) }
+    const usernames = yield* mentionedUsernames(response)
+    yield* postAnswer(ctx, source, response, usernames)
+    for (const extra of response.extra_responses ?? []) yield* postAnswer(ctx, source, extra, usernames)
+    return response.skip_slack_parsing ? response : { ...response, text: slackText(response.text, usernames) }
   })

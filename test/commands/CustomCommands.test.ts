@@ -62,7 +62,7 @@ describe("executing a custom command", () => {
     const cmd = await addCommand()
     receiver.reply = () => json({
       response_type: "in_channel",
-      text: "Deployed <https://ci.example.com/7|build 7>",
+      text: `Deployed <https://ci.example.com/7|build 7> for <@${team.owner.user.id}> <!here>`,
       attachments: [{ title: "prod", text: "all green", fields: [{ title: "Took", value: 42, short: true }] }]
     })
     const text = `prod  now for @${team.owner.username}, @nobody-at-all in ~${other.name}`
@@ -82,10 +82,11 @@ describe("executing a custom command", () => {
     expect(request.form.getAll("channel_mentions_ids")).toEqual([other.id])
     expect(request.form.get("response_url")).toMatch(/\/hooks\/commands\/[a-z0-9]{26}$/)
     expect(request.form.get("trigger_id")).not.toBe("")
-    expect(response).toMatchObject({ response_type: "in_channel", text: "Deployed [build 7](https://ci.example.com/7)" })
+    const shown = `Deployed [build 7](https://ci.example.com/7) for @${team.owner.username} @here`
+    expect(response).toMatchObject({ response_type: "in_channel", text: shown })
     expect(response.trigger_id).toMatch(/^[a-z0-9]{26}$/)
     const post = await lastPost(channel.id)
-    expect(post).toMatchObject({ user_id: team.member.user.id, message: "Deployed [build 7](https://ci.example.com/7)" })
+    expect(post).toMatchObject({ user_id: team.member.user.id, message: shown })
     expect(post.props).toMatchObject({ from_webhook: "true", attachments: [{ title: "prod", text: "all green", fields: [{ title: "Took", value: "42", short: true }] }] })
   })
 
