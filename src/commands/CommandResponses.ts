@@ -93,10 +93,12 @@ const postAnswer = (ctx: CommandContext, source: AnswerSource, response: Command
     const parse = !response.skip_slack_parsing
     const message = parse ? slackText(response.text, usernames) : response.text
     if (response.attachments !== null) trusted.attachments = slackAttachments(response.attachments, parse, usernames)
-    if (response.type.startsWith("system_")) return yield* invalidType()
+    // A system_ type (or any other the server does not know) would let an integration fake the server's messages.
     const type = yield* serverType(response.type)
     const props = response.props ?? {}
     if (response.response_type === "in_channel") {
+      // An answer with nothing to show (an acknowledgement before a delayed answer) posts nothing.
+      if (message === "" && response.attachments === null && Object.keys(props).length === 0) return
       yield* createPost(ctx.caller, { channel_id: channelId, message, root_id: ctx.rootId, file_ids: [], props, pending_post_id: "", type: "" }, true, trusted, type)
       return
     }

@@ -159,8 +159,10 @@ describe("executing a custom command", () => {
 describe("response_url", () => {
   it("accepts delayed answers (JSON or text) five times within its lifetime", async () => {
     const cmd = await addCommand()
-    receiver.reply = () => json({ text: "" })
+    receiver.reply = () => json({ response_type: "in_channel", text: "" })
+    const before = (await team.owner.client.getPosts(channel.id, 0, 1)).order[0]
     await run(`/${cmd.trigger}`)
+    expect((await team.owner.client.getPosts(channel.id, 0, 1)).order[0]).toBe(before)
     const url = local(receiver.received.at(-1)!.form.get("response_url")!)
     const later = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ response_type: "in_channel", text: "finished later" }) })
     expect(later.status).toBe(200)
