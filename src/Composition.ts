@@ -49,6 +49,7 @@ import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
 import * as UserRepo from "./users/UserRepo.ts"
 import * as WebApp from "./web/WebApp.ts"
+import * as CommandFibers from "./commands/CommandFibers.ts"
 import * as EmailNotifications from "./mail/EmailNotifications.ts"
 import * as TokenSweep from "./recovery/TokenSweep.ts"
 import * as OutgoingDispatch from "./webhooks/OutgoingDispatch.ts"
@@ -146,7 +147,8 @@ const services = Layer.mergeAll(
   SsoDirectory.layer,
   WebApp.layer,
   OutgoingHookCache.layer,
-  SystemBot.layer.pipe(Layer.provide(UserRepo.layer)) // the same UserRepo (layers are shared by reference)
+  SystemBot.layer.pipe(Layer.provide(UserRepo.layer)), // the same UserRepo (layers are shared by reference)
+  CommandFibers.layer
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
 
 /** The realtime services: the hub with presence and statuses under it, the sockets and the live stats it feeds. */

@@ -34,6 +34,8 @@ export interface AppConfigShape {
   readonly trustedProxies: ReadonlyArray<string>
   /** Internal hosts, addresses and CIDR ranges that integrations may call anyway (layers/OutboundHttp.ts). */
   readonly allowInternalConnections: ReadonlyArray<string>
+  /** How long a slash command's or dialog's integration may take to answer (Mattermost's OutgoingIntegrationRequestsTimeout). */
+  readonly integrationTimeoutMs: number
   readonly logLevel: LogLevel.LogLevel
   /** A Mattermost web app build (its root.html and /static files) served at the site root, if set. */
   readonly webappDir: Option.Option<string>
@@ -165,6 +167,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     message: "every entry must be a host name, an IP address or a CIDR range",
     validation: isAllowEntry
   }),
+  integrationTimeoutMs: boundedInt("SERVICE_INTEGRATION_TIMEOUT_MS", 30_000, 100, 120_000),
   logLevel: Config.logLevel("SERVICE_LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   webappDir: Config.option(Config.nonEmptyString("SERVICE_WEBAPP_DIR")),
   s3: Config.all({
@@ -226,6 +229,7 @@ const hints: Record<string, string> = {
   SERVICE_HTTP_FAST_PATH: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ALLOW_INTERNAL_CONNECTIONS: "a comma-separated list of host names, addresses or CIDR ranges, e.g. ci.internal,10.0.5.0/24",
+  SERVICE_INTEGRATION_TIMEOUT_MS: "milliseconds an integration may take to answer, such as 30000 (100 to 120000)",
   SERVICE_ENVIRONMENT: "production, or anything else for development",
   SERVICE_FILES_S3_ACCESS_KEY_ID: "set both SERVICE_FILES_S3_ACCESS_KEY_ID and SERVICE_FILES_S3_SECRET_ACCESS_KEY, or neither (the AWS default credential chain)",
   SERVICE_FILES_S3_ENDPOINT: "the store's URL, e.g. http://minio:9000; leave unset for AWS S3",

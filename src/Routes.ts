@@ -28,6 +28,7 @@ import * as Bots from "./bots/BotRoutes.ts"
 import * as IncomingHooks from "./webhooks/IncomingRoutes.ts"
 import * as OutgoingHooks from "./webhooks/OutgoingRoutes.ts"
 import * as PostActions from "./integrations/PostActionRoutes.ts"
+import * as SlashCommands from "./commands/CommandRoutes.ts"
 import * as Reminders from "./reminders/ReminderRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
@@ -67,6 +68,7 @@ export const served = HttpRouter.concatAll(
   IncomingHooks.routes,
   OutgoingHooks.routes,
   PostActions.routes,
+  SlashCommands.routes,
   Reminders.routes,
   CustomStatus.routes,
   ProfileImages.routes,

@@ -1,6 +1,5 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
-import { createHash } from "node:crypto"
 import { Db } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { Access } from "../access/Access.ts"
@@ -12,8 +11,8 @@ import { json, ok } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
 import { channelById } from "./ChannelQueries.ts"
 import { channelNameProblem, fieldsProblem } from "./ChannelValidation.ts"
-import { type ChannelRow, directName, toChannel } from "./ChannelWire.ts"
-import { ensureDirect } from "./DirectChannels.ts"
+import { type ChannelRow, toChannel } from "./ChannelWire.ts"
+import { openDirect, openGroup } from "./DirectChannels.ts"
 import * as Membership from "./Membership.ts"
 
 /** Channels: create, read, patch, archive, restore, privacy, DMs and GMs, stats. */
@@ -221,24 +220,9 @@ const createDirect = Effect.gen(function*() {
   const caller = yield* requireCaller
   const ids = yield* Decode.body(DirectBody)
   if (!ids.includes(caller.userId) && !caller.isSystemAdmin) return yield* permissionDenied("this direct channel")
-  const users = [...new Set(ids)]
-  yield* knownUsers(users)
-  const [a, b] = ids
-  const { channel, created } = yield* ensureDirect("D", directName(a, b), "", caller.userId, users)
-  if (created) {
-    const bus = yield* EventBus
-    const teammate = a === caller.userId ? b : a
-    yield* bus.publish("direct_added", { creator_id: caller.userId, teammate_id: teammate }, { channel_id: channel.id })
-  }
-  return json(toChannel(channel), 201)
+  yield* knownUsers([...new Set(ids)])
+  return json(toChannel(yield* openDirect(caller.userId, ids[0], ids[1])), 201)
 })
-
-/** Mattermost's GetGroupNameFromUserIds: the SHA-1 of the sorted ids. */
-const groupName = (ids: ReadonlyArray<string>) => {
-  const hash = createHash("sha1")
-  for (const id of [...ids].sort()) hash.update(id)
-  return hash.digest("hex")
-}
 
 const GROUP_MIN = 3
 const GROUP_MAX = 8
@@ -253,13 +237,7 @@ const createGroup = Effect.gen(function*() {
       `Group message channels must contain at least ${GROUP_MIN} and no more than ${GROUP_MAX} users.`)
   }
   const users = yield* knownUsers(members)
-  const displayName = users.map((u) => u.username).sort().join(", ")
-  const { channel, created } = yield* ensureDirect("G", groupName(members), displayName, caller.userId, members)
-  if (created) {
-    const bus = yield* EventBus
-    yield* bus.publish("group_added", { teammate_ids: JSON.stringify(members) }, { channel_id: channel.id })
-  }
-  return json(toChannel(channel), 201)
+  return json(toChannel(yield* openGroup(caller.userId, users)), 201)
 })
 
 const StatsQuery = Schema.Struct({ exclude_files_count: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })

@@ -1,7 +1,9 @@
 import { Clock, Effect } from "effect"
+import { createHash } from "node:crypto"
 import { newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
-import type { ChannelRow } from "./ChannelWire.ts"
+import { EventBus } from "../events/EventBus.ts"
+import { type ChannelRow, directName } from "./ChannelWire.ts"
 import * as Membership from "./Membership.ts"
 
 /** Direct and group message channels, found or created with their members (channels' routes and the system bot). */
@@ -22,3 +24,31 @@ export const ensureDirect = (type: "D" | "G", name: string, displayName: string,
     }))
   })
 
+
+/** The DM between two users (one user: their own), created with direct_added the first time. */
+export const openDirect = (creatorId: string, a: string, b: string) =>
+  Effect.gen(function*() {
+    const opened = yield* ensureDirect("D", directName(a, b), "", creatorId, [...new Set([a, b])])
+    if (opened.created) {
+      const teammate = a === creatorId ? b : a
+      yield* (yield* EventBus).publish("direct_added", { creator_id: creatorId, teammate_id: teammate }, { channel_id: opened.channel.id })
+    }
+    return opened.channel
+  })
+
+/** Mattermost's GetGroupNameFromUserIds: the SHA-1 of the sorted ids. */
+const groupName = (ids: ReadonlyArray<string>) => {
+  const hash = createHash("sha1")
+  for (const id of [...ids].sort()) hash.update(id)
+  return hash.digest("hex")
+}
+
+/** The GM of these users (sizes checked by the caller), created with group_added the first time. */
+export const openGroup = (creatorId: string, users: ReadonlyArray<{ readonly id: string; readonly username: string }>) =>
+  Effect.gen(function*() {
+    const ids = users.map((u) => u.id)
+    const displayName = users.map((u) => u.username).sort().join(", ")
+    const opened = yield* ensureDirect("G", groupName(ids), displayName, creatorId, ids)
+    if (opened.created) yield* (yield* EventBus).publish("group_added", { teammate_ids: JSON.stringify(ids) }, { channel_id: opened.channel.id })
+    return opened.channel
+  })

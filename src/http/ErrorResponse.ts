@@ -87,6 +87,11 @@ export const render = (error: ApiError, path: string, requestId: string) => {
   return json(answer.body, answer.status, answer.headers)
 }
 
-/** Logs what the client is not shown: the cause of a 5xx. A 501 is a deliberate answer, not a failure. */
+/**
+ * Logs what the client is not shown: the cause of a 5xx. A 501 is a deliberate answer, not a failure; a 502 or 504
+ * is an integration that failed or was too slow (the server is fine), worth a warning without a stack.
+ */
 export const logFailure = (error: ApiError, cause: Cause.Cause<unknown>) =>
-  error.status >= 500 && error.status !== 501 ? Effect.logError("request failed", cause) : Effect.void
+  error.status === 502 || error.status === 504
+    ? Effect.logWarning("an integration failed", error.message, error.detailed ?? "")
+    : error.status >= 500 && error.status !== 501 ? Effect.logError("request failed", cause) : Effect.void

@@ -16,6 +16,8 @@ export interface IntegrationSwitches {
   /** Whether a webhook's or its payload's username and icon replace the poster's (off by default, as in Mattermost). */
   readonly enablePostUsernameOverride: boolean
   readonly enablePostIconOverride: boolean
+  /** Custom slash commands (on by default, as in Mattermost); built-in commands work either way. */
+  readonly enableCommands: boolean
 }
 
 /** Mattermost's setting names, the section's keys, and the defaults. */
@@ -25,7 +27,8 @@ export const SWITCHES = {
   EnableIncomingWebhooks: { key: "enable_incoming_webhooks", fallback: true },
   EnableOutgoingWebhooks: { key: "enable_outgoing_webhooks", fallback: true },
   EnablePostUsernameOverride: { key: "enable_post_username_override", fallback: false },
-  EnablePostIconOverride: { key: "enable_post_icon_override", fallback: false }
+  EnablePostIconOverride: { key: "enable_post_icon_override", fallback: false },
+  EnableCommands: { key: "enable_commands", fallback: true }
 } as const satisfies Record<string, { key: string; fallback: boolean }>
 
 export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db> = Effect.flatMap(Db, (db) =>
@@ -40,7 +43,8 @@ export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db
         enableIncomingWebhooks: on(SWITCHES.EnableIncomingWebhooks),
         enableOutgoingWebhooks: on(SWITCHES.EnableOutgoingWebhooks),
         enablePostUsernameOverride: on(SWITCHES.EnablePostUsernameOverride),
-        enablePostIconOverride: on(SWITCHES.EnablePostIconOverride)
+        enablePostIconOverride: on(SWITCHES.EnablePostIconOverride),
+        enableCommands: on(SWITCHES.EnableCommands)
       }
     }
   ))

@@ -12,6 +12,7 @@ import { type Follower, ThreadRepo } from "../threads/ThreadRepo.ts"
 import { findMentions } from "./Mentions.ts"
 import { hashtags, mentionTokens, MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
 import { checkPriority, isNone as noPriority, MetadataInput } from "./PostPriority.ts"
+import { publishEphemeral } from "./EphemeralPost.ts"
 import { PostRepo } from "./PostRepo.ts"
 import { type PostJson, type PostRow, toWire } from "./PostWire.ts"
 
@@ -87,11 +88,21 @@ const serverProps = (caller: Caller, props: CreatePostBody["props"]) => {
   return caller.session.props.is_bot === "true" ? { ...rest, from_bot: "true" } : rest
 }
 
-/** `trusted`: props the server itself sets (an integration's from_webhook, overrides, attachments). */
-export const createPost = (caller: Caller, body: CreatePostBody, setOnline: boolean, trusted: Record<string, unknown> = {}) =>
+/**
+ * `trusted`: props the server itself sets (an integration's from_webhook, overrides, attachments). `serverType`: a
+ * post type clients may not set themselves but the server may (a slash command's "me" or an integration's custom_*).
+ */
+export const createPost = (
+  caller: Caller,
+  body: CreatePostBody,
+  setOnline: boolean,
+  trusted: Record<string, unknown> = {},
+  serverType: "" | "me" | `custom_${string}` = ""
+) =>
   Effect.gen(function*() {
-    const input = { ...body, props: withActionIds({ ...serverProps(caller, body.props), ...trusted }) }
-    yield* validate(input)
+    const given = { ...body, props: withActionIds({ ...serverProps(caller, body.props), ...trusted }) }
+    yield* validate(given)
+    const input = serverType === "" ? given : { ...given, type: serverType }
     const db = yield* Db
     // A priority (checked below, with its own refusals) takes the general path.
     if (input.root_id === "" && input.file_ids.length === 0 && noPriority(input.metadata?.priority) && mentionsNobody(input.message)) {
@@ -199,7 +210,7 @@ export const createPost = (caller: Caller, body: CreatePostBody, setOnline: bool
       : (yield* (yield* PostRepo).hydrate([id], { viewer: caller, collapsedThreads: false, extended: false }))[0]
     yield* publishPosted(channel, post, written.username, mentions.mentioned, setOnline)
     if (!isRoot) yield* publishThreadUpdated(input.root_id, { authorId: caller.userId, mentioned: new Set(mentions.mentioned) })
-    if (mentions.notInChannel.length > 0) yield* publishNotInChannel(caller.userId, post, mentions.notInChannel, now)
+    if (mentions.notInChannel.length > 0) yield* publishNotInChannel(caller.userId, post, mentions.notInChannel)
     return post
   })
 
@@ -353,43 +364,30 @@ const publishPosted = (channel: ChannelRef, post: PostJson, username: string, me
 const publishNotInChannel = (
   authorId: string,
   post: PostJson,
-  users: ReadonlyArray<{ readonly id: string; readonly username: string }>,
-  now: number
-) =>
-  Effect.flatMap(EventBus, (bus) => {
-    const names = users.map((u) => u.username)
-    const message = names.length === 1
-      ? `@${names[0]} did not get notified by this mention because they are not in the channel.`
-      : `@${names.slice(0, -1).join(", @")} and @${names[names.length - 1]} did not get notified by this mention because they are not in the channel.`
-    const ephemeralId = newId()
-    const ephemeral = {
-      id: ephemeralId,
-      create_at: Number(post.create_at) + 1,
-      update_at: now,
-      edit_at: 0,
-      delete_at: 0,
-      is_pinned: false,
-      user_id: authorId,
-      channel_id: post.channel_id,
-      root_id: post.root_id,
-      original_id: "",
-      message,
-      type: "system_ephemeral",
-      props: {
-        add_channel_member: {
-          post_id: ephemeralId,
-          usernames: names,
-          not_in_channel_usernames: names,
-          user_ids: users.map((u) => u.id),
-          not_in_channel_user_ids: users.map((u) => u.id),
-          not_in_groups_usernames: [],
-          not_in_groups_user_ids: []
-        }
-      },
-      hashtags: "",
-      pending_post_id: "",
-      reply_count: 0,
-      metadata: { embeds: [], emojis: [], files: [], images: {}, reactions: [] }
+  users: ReadonlyArray<{ readonly id: string; readonly username: string }>
+) => {
+  const names = users.map((u) => u.username)
+  const message = names.length === 1
+    ? `@${names[0]} did not get notified by this mention because they are not in the channel.`
+    : `@${names.slice(0, -1).join(", @")} and @${names[names.length - 1]} did not get notified by this mention because they are not in the channel.`
+  const ephemeralId = newId()
+  return Effect.asVoid(publishEphemeral({
+    id: ephemeralId,
+    createAt: Number(post.create_at) + 1,
+    userId: authorId,
+    channelId: String(post.channel_id),
+    rootId: String(post.root_id),
+    message,
+    props: {
+      add_channel_member: {
+        post_id: ephemeralId,
+        usernames: names,
+        not_in_channel_usernames: names,
+        user_ids: users.map((u) => u.id),
+        not_in_channel_user_ids: users.map((u) => u.id),
+        not_in_groups_usernames: [],
+        not_in_groups_user_ids: []
+      }
     }
-    return bus.publish("ephemeral_message", { post: JSON.stringify(ephemeral) }, { user_id: authorId })
-  })
+  }))
+}

@@ -153,7 +153,7 @@ export const clientConfig = (full: boolean) =>
       EnableChannelViewedMessages: "true",
       EnableClientMetrics: "false",
       EnableCluster: "false",
-      EnableCommands: "false",
+      EnableCommands: flag(integrations.enableCommands),
       EnableCompliance: "false",
       EnableConfirmNotificationsToChannel: "true",
       EnableCrossTeamSearch: "true",

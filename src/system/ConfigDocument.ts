@@ -51,7 +51,7 @@ export const configDocument = Effect.gen(function*() {
       EnableIncomingWebhooks: integrations.enableIncomingWebhooks,
       EnableOutgoingWebhooks: integrations.enableOutgoingWebhooks,
       EnableOutgoingOAuthConnections: false,
-      EnableCommands: false,
+      EnableCommands: integrations.enableCommands,
       EnablePostUsernameOverride: integrations.enablePostUsernameOverride,
       EnablePostIconOverride: integrations.enablePostIconOverride,
       PostPriority: switches.postPriority,

@@ -66,30 +66,39 @@ const rewrite = (userId: string, f: (props: Record<string, string>) => Record<st
     const updated = yield* repo.updateProps(userId, f, now)
     if (Option.isNone(updated)) return yield* notFound("app.user.missing_account.const", "Unable to find the user.")
     yield* publishUserUpdated(updated.value)
-    return ok()
   })
 
-const set = Effect.gen(function*() {
-  const userId = yield* self
-  const status = normalize(yield* Decode.body(CustomStatus))
-  return yield* rewrite(userId, (props) => {
+/** Sets a user's custom status, kept among their recent ones (the REST route and the /status command). */
+export const setCustomStatus = (userId: string, given: CustomStatus) => {
+  const status = normalize(given)
+  return rewrite(userId, (props) => {
     const recent = [status, ...readRecent(props).filter((r) => !sameStatus(r, status))].slice(0, RECENT_MAX)
     return { ...props, customStatus: JSON.stringify(status), recentCustomStatuses: JSON.stringify(recent) }
   })
+}
+
+export const clearCustomStatus = (userId: string) => rewrite(userId, ({ customStatus: _, ...rest }) => rest)
+
+const set = Effect.gen(function*() {
+  const userId = yield* self
+  yield* setCustomStatus(userId, yield* Decode.body(CustomStatus))
+  return ok()
 })
 
 const unset = Effect.gen(function*() {
   const userId = yield* self
-  return yield* rewrite(userId, ({ customStatus: _, ...rest }) => rest)
+  yield* clearCustomStatus(userId)
+  return ok()
 })
 
 const removeRecent = Effect.gen(function*() {
   const userId = yield* self
   const status = normalize(yield* Decode.body(CustomStatus))
-  return yield* rewrite(userId, (props) => ({
+  yield* rewrite(userId, (props) => ({
     ...props,
     recentCustomStatuses: JSON.stringify(readRecent(props).filter((r) => !sameStatus(r, status)))
   }))
+  return ok()
 })
 
 export const routes = HttpRouter.empty.pipe(
