@@ -1,0 +1,39 @@
+import { Data } from "effect"
+
+/**
+ * Domain errors: what services and repos fail with, free of HTTP. Each names what went wrong in Mattermost's terms
+ * (`id`, the error id clients match on, and `message`); which status and body it becomes is decided in one table at
+ * the edge (`src/http/ErrorResponse.ts`), so a service reads and tests without HTTP.
+ */
+interface Details {
+  readonly id: string
+  readonly message: string
+  readonly detailed?: string
+}
+
+/** The thing named does not exist, or the caller may not know it exists. */
+export class NotFound extends Data.TaggedError("NotFound")<Details> {}
+/** The caller is known but may not do this. (Failed authentication is the edge's, never a domain error.) */
+export class Forbidden extends Data.TaggedError("Forbidden")<Details> {}
+/** The request contradicts the current state (a taken name, an identity linked elsewhere). */
+export class Conflict extends Data.TaggedError("Conflict")<Details> {}
+/** A value the caller sent is not acceptable; `field` names it when one field is to blame. */
+export class Invalid extends Data.TaggedError("Invalid")<Details & { readonly field?: string }> {}
+/** A value the caller sent is bigger than allowed. */
+export class TooLarge extends Data.TaggedError("TooLarge")<Details> {}
+/** Something this depends on cannot answer now; retrying later may succeed. */
+export class Unavailable extends Data.TaggedError("Unavailable")<Details> {}
+
+export type DomainError = NotFound | Forbidden | Conflict | Invalid | TooLarge | Unavailable
+
+export const isDomainError = (u: unknown): u is DomainError =>
+  u instanceof NotFound || u instanceof Forbidden || u instanceof Conflict || u instanceof Invalid ||
+  u instanceof TooLarge || u instanceof Unavailable
+
+/** Mattermost's error for a missing or malformed parameter. */
+export const invalidParam = (field: string) =>
+  new Invalid({ field, id: "api.context.invalid_param.app_error", message: `Invalid or missing ${field} parameter in request URL or body.` })
+
+/** Mattermost's generic permission error. */
+export const permissionDenied = (what = "this action") =>
+  new Forbidden({ id: "api.context.permissions.app_error", message: `You do not have the appropriate permissions for ${what}.` })
