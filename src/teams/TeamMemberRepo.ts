@@ -119,3 +119,15 @@ export const unreadOfUserInTeam = (userId: string, teamId: string) =>
       WHERE tm.user_id = ${userId} AND tm.team_id = ${teamId} AND tm.delete_at = 0`)
     return Option.fromNullable(row)
   })
+
+/**
+ * Runs `create` (an account's insert) and makes the new account a member of the team, when there is one, in one
+ * transaction: no account is left behind without its team.
+ */
+export const createWithTeam = <A extends { readonly id: string }, E, R>(create: Effect.Effect<A, E, R>, teamId: Option.Option<string>, now: number) =>
+  Effect.flatMap(Db, (db) =>
+    db.transaction(Effect.gen(function*() {
+      const row = yield* create
+      const join = Option.isSome(teamId) ? Option.some(yield* Membership.add(db.sql, teamId.value, [row.id], false, now)) : Option.none()
+      return { row, join }
+    })))
