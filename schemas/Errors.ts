@@ -30,6 +30,14 @@ export const isDomainError = (u: unknown): u is DomainError =>
   u instanceof NotFound || u instanceof Forbidden || u instanceof Conflict || u instanceof Invalid ||
   u instanceof TooLarge || u instanceof Unavailable
 
+/** Constructors in the shape of Mattermost's (id, message), for call sites that read best that way. */
+export const notFound = (id: string, message: string) => new NotFound({ id, message })
+export const forbidden = (id: string, message: string) => new Forbidden({ id, message })
+export const conflict = (id: string, message: string) => new Conflict({ id, message })
+export const invalid = (id: string, message: string, field?: string) => new Invalid(field === undefined ? { id, message } : { id, message, field })
+export const tooLarge = (id: string, message: string) => new TooLarge({ id, message })
+export const unavailable = (id: string, message: string) => new Unavailable({ id, message })
+
 /** Mattermost's error for a missing or malformed parameter. */
 export const invalidParam = (field: string) =>
   new Invalid({ field, id: "api.context.invalid_param.app_error", message: `Invalid or missing ${field} parameter in request URL or body.` })
