@@ -5,14 +5,15 @@ import { EventBus } from "../events/EventBus.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
-import { ownDataInTeam, UserIdParam } from "../teams/UserParam.ts"
+import { ownDataInTeam } from "../access/UserParam.ts"
+import { TeamId, UserIdOrMe } from "../../schemas/Params.ts"
 import * as CategoryRepo from "./CategoryRepo.ts"
 import type * as CategoryStore from "./CategoryStore.ts"
 import type { Category } from "./CategoryWire.ts"
 
 /** Sidebar categories (mattermost-compat.md section 6): per user and team, created on first read. */
 
-const CategoryParams = Schema.Struct({ user_id: UserIdParam, team_id: Decode.Id, category_id: Schema.String })
+const CategoryParams = Schema.Struct({ user_id: UserIdOrMe, team_id: TeamId, category_id: Schema.String })
 
 const Sorting = Schema.Literal("", "alpha", "recent", "manual")
 

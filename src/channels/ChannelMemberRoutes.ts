@@ -1,13 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
-import { isId } from "../../schemas/Params.ts"
+import { ChannelParams, isId, PagingQuery, UserIdOrMe, UserParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
+import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
-import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
 import * as ChannelMemberRepo from "./ChannelMemberRepo.ts"
 import { memberMissing, membersOf } from "./ChannelRepo.ts"
@@ -15,18 +15,14 @@ import { toChannelMember } from "./ChannelWire.ts"
 
 /** Channel memberships: list, add, remove, notify props, roles, view and unread. */
 
-const ChannelIdParams = Schema.Struct({ channel_id: Decode.Id })
-const ChannelUserParams = Schema.Struct({ channel_id: Decode.Id, user_id: UserIdParam })
-const UserParams = Schema.Struct({ user_id: UserIdParam })
-const UserChannelParams = Schema.Struct({ user_id: UserIdParam, channel_id: Decode.Id })
-const PagingQuery = Schema.Struct(Paging)
+const ChannelUserParams = Schema.Struct({ ...ChannelParams.fields, user_id: UserIdOrMe })
 const IdsBody = Schema.Array(Decode.Id).pipe(Schema.maxItems(1000))
 const RolesBody = Schema.Struct({ roles: Schema.String })
 const SchemeRolesBody = Schema.Struct({ scheme_admin: Schema.Boolean, scheme_user: Schema.Boolean })
 
 const listMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const q = yield* Decode.query(PagingQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
@@ -46,7 +42,7 @@ const getMember = Effect.gen(function*() {
 
 const membersByIds = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const ids = yield* Decode.body(IdsBody)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
@@ -67,7 +63,7 @@ const AddBody = Schema.Struct({
  */
 const addMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const body = yield* Decode.body(AddBody)
   const access = yield* Access
   const { channel, isMember } = yield* access.channel(caller, channel_id, "read")
@@ -241,7 +237,7 @@ const markRead = Effect.gen(function*() {
 
 const channelUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(UserChannelParams)
+  const params = yield* Decode.params(ChannelUserParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
   const access = yield* Access
   yield* access.channel(caller, params.channel_id, "read")

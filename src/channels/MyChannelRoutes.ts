@@ -3,7 +3,8 @@ import { Effect, ParseResult, Schema } from "effect"
 import { requireCaller } from "../auth/Authenticate.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
-import { ownDataInTeam, selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
+import { ownDataInTeam, selfOrAdmin } from "../access/UserParam.ts"
+import { UserParams } from "../../schemas/Params.ts"
 import * as ChannelRepo from "./ChannelRepo.ts"
 import { toChannel, toChannelMember } from "./ChannelWire.ts"
 
@@ -11,8 +12,6 @@ import { toChannel, toChannelMember } from "./ChannelWire.ts"
  * A user's own channels and memberships, per team or across all teams. Per team, the lists include the user's DMs
  * and GMs (team_id ""), as Mattermost's do: the mobile app builds its DM sidebar from them.
  */
-
-const UserParams = Schema.Struct({ user_id: UserIdParam })
 
 const DeletedQuery = Schema.Struct({
   include_deleted: Schema.optionalWith(Decode.QueryBool, { default: () => false }),

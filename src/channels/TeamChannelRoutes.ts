@@ -1,18 +1,16 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
+import { PagingQuery, TeamParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
-import { Paging } from "../teams/UserParam.ts"
 import * as ChannelRepo from "./ChannelRepo.ts"
 import { toChannel } from "./ChannelWire.ts"
 
 /** A team's channels: browse, archived, by name, autocomplete and search. */
 
-const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
-const PagingQuery = Schema.Struct(Paging)
 const LIMIT = 50
 
 /**
@@ -25,7 +23,7 @@ const teamChannelPage = (
 ) =>
   Effect.gen(function*() {
     const caller = yield* requireCaller
-    const { team_id } = yield* Decode.params(TeamIdParams)
+    const { team_id } = yield* Decode.params(TeamParams)
     const q = yield* Decode.query(PagingQuery)
     const access = yield* Access
     yield* access.team(caller, team_id)
@@ -83,7 +81,7 @@ const NameQuery = Schema.Struct({ name: Schema.optionalWith(Schema.String, { def
 /** Channels the caller could open from the channel switcher: public ones and private ones they belong to. */
 const autocomplete = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const { name } = yield* Decode.query(NameQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
@@ -94,7 +92,7 @@ const autocomplete = Effect.gen(function*() {
 /** Channels to search posts in ("in:" suggestions): the caller's own channels of the team. */
 const searchAutocomplete = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const { name } = yield* Decode.query(NameQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
@@ -108,7 +106,7 @@ const SearchBody = Schema.Struct({ term: Schema.String.pipe(Schema.maxLength(256
 const search = (archived: boolean) =>
   Effect.gen(function*() {
     const caller = yield* requireCaller
-    const { team_id } = yield* Decode.params(TeamIdParams)
+    const { team_id } = yield* Decode.params(TeamParams)
     const { term } = yield* Decode.body(SearchBody)
     const access = yield* Access
     yield* access.team(caller, team_id)

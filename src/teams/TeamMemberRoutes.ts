@@ -1,6 +1,8 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { Access } from "../access/Access.ts"
+import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
+import { Paging, TeamParams, UserIdOrMe, UserParams } from "../../schemas/Params.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import * as ChannelEvents from "../channels/ChannelEvents.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -14,13 +16,10 @@ import * as TeamRepo from "./TeamRepo.ts"
 import { domainAllowed } from "./TeamValidation.ts"
 import { CountRepo } from "../counts/CountRepo.ts"
 import { toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
-import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "./UserParam.ts"
 
 /** Team memberships: join, add, leave, list, roles, and each user's teams and unread totals. */
 
-const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
-const TeamUserParams = Schema.Struct({ team_id: Decode.Id, user_id: UserIdParam })
-const UserParams = Schema.Struct({ user_id: UserIdParam })
+const TeamUserParams = Schema.Struct({ ...TeamParams.fields, user_id: UserIdOrMe })
 
 const MemberBody = Schema.Struct({ team_id: Schema.optional(Schema.String), user_id: Decode.Id })
 const MembersBody = Schema.Array(MemberBody).pipe(Schema.maxItems(200))
@@ -68,7 +67,7 @@ const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<stri
 
 const addMember = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const body = yield* Decode.body(MemberBody)
   const { members } = yield* addToTeam(caller, team_id, [body.user_id])
   return json(members[0], 201)
@@ -76,7 +75,7 @@ const addMember = Effect.gen(function*() {
 
 const addMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const body = yield* Decode.body(MembersBody)
   if (body.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "No members to add.")
   const { graceful } = yield* Decode.query(GracefulQuery)
@@ -124,7 +123,7 @@ const getMember = Effect.gen(function*() {
 
 const listMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const q = yield* Decode.query(MembersQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
@@ -139,7 +138,7 @@ const listMembers = Effect.gen(function*() {
 
 const membersByIds = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const ids = yield* Decode.body(UserIdsBody)
   const access = yield* Access
   yield* access.team(caller, team_id)

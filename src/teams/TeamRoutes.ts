@@ -1,6 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
+import { Paging, TeamParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -12,7 +13,6 @@ import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { DESCRIPTION_MAX, displayNameProblem, teamNameProblem } from "./TeamValidation.ts"
 import { type TeamRow, toTeam } from "./TeamWire.ts"
-import { Paging } from "./UserParam.ts"
 
 /** Teams: create, read, update, archive, list and stats (mattermost-compat.md section 5, Teams). */
 
@@ -40,7 +40,6 @@ const TeamPatch = Schema.Struct({
 /** PUT /teams/{id} replaces the editable fields, so display_name is required there. */
 const TeamUpdate = Schema.Struct({ ...TeamPatch.fields, display_name: Schema.String })
 
-const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
 const TeamNameParams = Schema.Struct({ name: Schema.String })
 const PermanentQuery = Schema.Struct({ permanent: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
 
@@ -111,7 +110,7 @@ const createTeam = Effect.gen(function*() {
 
 const getTeam = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const team = yield* readableTeam(caller, "id", team_id)
   return json(toTeam(team.row, team.isAdmin))
 })
@@ -137,7 +136,7 @@ const teamExists = Effect.gen(function*() {
 const applyPatch = (partial: boolean) =>
   Effect.gen(function*() {
     const caller = yield* requireCaller
-    const { team_id } = yield* Decode.params(TeamIdParams)
+    const { team_id } = yield* Decode.params(TeamParams)
     const access = yield* Access
     const team = yield* access.teamMember(caller, team_id)
     const patch: typeof TeamPatch.Type = partial ? yield* Decode.body(TeamPatch) : yield* Decode.body(TeamUpdate)
@@ -153,7 +152,7 @@ const applyPatch = (partial: boolean) =>
 /** The `{team_id}` of the path, once the caller is known to administer that team (team or system admin). */
 const administeredTeamId = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const access = yield* Access
   const team = yield* access.teamMember(caller, team_id)
   if (!team.isAdmin) return yield* permissionDenied("this team")
@@ -206,7 +205,7 @@ const listTeams = Effect.gen(function*() {
 
 const teamStats = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const counts = yield* TeamRepo.memberCounts(team_id)
