@@ -13,8 +13,13 @@ interface Details {
 
 /** The thing named does not exist, or the caller may not know it exists. */
 export class NotFound extends Data.TaggedError("NotFound")<Details> {}
-/** The caller is known but may not do this. (Failed authentication is the edge's, never a domain error.) */
+/** The caller is known but may not do this. */
 export class Forbidden extends Data.TaggedError("Forbidden")<Details> {}
+/**
+ * An identity could not be verified (an identity provider's answer failed its checks): failed authentication, the
+ * only 401. A missing or expired session is the edge's own (src/auth/Authenticate.ts).
+ */
+export class Unauthenticated extends Data.TaggedError("Unauthenticated")<Details> {}
 /** The request contradicts the current state (a taken name, an identity linked elsewhere). */
 export class Conflict extends Data.TaggedError("Conflict")<Details> {}
 /** A value the caller sent is not acceptable; `field` names it when one field is to blame. */
@@ -24,10 +29,10 @@ export class TooLarge extends Data.TaggedError("TooLarge")<Details> {}
 /** Something this depends on cannot answer now; retrying later may succeed. */
 export class Unavailable extends Data.TaggedError("Unavailable")<Details> {}
 
-export type DomainError = NotFound | Forbidden | Conflict | Invalid | TooLarge | Unavailable
+export type DomainError = NotFound | Forbidden | Unauthenticated | Conflict | Invalid | TooLarge | Unavailable
 
 export const isDomainError = (u: unknown): u is DomainError =>
-  u instanceof NotFound || u instanceof Forbidden || u instanceof Conflict || u instanceof Invalid ||
+  u instanceof NotFound || u instanceof Forbidden || u instanceof Unauthenticated || u instanceof Conflict || u instanceof Invalid ||
   u instanceof TooLarge || u instanceof Unavailable
 
 /** Constructors in the shape of Mattermost's (id, message), for call sites that read best that way. */

@@ -41,6 +41,7 @@ const sqlState = (error: DbError) => {
  */
 export const domainStatus: Record<DomainError["_tag"], number> = {
   Invalid: 400,
+  Unauthenticated: 401,
   Forbidden: 403,
   NotFound: 404,
   Conflict: 409,

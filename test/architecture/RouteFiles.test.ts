@@ -29,7 +29,8 @@ const ROUTES_WITH_SQL = [
 
 /**
  * Non-route files that are the HTTP edge by nature and so speak ApiError: authentication (401), rate limiting (429
- * with Retry-After), the 501 answers, the WebSocket upgrade, pages served to browsers.
+ * with Retry-After), the 501 answers, the WebSocket upgrade, pages and redirects rendered for browsers (the SSO flow's
+ * error redirect and mobile error page).
  */
 const EDGE = [
   "src/auth/Authenticate.ts",
@@ -38,17 +39,16 @@ const EDGE = [
   "src/ratelimit/RateLimit.ts",
   "src/realtime/SocketServer.ts",
   "src/realtime/Upgrade.ts",
+  "src/sso/Flow.ts",
+  "src/sso/MobilePage.ts",
   "src/web/ClientApp.ts"
 ]
 
 /** Services that still fail with ApiError, to be converted to domain errors (issue 13). */
 const SERVICES_WITH_API_ERROR = [
   "src/posts/CreatePost.ts",
-  "src/scheduled/ScheduledPostJob.ts",
-  "src/sso/Flow.ts",
-  "src/sso/Identities.ts",
-  "src/sso/MobilePage.ts",
-  "src/sso/SsoErrors.ts"
+  // Reads createPost's ApiErrors (and Access's domain errors) into Mattermost's scheduled-post error codes.
+  "src/scheduled/ScheduledPostJob.ts"
 ]
 
 describe("route files", () => {
