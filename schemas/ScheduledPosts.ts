@@ -1,8 +1,8 @@
 import { Schema } from "effect"
 import type { UnsentMessageJson } from "./Drafts.ts"
+import { Id } from "./Params.ts"
 import { PriorityInput } from "./PostPriority.ts"
 
-const Id = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/, { message: () => "expected a 26-character id" }))
 
 /** POST /posts/schedule and PUT /posts/schedule/{id}: Mattermost's ScheduledPost (the fields a client sets). */
 export const ScheduledPostBody = Schema.Struct({

@@ -2,7 +2,7 @@ import type { Statement } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import type { Caller } from "../auth/Authenticate.ts"
-import { type ApiError, forbidden, notFound } from "../http/ApiError.ts"
+import { Forbidden, NotFound } from "../../schemas/Errors.ts"
 
 /**
  * Who may touch which team and channel: the checks every handler makes before reading or writing a resource.
@@ -35,7 +35,7 @@ export interface TeamAccess {
   readonly isAdmin: boolean
 }
 
-export type AccessError = ApiError | DbError
+export type AccessError = NotFound | Forbidden | DbError
 
 export interface AccessService {
   readonly team: (caller: Caller, teamId: string) => Effect.Effect<void, AccessError>
@@ -86,7 +86,7 @@ export const make = Effect.gen(function*() {
              ${extra}
              ${where}`)
 
-  const decide = (caller: Caller, row: ChannelAccessRow, mode: "read" | "write"): Effect.Effect<ChannelAccess, ApiError> => {
+  const decide = (caller: Caller, row: ChannelAccessRow, mode: "read" | "write"): Effect.Effect<ChannelAccess, Forbidden> => {
     const access: ChannelAccess = {
       channel: { id: row.id, team_id: row.team_id, type: row.type, name: row.name, display_name: row.display_name, delete_at: Number(row.delete_at) },
       isMember: row.is_member,
@@ -94,7 +94,7 @@ export const make = Effect.gen(function*() {
     }
     if (row.is_member || caller.isSystemAdmin) return Effect.succeed(access)
     if (mode === "read" && row.type === "O" && row.is_team_member) return Effect.succeed(access)
-    return Effect.fail(forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions for this channel."))
+    return Effect.fail(new Forbidden({ id: "api.context.permissions.app_error", message: "You do not have the appropriate permissions for this channel." }))
   }
 
   const teamMember = (caller: Caller, teamId: string) =>
@@ -103,9 +103,9 @@ export const make = Effect.gen(function*() {
         SELECT tm.user_id IS NOT NULL AS member, COALESCE(tm.scheme_admin, false) AS admin
         FROM teams t LEFT JOIN team_members tm ON tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0
         WHERE t.id = ${teamId}`)
-      if (rows.length === 0) return yield* notFound("app.team.get.find.app_error", "Team not found.")
+      if (rows.length === 0) return yield* new NotFound({ id: "app.team.get.find.app_error", message: "Team not found." })
       if (!rows[0].member && !caller.isSystemAdmin) {
-        return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
+        return yield* new Forbidden({ id: "api.context.permissions.app_error", message: "You are not a member of this team." })
       }
       return { isMember: rows[0].member, isAdmin: caller.isSystemAdmin || rows[0].admin } satisfies TeamAccess
     })
@@ -116,13 +116,13 @@ export const make = Effect.gen(function*() {
     channel: (caller, channelId, mode) =>
       Effect.gen(function*() {
         const rows = yield* channelRow(caller, sql`FROM channels c WHERE c.id = ${channelId}`)
-        if (rows.length === 0) return yield* notFound("app.channel.get.existing.app_error", "Channel not found.")
+        if (rows.length === 0) return yield* new NotFound({ id: "app.channel.get.existing.app_error", message: "Channel not found." })
         return yield* decide(caller, rows[0], mode)
       }),
     channelWith: <A>(caller: Caller, channelId: string, mode: "read" | "write", value: Statement.Fragment) =>
       Effect.gen(function*() {
         const rows = yield* channelRow<{ readonly value: A }>(caller, sql`FROM channels c WHERE c.id = ${channelId}`, sql`, ${value} AS value`)
-        if (rows.length === 0) return yield* notFound("app.channel.get.existing.app_error", "Channel not found.")
+        if (rows.length === 0) return yield* new NotFound({ id: "app.channel.get.existing.app_error", message: "Channel not found." })
         const access = yield* decide(caller, rows[0], mode)
         return { ...access, value: rows[0].value }
       }),
@@ -133,7 +133,7 @@ export const make = Effect.gen(function*() {
                  ${membership(caller)}
           FROM posts p JOIN channels c ON c.id = p.channel_id
           WHERE p.id = ${postId} AND p.delete_at = 0`)
-        if (rows.length === 0) return yield* notFound("app.post.get.app_error", "Post not found.")
+        if (rows.length === 0) return yield* new NotFound({ id: "app.post.get.app_error", message: "Post not found." })
         const access = yield* decide(caller, rows[0], mode)
         return { ...access, postUserId: rows[0].post_user_id }
       }),

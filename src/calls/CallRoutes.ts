@@ -2,7 +2,6 @@ import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { Access } from "../access/Access.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
-import { Db } from "../../layers/Db.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { ApiError, badRequest, forbidden } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
@@ -50,13 +49,10 @@ const setEnabled = Effect.gen(function*() {
   const { channel_id } = yield* Decode.params(ChannelParam)
   const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
   const { enabled } = yield* Decode.body(EnabledBody)
-  if (!caller.isSystemAdmin && !isDirectOrGroup(channel.type)) {
-    const db = yield* Db
-    const rows = yield* db.read(db.sql<{ scheme_admin: boolean }>`
-      SELECT scheme_admin FROM channel_members WHERE channel_id = ${channel_id} AND user_id = ${caller.userId}`)
-    if (rows[0]?.scheme_admin !== true) return yield* forbidden("api.context.permissions.app_error", "Only channel admins may switch calls on or off here.")
-  }
   const repo = yield* CallRepo
+  if (!caller.isSystemAdmin && !isDirectOrGroup(channel.type) && !(yield* repo.isChannelAdmin(channel_id, caller.userId))) {
+    return yield* forbidden("api.context.permissions.app_error", "Only channel admins may switch calls on or off here.")
+  }
   yield* repo.setEnabled(channel_id, enabled)
   const bus = yield* EventBus
   yield* bus.publish(enabled ? CallEvents.enableVoice : CallEvents.disableVoice, {}, { channel_id })

@@ -1,19 +1,19 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Effect, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { badRequest, notFound } from "../http/ApiError.ts"
+import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
-import { ownDataInTeam, UserIdParam } from "../teams/UserParam.ts"
-import * as CategoryStore from "./CategoryStore.ts"
+import { ownDataInTeam } from "../access/UserParam.ts"
+import { TeamId, UserIdOrMe } from "../../schemas/Params.ts"
+import * as CategoryRepo from "./CategoryRepo.ts"
+import type * as CategoryStore from "./CategoryStore.ts"
 import type { Category } from "./CategoryWire.ts"
-import * as Sidebar from "./Sidebar.ts"
 
 /** Sidebar categories (mattermost-compat.md section 6): per user and team, created on first read. */
 
-const CategoryParams = Schema.Struct({ user_id: UserIdParam, team_id: Decode.Id, category_id: Schema.String })
+const CategoryParams = Schema.Struct({ user_id: UserIdOrMe, team_id: TeamId, category_id: Schema.String })
 
 const Sorting = Schema.Literal("", "alpha", "recent", "manual")
 
@@ -27,29 +27,6 @@ const CategoryBody = Schema.Struct({
 })
 const CategoriesBody = Schema.Array(Schema.Struct({ ...CategoryBody.fields, id: Schema.String })).pipe(Schema.maxItems(100))
 const OrderBody = Schema.Array(Schema.String).pipe(Schema.maxItems(1000))
-
-/** Runs a write on the sidebar in one transaction and returns the categories before and after it. */
-const write = <A, E, R>(userId: string, teamId: string, change: (now: number) => Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
-    const now = yield* Clock.currentTimeMillis
-    return yield* db.transaction(Effect.gen(function*() {
-      yield* Sidebar.ensure(sql, userId, teamId, now)
-      const before = yield* CategoryStore.list(sql, userId, teamId)
-      const result = yield* change(now)
-      const after = yield* CategoryStore.list(sql, userId, teamId)
-      return { before, after, result }
-    }))
-  })
-
-/** The categories, created first when missing (the first read of a team creates the defaults). */
-const read = (userId: string, teamId: string) =>
-  Effect.gen(function*() {
-    const db = yield* Db
-    const now = yield* Clock.currentTimeMillis
-    return yield* db.transaction(Effect.zipRight(Sidebar.ensure(db.sql, userId, teamId, now), CategoryStore.list(db.sql, userId, teamId)))
-  })
 
 /** Categories whose content changed, for sidebar_category_updated. */
 const changed = (before: ReadonlyArray<Category>, after: ReadonlyArray<Category>) => {
@@ -66,21 +43,20 @@ const publishUpdated = (userId: string, teamId: string, categories: ReadonlyArra
 
 const getCategories = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
-  const categories = yield* read(userId, teamId)
+  const categories = yield* CategoryRepo.read(userId, teamId)
   return json({ categories, order: categories.map((c) => c.id) })
 })
 
 const getOrder = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
-  const categories = yield* read(userId, teamId)
+  const categories = yield* CategoryRepo.read(userId, teamId)
   return json(categories.map((c) => c.id))
 })
 
 const putOrder = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const order = yield* Decode.body(OrderBody)
-  const db = yield* Db
-  yield* write(userId, teamId, () => CategoryStore.reorder(db.sql, userId, teamId, order))
+  yield* CategoryRepo.reorder(userId, teamId, order)
   const bus = yield* EventBus
   yield* bus.publish("sidebar_category_order_updated", { order, team_id: teamId }, { user_id: userId, team_id: teamId })
   return json(order)
@@ -88,20 +64,17 @@ const putOrder = Effect.gen(function*() {
 
 const findCategory = (categories: ReadonlyArray<Category>, id: string) =>
   Effect.fromNullable(categories.find((c) => c.id === id)).pipe(
-    Effect.mapError(() => notFound("app.channel.sidebar_categories.app_error", "Category not found."))
+    Effect.mapError(CategoryRepo.categoryMissing)
   )
 
 const getCategory = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const params = yield* Decode.params(CategoryParams)
-  const categories = yield* read(userId, teamId)
+  const categories = yield* CategoryRepo.read(userId, teamId)
   return json(yield* findCategory(categories, params.category_id))
 })
 
-/**
- * A custom category, placed as Mattermost places it: right after Favorites when Favorites comes first, else first;
- * channels listed move into it.
- */
+/** A custom category (CategoryRepo.create places it). */
 const createCategory = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const body = yield* Decode.body(CategoryBody)
@@ -109,21 +82,15 @@ const createCategory = Effect.gen(function*() {
   if (displayName === "" || [...displayName].length > 64) {
     return yield* badRequest("api.sidebar_category.invalid.app_error", "Category names must be 1 to 64 characters.")
   }
-  const db = yield* Db
-  const sql = db.sql
   const id = newId()
-  const { before, after } = yield* write(userId, teamId, (now) =>
-    Effect.gen(function*() {
-      yield* sql`
-        INSERT INTO sidebar_categories (id, user_id, team_id, display_name, type, sort_order, sorting, muted, collapsed)
-        SELECT ${id}, ${userId}, ${teamId}, ${displayName}, 'custom',
-               CASE WHEN first.type = 'favorites' THEN first.sort_order + 1 ELSE first.sort_order - 1 END,
-               ${body.sorting ?? ""}, ${body.muted ?? false}, ${body.collapsed ?? false}
-        FROM (SELECT type, sort_order FROM sidebar_categories WHERE user_id = ${userId} AND team_id = ${teamId}
-              ORDER BY sort_order, id LIMIT 1) first`
-      yield* CategoryStore.renumber(sql, userId, teamId)
-      yield* CategoryStore.update(sql, userId, teamId, [{ id, channel_ids: body.channel_ids ?? [] }], now)
-    }))
+  const { before, after } = yield* CategoryRepo.create(userId, teamId, {
+    id,
+    displayName,
+    sorting: body.sorting ?? "",
+    muted: body.muted ?? false,
+    collapsed: body.collapsed ?? false,
+    channelIds: body.channel_ids ?? []
+  })
   const bus = yield* EventBus
   yield* bus.publish("sidebar_category_created", { category_id: id }, { user_id: userId, team_id: teamId })
   yield* publishUpdated(userId, teamId, changed(before, after))
@@ -132,8 +99,7 @@ const createCategory = Effect.gen(function*() {
 
 const updateMany = (userId: string, teamId: string, updates: ReadonlyArray<CategoryStore.CategoryUpdate>) =>
   Effect.gen(function*() {
-    const db = yield* Db
-    const { before, after } = yield* write(userId, teamId, (now) => CategoryStore.update(db.sql, userId, teamId, updates, now))
+    const { before, after } = yield* CategoryRepo.update(userId, teamId, updates)
     yield* publishUpdated(userId, teamId, changed(before, after))
     return after
   })
@@ -161,19 +127,7 @@ const updateCategories = Effect.gen(function*() {
 const deleteCategory = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const params = yield* Decode.params(CategoryParams)
-  const db = yield* Db
-  const sql = db.sql
-  const { before, after } = yield* write(userId, teamId, (now) =>
-    Effect.gen(function*() {
-      const current = yield* CategoryStore.list(sql, userId, teamId)
-      const category = yield* findCategory(current, params.category_id)
-      if (category.type !== "custom") {
-        return yield* badRequest("api.sidebar_category.delete_category.type_invalid", "Only custom categories can be deleted.")
-      }
-      yield* sql`DELETE FROM sidebar_categories WHERE id = ${category.id}`
-      yield* CategoryStore.renumber(sql, userId, teamId)
-      yield* Sidebar.ensure(sql, userId, teamId, now)
-    }))
+  const { before, after } = yield* CategoryRepo.remove(userId, teamId, params.category_id)
   const bus = yield* EventBus
   yield* bus.publish("sidebar_category_deleted", { category_id: params.category_id }, { user_id: userId, team_id: teamId })
   yield* publishUpdated(userId, teamId, changed(before, after))

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { badRequest } from "../http/ApiError.ts"
+import { Invalid } from "../../schemas/Errors.ts"
 import { type CategoryRow, SORT_DISTANCE, toCategory } from "./CategoryWire.ts"
 import * as Sidebar from "./Sidebar.ts"
 
@@ -28,7 +28,7 @@ export interface CategoryUpdate {
   readonly channel_ids?: ReadonlyArray<string> | undefined
 }
 
-const invalid = (message: string) => badRequest("api.sidebar_category.invalid.app_error", message)
+const invalid = (message: string) => new Invalid({ id: "api.sidebar_category.invalid.app_error", message })
 
 /**
  * Checks that channel ids are channels of the user that can sit in this team's sidebar, and that default categories

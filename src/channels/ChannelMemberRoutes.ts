@@ -1,39 +1,32 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Clock, Effect, Option, Schema } from "effect"
+import { ChannelParams, isId, PagingQuery, UserIdOrMe, UserParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
+import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
-import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
-import { memberMissing, membersOf } from "./ChannelQueries.ts"
-import { type ChannelMemberRow, toChannelMember } from "./ChannelWire.ts"
-import * as Membership from "./Membership.ts"
+import * as ChannelMemberRepo from "./ChannelMemberRepo.ts"
+import { memberMissing, membersOf } from "./ChannelRepo.ts"
+import { toChannelMember } from "./ChannelWire.ts"
 
 /** Channel memberships: list, add, remove, notify props, roles, view and unread. */
 
-const ChannelIdParams = Schema.Struct({ channel_id: Decode.Id })
-const ChannelUserParams = Schema.Struct({ channel_id: Decode.Id, user_id: UserIdParam })
-const UserParams = Schema.Struct({ user_id: UserIdParam })
-const UserChannelParams = Schema.Struct({ user_id: UserIdParam, channel_id: Decode.Id })
-const PagingQuery = Schema.Struct(Paging)
+const ChannelUserParams = Schema.Struct({ ...ChannelParams.fields, user_id: UserIdOrMe })
 const IdsBody = Schema.Array(Decode.Id).pipe(Schema.maxItems(1000))
 const RolesBody = Schema.Struct({ roles: Schema.String })
 const SchemeRolesBody = Schema.Struct({ scheme_admin: Schema.Boolean, scheme_user: Schema.Boolean })
 
 const listMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const q = yield* Decode.query(PagingQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
-  const db = yield* Db
-  const rows = yield* db.read(db.sql<ChannelMemberRow>`
-    SELECT * FROM channel_members WHERE channel_id = ${channel_id}
-    ORDER BY user_id LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
+  const rows = yield* ChannelMemberRepo.listPage(channel_id, q.per_page, q.page * q.per_page)
   return json(rows.map(toChannelMember))
 })
 
@@ -49,7 +42,7 @@ const getMember = Effect.gen(function*() {
 
 const membersByIds = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const ids = yield* Decode.body(IdsBody)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
@@ -70,7 +63,7 @@ const AddBody = Schema.Struct({
  */
 const addMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { channel_id } = yield* Decode.params(ChannelIdParams)
+  const { channel_id } = yield* Decode.params(ChannelParams)
   const body = yield* Decode.body(AddBody)
   const access = yield* Access
   const { channel, isMember } = yield* access.channel(caller, channel_id, "read")
@@ -84,17 +77,12 @@ const addMembers = Effect.gen(function*() {
   }
   const onlySelf = userIds.length === 1 && userIds[0] === caller.userId
   if (!isMember && !caller.isSystemAdmin && !(onlySelf && channel.type === "O")) return yield* permissionDenied("this channel")
-  const db = yield* Db
-  const sql = db.sql
-  const inTeam = yield* db.read(sql<{ user_id: string }>`
-    SELECT tm.user_id FROM team_members tm JOIN users u ON u.id = tm.user_id
-    WHERE tm.team_id = ${channel.team_id} AND tm.delete_at = 0 AND u.delete_at = 0 AND tm.user_id IN ${sql.in(userIds)}`)
-  if (inTeam.length !== userIds.length) {
+  if ((yield* ChannelMemberRepo.countActiveTeamMembers(channel.team_id, userIds)) !== userIds.length) {
     return yield* badRequest("api.channel.add_members.user_denied", "Users must be members of the channel's team.")
   }
   const now = yield* Clock.currentTimeMillis
   const target = { id: channel.id, team_id: channel.team_id, type: channel.type }
-  const added = yield* db.transaction(Membership.add(sql, userIds.map((userId) => ({ channel: target, userId, admin: false })), now))
+  const added = yield* ChannelMemberRepo.add(target, userIds, now)
   const bus = yield* EventBus
   yield* ChannelEvents.usersAdded(bus, added)
   const rows = yield* membersOf(channel_id, userIds)
@@ -117,9 +105,7 @@ const removeMember = Effect.gen(function*() {
     return yield* badRequest("api.channel.remove.default.app_error", "Unable to remove user from the default channel town-square.")
   }
   if (userId !== caller.userId && !isMember && !caller.isSystemAdmin) return yield* permissionDenied("this channel")
-  const db = yield* Db
-  const removed = yield* db.transaction(Membership.remove(db.sql, userId, [channel.id]))
-  if (removed.length === 0) return yield* memberMissing()
+  if (!(yield* ChannelMemberRepo.remove(channel.id, userId))) return yield* memberMissing()
   const bus = yield* EventBus
   yield* ChannelEvents.userRemoved(bus, channel.id, userId, caller.userId)
   return ok()
@@ -162,12 +148,8 @@ const updateNotifyProps = Effect.gen(function*() {
   if (wrong !== undefined) {
     return yield* badRequest("model.channel_member.is_valid.notify_level.app_error", `Invalid value for ${wrong[0]}.`)
   }
-  const db = yield* Db
   const now = yield* Clock.currentTimeMillis
-  const updated = yield* db.transaction(db.sql`
-    UPDATE channel_members SET notify_props = notify_props || ${JSON.stringify(settings)}::jsonb, last_update_at = ${now}
-    WHERE channel_id = ${params.channel_id} AND user_id = ${userId} RETURNING user_id`)
-  if (updated.length === 0) return yield* memberMissing()
+  if (!(yield* ChannelMemberRepo.mergeNotifyProps(params.channel_id, userId, settings, now))) return yield* memberMissing()
   yield* memberUpdated(params.channel_id, userId)
   return ok()
 })
@@ -181,12 +163,8 @@ const setAdmin = (channelId: string, userId: string, admin: boolean) =>
     if (channel.type === "D" || channel.type === "G") {
       return yield* badRequest("api.channel.update_channel_member_roles.scheme_role.app_error", "Direct and group channels have no roles.")
     }
-    const db = yield* Db
     const now = yield* Clock.currentTimeMillis
-    const updated = yield* db.transaction(db.sql`
-      UPDATE channel_members SET scheme_admin = ${admin}, scheme_user = true, roles = '', last_update_at = ${now}
-      WHERE channel_id = ${channelId} AND user_id = ${userId} RETURNING user_id`)
-    if (updated.length === 0) return yield* memberMissing()
+    if (!(yield* ChannelMemberRepo.setSchemeAdmin(channelId, userId, admin, now))) return yield* memberMissing()
     yield* memberUpdated(channelId, userId)
     return ok()
   })
@@ -229,27 +207,8 @@ const ViewBody = Schema.Struct({
 const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: string) =>
   Effect.gen(function*() {
     const ids = [...new Set(channelIds.filter((id) => id !== ""))]
-    if (ids.some((id) => !/^[a-z0-9]{26}$/.test(id))) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid channel_id.")
-    const db = yield* Db
-    const sql = db.sql
-    const now = yield* Clock.currentTimeMillis
-    // One statement (atomic on its own); the outer SELECT sees the rows as they were before the UPDATE, which for the
-    // rows it did not change is as they are.
-    const rows = ids.length === 0 ? [] : yield* db.execute(sql<{ channel_id: string; last_viewed_at: string }>`
-      WITH changed AS (
-        UPDATE channel_members cm SET
-          last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
-          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
-        FROM channels c
-        WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)}
-          AND (cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count OR cm.msg_count_root <> c.total_msg_count_root
-               OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)
-        RETURNING cm.channel_id, cm.last_viewed_at
-      )
-      SELECT channel_id, last_viewed_at FROM changed
-      UNION ALL
-      SELECT channel_id, last_viewed_at FROM channel_members
-      WHERE user_id = ${userId} AND channel_id IN ${sql.in(ids)} AND channel_id NOT IN (SELECT channel_id FROM changed)`)
+    if (ids.some((id) => !isId(id))) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid channel_id.")
+    const rows = yield* ChannelMemberRepo.markViewed(userId, ids, yield* Clock.currentTimeMillis)
     const times = Object.fromEntries(rows.map((r) => [r.channel_id, Number(r.last_viewed_at)]))
     if (rows.length > 0) {
       const bus = yield* EventBus
@@ -278,16 +237,13 @@ const markRead = Effect.gen(function*() {
 
 const channelUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const params = yield* Decode.params(UserChannelParams)
+  const params = yield* Decode.params(ChannelUserParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
   const access = yield* Access
   yield* access.channel(caller, params.channel_id, "read")
-  const db = yield* Db
-  const [row] = yield* db.read(db.sql<ChannelMemberRow & { team_id: string; total_msg_count: string; total_msg_count_root: string }>`
-    SELECT cm.*, c.team_id, c.total_msg_count, c.total_msg_count_root
-    FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-    WHERE cm.channel_id = ${params.channel_id} AND cm.user_id = ${userId}`)
-  if (row === undefined) return yield* memberMissing()
+  const found = yield* ChannelMemberRepo.withChannelTotals(params.channel_id, userId)
+  if (Option.isNone(found)) return yield* memberMissing()
+  const row = found.value
   const markAll = row.notify_props.mark_unread !== "mention"
   return json({
     team_id: row.team_id,

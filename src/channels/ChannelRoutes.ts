@@ -1,7 +1,5 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
-import { newId } from "../../layers/Crypto.ts"
 import { Access } from "../access/Access.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -9,11 +7,10 @@ import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
-import { channelById } from "./ChannelQueries.ts"
+import * as ChannelRepo from "./ChannelRepo.ts"
 import { channelNameProblem, fieldsProblem } from "./ChannelValidation.ts"
-import { type ChannelRow, toChannel } from "./ChannelWire.ts"
+import { toChannel } from "./ChannelWire.ts"
 import { openDirect, openGroup } from "./DirectChannels.ts"
-import * as Membership from "./Membership.ts"
 
 /** Channels: create, read, patch, archive, restore, privacy, DMs and GMs, stats. */
 
@@ -40,9 +37,6 @@ const fieldError = (fields: Parameters<typeof fieldsProblem>[0]) => {
   return problem === undefined ? Effect.void : Effect.fail(badRequest(problem[0], problem[1]))
 }
 
-const nameTaken = () =>
-  badRequest("store.sql_channel.save_channel.exists.app_error", "A channel with that name already exists on the same team.")
-
 const createChannel = Effect.gen(function*() {
   const caller = yield* requireCaller
   const input = yield* Decode.body(CreateChannelBody)
@@ -52,20 +46,16 @@ const createChannel = Effect.gen(function*() {
   const nameProblem = channelNameProblem(name)
   if (nameProblem !== undefined) return yield* badRequest("model.channel.is_valid.name.app_error", nameProblem)
   yield* fieldError(input)
-  const db = yield* Db
-  const sql = db.sql
   const now = yield* Clock.currentTimeMillis
-  const { channel, added } = yield* db.transaction(Effect.gen(function*() {
-    const rows = yield* sql<ChannelRow>`
-      INSERT INTO channels (id, create_at, update_at, team_id, type, display_name, name, header, purpose, creator_id)
-      VALUES (${newId()}, ${now}, ${now}, ${input.team_id}, ${input.type}, ${input.display_name.trim()}, ${name},
-              ${input.header}, ${input.purpose}, ${caller.userId})
-      ON CONFLICT (team_id, name) DO NOTHING
-      RETURNING *`
-    if (rows.length === 0) return yield* nameTaken()
-    const added = yield* Membership.add(sql, [{ channel: rows[0], userId: caller.userId, admin: true }], now)
-    return { channel: rows[0], added }
-  }))
+  const { channel, added } = yield* ChannelRepo.create({
+    teamId: input.team_id,
+    type: input.type,
+    name,
+    displayName: input.display_name.trim(),
+    header: input.header,
+    purpose: input.purpose,
+    creatorId: caller.userId
+  }, now)
   const bus = yield* EventBus
   yield* bus.publish("channel_created", { channel_id: channel.id, team_id: channel.team_id }, { user_id: caller.userId })
   yield* ChannelEvents.usersAdded(bus, added)
@@ -77,7 +67,7 @@ const getChannel = Effect.gen(function*() {
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
-  return json(toChannel(yield* channelById(channel_id)))
+  return json(toChannel(yield* ChannelRepo.channelById(channel_id)))
 })
 
 /**
@@ -110,27 +100,16 @@ const patchChannel = (partial: boolean) =>
       }
     }
     yield* fieldError(patch)
-    const db = yield* Db
-    const sql = db.sql
     const now = yield* Clock.currentTimeMillis
-    const rows = yield* db.transaction(Effect.gen(function*() {
-      if (name !== undefined && name !== channel.name) {
-        const clash = yield* sql`SELECT 1 FROM channels WHERE team_id = ${channel.team_id} AND name = ${name} AND id <> ${channel_id}`
-        if (clash.length > 0) return yield* nameTaken()
-      }
-      return yield* sql<ChannelRow>`
-        UPDATE channels SET
-          name = COALESCE(${name ?? null}, name),
-          display_name = COALESCE(${patch.display_name?.trim() ?? null}, display_name),
-          header = COALESCE(${patch.header ?? null}, header),
-          purpose = COALESCE(${patch.purpose ?? null}, purpose),
-          update_at = ${now}
-        WHERE id = ${channel_id}
-        RETURNING *`
-    }))
+    const updated = yield* ChannelRepo.patch(channel, {
+      name,
+      displayName: patch.display_name?.trim(),
+      header: patch.header,
+      purpose: patch.purpose
+    }, now)
     const bus = yield* EventBus
-    yield* ChannelEvents.channelUpdated(bus, rows[0])
-    return json(toChannel(rows[0]))
+    yield* ChannelEvents.channelUpdated(bus, updated)
+    return json(toChannel(updated))
   })
 
 /** Archives (soft-deletes) a team channel; members may, as Mattermost's default delete_*_channel permissions allow. */
@@ -148,9 +127,8 @@ const archiveChannel = Effect.gen(function*() {
   if (channel.delete_at !== 0) {
     return yield* badRequest("api.channel.delete_channel.deleted.app_error", "The channel has been archived or deleted.")
   }
-  const db = yield* Db
   const now = yield* Clock.currentTimeMillis
-  yield* db.transaction(db.sql`UPDATE channels SET delete_at = ${now}, update_at = ${now} WHERE id = ${channel_id}`)
+  yield* ChannelRepo.archive(channel_id, now)
   const bus = yield* EventBus
   yield* bus.publish("channel_deleted", { channel_id, delete_at: now }, { team_id: channel.team_id })
   return ok()
@@ -167,13 +145,10 @@ const restoreChannel = Effect.gen(function*() {
   if (channel.delete_at === 0) {
     return yield* badRequest("api.channel.restore_channel.restored.app_error", "The channel is not archived.")
   }
-  const db = yield* Db
-  const now = yield* Clock.currentTimeMillis
-  const rows = yield* db.transaction(db.sql<ChannelRow>`
-    UPDATE channels SET delete_at = 0, update_at = ${now} WHERE id = ${channel_id} RETURNING *`)
+  const restored = yield* ChannelRepo.restore(channel_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
   yield* bus.publish("channel_restored", { channel_id }, { team_id: channel.team_id })
-  return json(toChannel(rows[0]))
+  return json(toChannel(restored))
 })
 
 const PrivacyBody = Schema.Struct({ privacy: Schema.Literal("O", "P") })
@@ -193,22 +168,16 @@ const updatePrivacy = Effect.gen(function*() {
   if (channel.name === "town-square" && privacy === "P") {
     return yield* badRequest("api.channel.convert_channel_to_private.default_channel_error", "The default channel cannot be private.")
   }
-  const db = yield* Db
-  const now = yield* Clock.currentTimeMillis
-  const rows = yield* db.transaction(db.sql<ChannelRow>`
-    UPDATE channels SET type = ${privacy}, update_at = ${now} WHERE id = ${channel_id} RETURNING *`)
+  const converted = yield* ChannelRepo.setPrivacy(channel_id, privacy, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
   yield* bus.publish("channel_converted", { channel_id, channel_type: privacy }, { team_id: channel.team_id })
-  yield* ChannelEvents.channelUpdated(bus, rows[0])
-  return json(toChannel(rows[0]))
+  yield* ChannelEvents.channelUpdated(bus, converted)
+  return json(toChannel(converted))
 })
 
 const knownUsers = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
-    const rows = yield* db.read(sql<{ id: string; username: string }>`
-      SELECT id, username FROM users WHERE id IN ${sql.in(ids)} AND delete_at = 0`)
+    const rows = yield* ChannelRepo.activeUsers(ids)
     if (rows.length !== ids.length) return yield* badRequest("api.channel.create_channel.direct_channel.app_error", "Unknown user.")
     return rows
   })
@@ -248,25 +217,14 @@ const channelStats = Effect.gen(function*() {
   const q = yield* Decode.query(StatsQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
-  const db = yield* Db
-  const sql = db.sql
-  // Members are counted from the channel's own rows of channel_members (its primary key), less those whose user is
-  // deactivated (users_deactivated_idx holds only those, a handful): joining users instead reads every user.
-  const [row] = yield* db.read(sql<{ members: string; guests: string; pinned: string; files: string | null }>`
-    SELECT m.members, m.guests,
-           (SELECT count(*) FROM posts WHERE channel_id = ${channel_id} AND is_pinned AND delete_at = 0) AS pinned,
-           ${q.exclude_files_count ? sql`NULL` : sql`(SELECT count(*) FROM file_infos WHERE channel_id = ${channel_id} AND delete_at = 0)`} AS files
-    FROM (SELECT count(*) AS members, count(*) FILTER (WHERE cm.scheme_guest) AS guests
-          FROM channel_members cm
-          WHERE cm.channel_id = ${channel_id}
-            AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND u.delete_at <> 0)) m`)
+  const stats = yield* ChannelRepo.stats(channel_id, !q.exclude_files_count)
   return json({
     channel_id,
-    member_count: Number(row.members),
-    guest_count: Number(row.guests),
-    pinnedpost_count: Number(row.pinned),
+    member_count: stats.members,
+    guest_count: stats.guests,
+    pinnedpost_count: stats.pinned,
     // Mattermost answers -1 when the count was not asked for.
-    files_count: row.files === null ? -1 : Number(row.files)
+    files_count: stats.files ?? -1
   })
 })
 
@@ -276,17 +234,7 @@ const channelTimezones = Effect.gen(function*() {
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
-  const db = yield* Db
-  // A primary-key lookup per member (scalar subquery): as a join, the planner hashes the whole users table as soon as
-  // the channel has a few hundred members.
-  const rows = yield* db.read(db.sql<{ tz: string | null }>`
-    SELECT DISTINCT (
-      SELECT CASE WHEN u.timezone->>'useAutomaticTimezone' = 'true' THEN u.timezone->>'automaticTimezone'
-                  ELSE u.timezone->>'manualTimezone' END
-      FROM users u WHERE u.id = cm.user_id AND u.delete_at = 0) AS tz
-    FROM channel_members cm
-    WHERE cm.channel_id = ${channel_id}`)
-  return json(rows.map((r) => r.tz).filter((tz) => tz !== null && tz !== ""))
+  return json(yield* ChannelRepo.memberTimezones(channel_id))
 })
 
 export const routes = HttpRouter.empty.pipe(

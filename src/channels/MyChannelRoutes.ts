@@ -1,18 +1,17 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
-import { ownDataInTeam, selfOrAdmin, UserIdParam } from "../teams/UserParam.ts"
-import { type ChannelMemberRow, type ChannelRow, toChannel, toChannelMember } from "./ChannelWire.ts"
+import { ownDataInTeam, selfOrAdmin } from "../access/UserParam.ts"
+import { UserParams } from "../../schemas/Params.ts"
+import * as ChannelRepo from "./ChannelRepo.ts"
+import { toChannel, toChannelMember } from "./ChannelWire.ts"
 
 /**
  * A user's own channels and memberships, per team or across all teams. Per team, the lists include the user's DMs
  * and GMs (team_id ""), as Mattermost's do: the mobile app builds its DM sidebar from them.
  */
-
-const UserParams = Schema.Struct({ user_id: UserIdParam })
 
 const DeletedQuery = Schema.Struct({
   include_deleted: Schema.optionalWith(Decode.QueryBool, { default: () => false }),
@@ -38,23 +37,13 @@ const AllPages = Schema.Struct({
 const myTeamChannels = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const q = yield* Decode.query(DeletedQuery)
-  const db = yield* Db
-  const sql = db.sql
-  const rows = yield* db.read(sql<ChannelRow>`
-    SELECT c.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-    WHERE cm.user_id = ${userId} AND (c.team_id = ${teamId} OR c.team_id = '')
-      AND (c.delete_at = 0 OR (${q.include_deleted} AND c.delete_at >= ${q.last_delete_at}))
-    ORDER BY c.display_name, c.id`)
+  const rows = yield* ChannelRepo.ofUser(userId, teamId, { include: q.include_deleted, since: q.last_delete_at })
   return json(rows.map(toChannel))
 })
 
 const myTeamChannelMembers = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
-  const db = yield* Db
-  const rows = yield* db.read(db.sql<ChannelMemberRow>`
-    SELECT cm.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-    WHERE cm.user_id = ${userId} AND (c.team_id = ${teamId} OR c.team_id = '')
-    ORDER BY cm.channel_id`)
+  const rows = yield* ChannelRepo.membershipsInTeam(userId, teamId)
   return json(rows.map(toChannelMember))
 })
 
@@ -64,12 +53,7 @@ const myChannels = Effect.gen(function*() {
   const params = yield* Decode.params(UserParams)
   const q = yield* Decode.query(DeletedQuery)
   const userId = yield* selfOrAdmin(caller, params.user_id)
-  const db = yield* Db
-  const rows = yield* db.read(db.sql<ChannelRow>`
-    SELECT c.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-    WHERE cm.user_id = ${userId}
-      AND (c.delete_at = 0 OR (${q.include_deleted} AND c.delete_at >= ${q.last_delete_at}))
-    ORDER BY c.display_name, c.id`)
+  const rows = yield* ChannelRepo.ofUser(userId, undefined, { include: q.include_deleted, since: q.last_delete_at })
   return json(rows.map(toChannel))
 })
 
@@ -78,11 +62,7 @@ const myChannelMembers = Effect.gen(function*() {
   const params = yield* Decode.params(UserParams)
   const q = yield* Decode.query(AllPages)
   const userId = yield* selfOrAdmin(caller, params.user_id)
-  const db = yield* Db
-  const sql = db.sql
-  const rows = yield* db.read(sql<ChannelMemberRow>`
-    SELECT * FROM channel_members WHERE user_id = ${userId} ORDER BY channel_id
-    ${q.page === -1 ? sql`` : sql`LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`}`)
+  const rows = yield* ChannelRepo.membershipsOfUser(userId, q.page === -1 ? undefined : { limit: q.per_page, offset: q.page * q.per_page })
   return json(rows.map(toChannelMember))
 })
 

@@ -1,5 +1,6 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { isId } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { invalidParam } from "../http/ApiError.ts"
@@ -38,7 +39,6 @@ export const EMPTY_BY_DESIGN: ReadonlyArray<EmptyByDesign> = [
   { method: "GET", path: "/api/v4/users/{user_id}/data_retention/channel_policies", answer: "{\"policies\": [], \"total_count\": 0}", why: "data retention policies: none (unlicensed)", body: noPolicies }
 ]
 
-const ID = /^[a-z0-9]{26}$/
 
 /** The checks a real endpoint with these path parameters would make. */
 const checkScope = (params: Readonly<Record<string, string | undefined>>) =>
@@ -48,7 +48,7 @@ const checkScope = (params: Readonly<Record<string, string | undefined>>) =>
     const resolved: Record<string, string> = {}
     for (const [name, raw] of Object.entries(params)) {
       const value = name === "user_id" && raw === "me" ? caller.userId : raw ?? ""
-      if (!ID.test(value)) return yield* invalidParam(name)
+      if (!isId(value)) return yield* invalidParam(name)
       if (name === "user_id") yield* requireSelfOrAdmin(caller, value)
       if (name === "team_id") yield* access.team(caller, value)
       if (name === "channel_id") yield* access.channel(caller, value, "read")

@@ -1,6 +1,7 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { DraftBody } from "../../schemas/Drafts.ts"
+import { isId } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -26,7 +27,7 @@ const ChannelParams = Schema.Struct({ channel_id: Decode.Id, thread_id: Schema.o
 const toUser = (userId: string) =>
   Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     const connection = request.headers["connection-id"] ?? ""
-    return { user_id: userId, omit_connection_id: /^[a-z0-9]{26}$/.test(connection) ? connection : "" }
+    return { user_id: userId, omit_connection_id: isId(connection) ? connection : "" }
   })
 
 const ownOnly = Effect.gen(function*() {

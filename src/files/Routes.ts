@@ -13,11 +13,11 @@ import * as FileInfoRepo from "./FileInfoRepo.ts"
 import { FileSettings } from "./FileSettings.ts"
 import { isTruthy, serveBlob } from "./Serve.ts"
 import { upload } from "./Upload.ts"
+import { PostParams } from "../../schemas/Params.ts"
 
 /** Files: upload, download, thumbnail, preview, info, public links and the files of a post (api4/file.go). */
 
 const FileParams = Schema.Struct({ file_id: Decode.Id })
-const PostParams = Schema.Struct({ post_id: Decode.Id })
 
 const fileNotFound = () => notFound("app.file_info.get.app_error", "Unable to get the file info.")
 

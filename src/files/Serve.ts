@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { type ByteRange, FileStore } from "../../layers/FileStore.ts"
-import { notFound } from "../http/ApiError.ts"
+import { notFound } from "../../schemas/Errors.ts"
 import { isInlineMedia, servedContentType } from "./MimeTypes.ts"
 
 /**

@@ -5,7 +5,8 @@ import { Db } from "../../layers/Db.ts"
 import { FileStore } from "../../layers/FileStore.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
-import { ApiError, badRequest, invalidParam, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
+import { type TooLarge, invalid, invalidParam, tooLarge as tooLargeError, permissionDenied } from "../../schemas/Errors.ts"
+import { isId } from "../../schemas/Params.ts"
 import type { FileInfoRow } from "./FileInfo.ts"
 import * as FileInfoRepo from "./FileInfoRepo.ts"
 import * as Images from "./Images.ts"
@@ -38,12 +39,10 @@ const MAX_FIELD_BYTES = 10 * 1024
 const MAX_PARTS = 1000
 
 const tooLarge = (name: string, limit: number) =>
-  payloadTooLarge(
+  tooLargeError(
     "api.file.upload_file.too_large_detailed.app_error",
     `Unable to upload file ${name}. It exceeds the maximum allowed ${limit} bytes.`
   )
-
-const isChannelId = (s: string) => /^[a-z0-9]{26}$/.test(s)
 
 /** The last path segment of what the client called the file; clients send bare names, browsers sometimes paths. */
 const cleanName = (raw: string) => raw.split(/[\\/]/).pop()?.trim() ?? ""
@@ -57,7 +56,7 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll
 
 /** Cuts the stream with a 413 as soon as it passes the limit, before the excess is written anywhere. */
 const limited = <E>(content: Stream.Stream<Uint8Array, E>, name: string, limit: number) =>
-  Stream.mapAccumEffect(content, 0, (total, chunk): Effect.Effect<readonly [number, Uint8Array], ApiError> => {
+  Stream.mapAccumEffect(content, 0, (total, chunk): Effect.Effect<readonly [number, Uint8Array], TooLarge> => {
     const next = total + chunk.length
     return next > limit ? Effect.fail(tooLarge(name, limit)) : Effect.succeed([next, chunk] as const)
   })
@@ -72,7 +71,7 @@ const makeSession = (caller: Caller, maxFileSize: number) =>
 
     const checkChannel = (channelId: string) =>
       Effect.gen(function*() {
-        if (!isChannelId(channelId)) return yield* invalidParam("channel_id")
+        if (!isId(channelId)) return yield* invalidParam("channel_id")
         const granted = yield* access.channel(caller, channelId, "write")
         if (granted.channel.delete_at > 0) return yield* permissionDenied("an archived channel")
       })
@@ -201,7 +200,7 @@ const multipart = (session: Session) =>
         const value = raw.trim()
         if (name === "channel_id") {
           if (channelId !== undefined && channelId !== value) {
-            return yield* badRequest("api.file.upload_file.multiple_channel_ids.app_error", "Unable to upload files to more than one channel.")
+            return yield* invalid("api.file.upload_file.multiple_channel_ids.app_error", "Unable to upload files to more than one channel.")
           }
           channelId = value
           if (!channelChecked) {
@@ -216,7 +215,7 @@ const multipart = (session: Session) =>
       })
 
     const events = MultipartReader.events({ maxFieldSize: MAX_FIELD_BYTES, maxParts: MAX_PARTS }).pipe(
-      Stream.mapError((e) => badRequest(READ_ERROR, `Unable to read the upload: ${e.reason}.`))
+      Stream.mapError((e) => invalid(READ_ERROR, `Unable to read the upload: ${e.reason}.`))
     )
     yield* Stream.runForEach(events, (event) =>
       Effect.gen(function*() {
@@ -237,9 +236,9 @@ const multipart = (session: Session) =>
       })).pipe(Effect.onError(() => current === undefined ? Effect.void : current.abort))
     if (channelId === undefined) return yield* invalidParam("channel_id")
     if (!channelChecked) yield* session.checkChannel(channelId)
-    if (files.length === 0) return yield* badRequest("api.file.upload_file.no_files.app_error", "No files were sent in the upload request.")
+    if (files.length === 0) return yield* invalid("api.file.upload_file.no_files.app_error", "No files were sent in the upload request.")
     if (clientIds.length > 0 && clientIds.length !== files.length) {
-      return yield* badRequest(
+      return yield* invalid(
         "api.file.upload_file.incorrect_number_of_client_ids.app_error",
         `Unable to upload files: ${clientIds.length} client ids for ${files.length} files.`
       )
@@ -260,7 +259,7 @@ const simple = (session: Session, maxFileSize: number) =>
     yield* session.checkChannel(channelId)
     const declared = Number(request.headers["content-length"] ?? "")
     if (Number.isFinite(declared) && declared > maxFileSize) return yield* tooLarge(cleanName(filename), maxFileSize)
-    const body = (yield* RequestBody.stream).pipe(Stream.mapError(() => badRequest(READ_ERROR, "Unable to read the request body.")))
+    const body = (yield* RequestBody.stream).pipe(Stream.mapError(() => invalid(READ_ERROR, "Unable to read the request body.")))
     const file = yield* session.storeFile(filename, body)
     const rows = yield* session.finish(channelId, [file])
     return { rows, clientIds: clientId === "" ? [] : [clientId] }
@@ -270,7 +269,7 @@ export const upload = (caller: Caller, maxFileSize: number) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (request.headers["content-length"] === "0") {
-      return yield* badRequest(READ_ERROR, "Content-Length should not be 0.")
+      return yield* invalid(READ_ERROR, "Content-Length should not be 0.")
     }
     const session = yield* makeSession(caller, maxFileSize)
     return yield* (MultipartReader.isMultipart(request) ? multipart(session) : simple(session, maxFileSize)).pipe(

@@ -3,7 +3,7 @@ import { Effect, Option, ParseResult, Schema } from "effect"
 import { ApiError, badRequest, payloadTooLarge } from "./ApiError.ts"
 import { MAX_QUOTE, summarize } from "./DecodeErrors.ts"
 import { discardRest } from "./RequestBody.ts"
-import { type InputProblem, jsonProblem, numberProblem, stringProblem } from "./StorableInput.ts"
+import { type InputProblem, jsonProblem, stringProblem } from "./StorableInput.ts"
 
 /**
  * Schema decoding at the edge. Every failure becomes a 400 with the Mattermost error body naming what was wrong,
@@ -108,31 +108,5 @@ export const params = <A, I>(schema: Schema.Schema<A, I>) =>
       Effect.mapError(Schema.decodeUnknown(schema)(raw), invalid("URL parameter"))
     ))
 
-/** A 26-character Mattermost id, as path and body fields carry them. */
-export const Id = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/, { message: () => "expected a 26-character id" }))
-
-/** "true"/"false" query flags; anything else (including "") is false. */
-export const QueryBool = Schema.transform(Schema.String, Schema.Boolean, {
-  strict: true,
-  decode: (s) => s === "true",
-  encode: (b) => (b ? "true" : "false")
-})
-
-/** Integer query values; "" counts as absent. */
-export const QueryInt = (fallback: number, bounds: { min?: number; max?: number } = {}) =>
-  Schema.optionalWith(
-    Schema.transformOrFail(Schema.String, Schema.Number, {
-      strict: true,
-      decode: (s, _, ast) => {
-        if (s === "") return ParseResult.succeed(fallback)
-        const n = Number(s)
-        if (!Number.isInteger(n)) return ParseResult.fail(new ParseResult.Type(ast, s, "expected an integer"))
-        const range = numberProblem(n)
-        if (range !== undefined) return ParseResult.fail(new ParseResult.Type(ast, s, range))
-        if (bounds.min !== undefined && n < bounds.min) return ParseResult.fail(new ParseResult.Type(ast, s, `must be at least ${bounds.min}`))
-        return ParseResult.succeed(bounds.max !== undefined ? Math.min(n, bounds.max) : n)
-      },
-      encode: (n) => ParseResult.succeed(String(n))
-    }),
-    { default: () => fallback }
-  )
+/** Shared with schemas/: declared once in schemas/Params.ts. */
+export { Id, QueryBool, QueryInt } from "../../schemas/Params.ts"

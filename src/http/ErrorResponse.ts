@@ -3,6 +3,7 @@ import { Cause, Effect } from "effect"
 import { CacheError } from "../../layers/Cache.ts"
 import { DbError } from "../../layers/Db.ts"
 import { CircuitOpenError } from "../../layers/Resilience.ts"
+import { type DomainError, isDomainError } from "../../schemas/Errors.ts"
 import { ApiError } from "./ApiError.ts"
 import { json } from "./Respond.ts"
 
@@ -34,8 +35,25 @@ const sqlState = (error: DbError) => {
   return typeof code === "string" ? code : ""
 }
 
+/**
+ * The one table from domain errors (schemas/Errors.ts) to statuses; the body keeps the error's Mattermost id and
+ * message, and the native code of /api/v1 follows from the status (`nativeCodes`).
+ */
+export const domainStatus: Record<DomainError["_tag"], number> = {
+  Invalid: 400,
+  Unauthenticated: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  TooLarge: 413,
+  Unavailable: 503
+}
+
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error
+  if (isDomainError(error)) {
+    return new ApiError({ status: domainStatus[error._tag], id: error.id, message: error.message, detailed: error.detailed })
+  }
   if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
     return new ApiError({ status: 404, id: "api.context.404.app_error", message: "Sorry, we could not find the page." })
   }

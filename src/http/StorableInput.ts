@@ -1,3 +1,5 @@
+import { numberProblem } from "../../schemas/Params.ts"
+
 /**
  * What PostgreSQL cannot store, refused at the decode boundary with a 400 before any query: a NUL character (text
  * and jsonb reject it), a lone UTF-16 surrogate (not UTF-8; jsonb rejects its escape), a number beyond the integers
@@ -15,8 +17,8 @@ export const stringProblem = (s: string): string | undefined => {
   return undefined
 }
 
-export const numberProblem = (n: number): string | undefined =>
-  Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER ? undefined : `is out of range (at most ${Number.MAX_SAFE_INTEGER} either way)`
+/** Numbers: declared with the query integers that use it (schemas/Params.ts). */
+export { numberProblem }
 
 export interface InputProblem {
   readonly path: ReadonlyArray<string | number>

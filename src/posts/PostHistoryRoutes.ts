@@ -1,5 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { Access } from "../access/Access.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { forbidden, notFound } from "../http/ApiError.ts"
@@ -7,10 +7,10 @@ import * as Decode from "../http/Decode.ts"
 import { withoutIntegrations } from "../integrations/MessageActions.ts"
 import { json } from "../http/Respond.ts"
 import { type EditVersion, PostHistoryRepo } from "./PostHistoryRepo.ts"
+import { PostParams } from "../../schemas/Params.ts"
 
 /** GET /posts/{post_id}/edit_history and GET /posts/{post_id}/info (the permalink view). */
 
-const PostParams = Schema.Struct({ post_id: Decode.Id })
 
 /** An earlier version as Mattermost shows it: a hidden (deleted) post whose original_id names the edited post. */
 const versionToWire = (v: EditVersion) => ({

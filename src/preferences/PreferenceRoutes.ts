@@ -1,5 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import { isId } from "../../schemas/Params.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
@@ -34,7 +35,7 @@ const ownUser = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { user_id } = yield* Decode.params(UserParams)
   const userId = user_id === "me" ? caller.userId : user_id
-  if (!/^[a-z0-9]{26}$/.test(userId)) return yield* invalidParam("user_id")
+  if (!isId(userId)) return yield* invalidParam("user_id")
   if (userId !== caller.userId) return yield* permissionDenied("this user's preferences")
   return userId
 })

@@ -3,7 +3,7 @@ import { createPrivateKey } from "node:crypto"
 import { Crypto } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
 import type { ApnsCredentials, FcmCredentials, ProxyCredentials, ServiceAccount } from "../../layers/PushSender.ts"
-import { type ApiError, badRequest } from "../http/ApiError.ts"
+import { type Invalid, invalid } from "../../schemas/Errors.ts"
 
 /**
  * Push credentials: the `push` section of the server configuration record (administrators edit it through
@@ -61,7 +61,7 @@ export interface PushSettingsService {
   /** Complete credentials per transport; cached for a few seconds, so other nodes see a change within that time. */
   readonly current: Effect.Effect<ActiveCredentials>
   readonly view: Effect.Effect<SettingsView, DbError>
-  readonly update: (patch: SettingsPatch) => Effect.Effect<SettingsView, DbError | ApiError>
+  readonly update: (patch: SettingsPatch) => Effect.Effect<SettingsView, DbError | Invalid>
 }
 
 export class PushSettings extends Context.Tag("service/PushSettings")<PushSettings, PushSettingsService>() {}
@@ -124,18 +124,18 @@ const transportsOf = (active: ActiveCredentials) =>
     Option.isSome(c) ? [c.value.transport] : [])
 
 /** Rejects values that could never work, so that a typo shows at once rather than as failed pushes. */
-const validate = (field: PushField, value: string): Effect.Effect<void, ApiError> => {
-  const invalid = (why: string) => badRequest("api.admin.push.invalid_setting.app_error", `${field}: ${why}`)
+const validate = (field: PushField, value: string): Effect.Effect<void, Invalid> => {
+  const refuse = (why: string) => invalid("api.admin.push.invalid_setting.app_error", `${field}: ${why}`)
   if ((field === "push_proxy_url" || field === "push_fcm_base_url" || field === "push_apns_base_url") && !isHttpUrl(value)) {
-    return Effect.fail(invalid("must be an absolute http(s) URL"))
+    return Effect.fail(refuse("must be an absolute http(s) URL"))
   }
   if (field === "push_android_service_account_key") {
     const account = Schema.decodeUnknownOption(ServiceAccountJson)(value)
-    if (Option.isNone(account)) return Effect.fail(invalid("must be a service-account JSON key with client_email and private_key"))
-    if (!isHttpUrl(account.value.token_uri)) return Effect.fail(invalid("token_uri must be an absolute http(s) URL"))
-    return parsesAsKey(account.value.private_key) ? Effect.void : Effect.fail(invalid("private_key is not a PEM private key"))
+    if (Option.isNone(account)) return Effect.fail(refuse("must be a service-account JSON key with client_email and private_key"))
+    if (!isHttpUrl(account.value.token_uri)) return Effect.fail(refuse("token_uri must be an absolute http(s) URL"))
+    return parsesAsKey(account.value.private_key) ? Effect.void : Effect.fail(refuse("private_key is not a PEM private key"))
   }
-  if (field === "push_ios_private_key" && !parsesAsKey(value)) return Effect.fail(invalid("must be the .p8 key in PEM form"))
+  if (field === "push_ios_private_key" && !parsesAsKey(value)) return Effect.fail(refuse("must be the .p8 key in PEM form"))
   return Effect.void
 }
 

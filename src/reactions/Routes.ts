@@ -1,14 +1,15 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { created, json, ok } from "../http/Respond.ts"
+import { PostParams } from "../../schemas/Params.ts"
 import { OwnUserParam } from "../posts/OwnUser.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
+import * as ReactionRepo from "./ReactionRepo.ts"
 
 /**
  * Reactions: add, remove, list for a post and for many posts. Adding or removing one keeps posts.has_reactions and
@@ -19,17 +20,7 @@ import { PostRepo } from "../posts/PostRepo.ts"
  */
 const EMOJI_NAME = /^[a-z0-9_+\-]{1,64}$/
 
-interface ReactionRow {
-  readonly user_id: string
-  readonly post_id: string
-  readonly emoji_name: string
-  readonly channel_id: string
-  readonly create_at: string
-  readonly update_at: string
-  readonly delete_at: string
-}
-
-const toWire = (row: ReactionRow) => ({
+const toWire = (row: ReactionRepo.ReactionRow) => ({
   user_id: row.user_id,
   post_id: row.post_id,
   emoji_name: row.emoji_name,
@@ -46,7 +37,6 @@ const ReactionBody = Schema.Struct({
   emoji_name: Schema.String
 })
 const RemoveParams = Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id, emoji_name: Schema.String })
-const PostParams = Schema.Struct({ post_id: Decode.Id })
 const PostIdsBody = Schema.Array(Decode.Id)
 
 const checkEmojiName = (name: string) =>
@@ -73,21 +63,8 @@ const add = Effect.gen(function*() {
   const input = yield* Decode.body(ReactionBody)
   yield* checkEmojiName(input.emoji_name)
   const channel = yield* reactable(caller, input.user_id, input.post_id)
-  const db = yield* Db
-  const sql = db.sql
   const now = yield* Clock.currentTimeMillis
-  const row = yield* db.transaction(Effect.gen(function*() {
-    const [saved] = yield* sql<ReactionRow>`
-      INSERT INTO reactions (post_id, user_id, emoji_name, channel_id, create_at, update_at, delete_at)
-      VALUES (${input.post_id}, ${input.user_id}, ${input.emoji_name}, ${channel.id}, ${now}, ${now}, 0)
-      ON CONFLICT (post_id, user_id, emoji_name) DO UPDATE SET
-        update_at = EXCLUDED.update_at,
-        create_at = CASE WHEN reactions.delete_at > 0 THEN EXCLUDED.create_at ELSE reactions.create_at END,
-        delete_at = 0
-      RETURNING user_id, post_id, emoji_name, channel_id, create_at, update_at, delete_at`
-    yield* sql`UPDATE posts SET has_reactions = true, update_at = ${now} WHERE id = ${input.post_id}`
-    return saved
-  }))
+  const row = yield* ReactionRepo.add({ postId: input.post_id, userId: input.user_id, emojiName: input.emoji_name }, channel.id, now)
   const reaction = toWire(row)
   const bus = yield* EventBus
   yield* bus.publish("reaction_added", { reaction: JSON.stringify(reaction) }, { channel_id: channel.id })
@@ -100,36 +77,16 @@ const remove = Effect.gen(function*() {
   const params = { ...raw, user_id: raw.user_id === "me" ? caller.userId : raw.user_id }
   yield* checkEmojiName(params.emoji_name)
   const channel = yield* reactable(caller, params.user_id, params.post_id)
-  const db = yield* Db
-  const sql = db.sql
   const now = yield* Clock.currentTimeMillis
-  const removed = yield* db.transaction(Effect.gen(function*() {
-    const rows = yield* sql<ReactionRow>`
-      DELETE FROM reactions WHERE post_id = ${params.post_id} AND user_id = ${params.user_id} AND emoji_name = ${params.emoji_name}
-      RETURNING user_id, post_id, emoji_name, channel_id, create_at, update_at, delete_at`
-    if (rows.length > 0) {
-      yield* sql`
-        UPDATE posts SET update_at = ${now},
-          has_reactions = EXISTS (SELECT 1 FROM reactions WHERE post_id = ${params.post_id} AND delete_at = 0)
-        WHERE id = ${params.post_id}`
-    }
-    return rows[0]
-  }))
-  if (removed !== undefined) {
+  const removed = yield* ReactionRepo.remove({ postId: params.post_id, userId: params.user_id, emojiName: params.emoji_name }, now)
+  if (Option.isSome(removed)) {
     const bus = yield* EventBus
-    yield* bus.publish("reaction_removed", { reaction: JSON.stringify({ ...toWire(removed), delete_at: now }) }, { channel_id: channel.id })
+    yield* bus.publish("reaction_removed", { reaction: JSON.stringify({ ...toWire(removed.value), delete_at: now }) }, { channel_id: channel.id })
   }
   return ok()
 })
 
-const reactionsOf = (postIds: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const db = yield* Db
-    const rows = yield* db.read(db.sql<ReactionRow>`
-      SELECT user_id, post_id, emoji_name, channel_id, create_at, update_at, delete_at FROM reactions
-      WHERE post_id = ANY(${[...postIds]}) AND delete_at = 0 ORDER BY create_at, user_id, emoji_name`)
-    return rows.map(toWire)
-  })
+const reactionsOf = (postIds: ReadonlyArray<string>) => Effect.map(ReactionRepo.ofPosts(postIds), (rows) => rows.map(toWire))
 
 const list = Effect.gen(function*() {
   const caller = yield* requireCaller

@@ -1,5 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { SetReminder } from "../../schemas/Reminder.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { permissionDenied } from "../http/ApiError.ts"
@@ -7,9 +7,9 @@ import * as Decode from "../http/Decode.ts"
 import { ok } from "../http/Respond.ts"
 import { targetUserId } from "../users/UserParam.ts"
 import { setReminder } from "./Reminders.ts"
+import { PostParams } from "../../schemas/Params.ts"
 
 /** POST /users/{user_id}/posts/{post_id}/reminder: only for oneself, on a post one can read. */
-const PostParams = Schema.Struct({ post_id: Decode.Id })
 
 const set = Effect.gen(function*() {
   const caller = yield* requireCaller

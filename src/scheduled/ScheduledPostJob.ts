@@ -1,6 +1,7 @@
 import { Clock, Effect, Layer, Option, Schedule } from "effect"
 import type { Caller } from "../auth/Authenticate.ts"
 import type { ApiError } from "../http/ApiError.ts"
+import { type DomainError, isDomainError } from "../../schemas/Errors.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
 import { UserRepo } from "../users/UserRepo.ts"
@@ -16,12 +17,13 @@ export const JOB_EVERY = "1 second"
 const BATCH = 50
 
 /** Mattermost's ScheduledPost error codes, from the reason the post was refused. */
-const errorCode = (error: ApiError) => {
+const errorCode = (error: ApiError | DomainError) => {
   if (error.id === "api.post.create_post.can_not_post_to_deleted.error") return "channel_archived"
   if (error.id === "api.post.create_post.root_id.app_error") return "thread_deleted"
-  if (error.status === 404) return "channel_not_found"
-  if (error.status === 403) return "no_channel_permission"
-  if (error.status === 400) return "invalid_post"
+  const kind = error._tag === "ApiError" ? error.status : error._tag
+  if (kind === 404 || kind === "NotFound") return "channel_not_found"
+  if (kind === 403 || kind === "Forbidden") return "no_channel_permission"
+  if (kind === 400 || kind === "Invalid") return "invalid_post"
   return "unknown"
 }
 
@@ -68,7 +70,8 @@ const send = (scheduled: ScheduledPostJson) =>
     }, false))
     if (outcome._tag === "Right") return yield* repo.done(scheduled.id)
     const error = outcome.left
-    yield* repo.failed(scheduled.id, error._tag === "ApiError" ? errorCode(error) : "unknown", now)
+    // Refusals come as HTTP errors (createPost's own checks) or as domain errors (Access).
+    yield* repo.failed(scheduled.id, error._tag === "ApiError" || isDomainError(error) ? errorCode(error) : "unknown", now)
   })
 
 export const runOnce = Effect.gen(function*() {

@@ -4,6 +4,7 @@ import { IdP } from "../../layers/IdP.ts"
 import { AppConfig } from "../Config.ts"
 import { ApiError } from "../http/ApiError.ts"
 import { toApiError } from "../http/ErrorResponse.ts"
+import { isDomainError } from "../../schemas/Errors.ts"
 import { logSecurityEvent, SecurityEvent } from "../security/SecurityEvents.ts"
 import { type FlowState, type MobileStart, putCode, putState, takeState } from "./FlowStore.ts"
 import { codehostClient, codehostIdentity, fromIdP, oidcClient, oidcIdentity } from "./Identities.ts"
@@ -171,7 +172,7 @@ export const browserErrors = <R>(effect: Effect.Effect<HttpServerResponse.HttpSe
   Effect.catchAll(effect, (e) =>
     Effect.gen(function*() {
       const error = toApiError(e)
-      if (error.status >= 500 && !(e instanceof ApiError)) yield* Effect.logError("sso flow failed", e)
+      if (error.status >= 500 && !(e instanceof ApiError) && !isDomainError(e)) yield* Effect.logError("sso flow failed", e)
       const request = yield* HttpServerRequest.HttpServerRequest
       if (wantsJson(request)) return yield* Effect.fail(error)
       const config = yield* AppConfig

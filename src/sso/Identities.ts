@@ -1,6 +1,6 @@
 import { Effect, Redacted } from "effect"
 import { type CodehostClient, IdP, type IdPFailure, type OidcClient } from "../../layers/IdP.ts"
-import type { ApiError } from "../http/ApiError.ts"
+import type { DomainError } from "../../schemas/Errors.ts"
 import { DEFAULT_GROUPS_CLAIM, GITHUB_API, GITHUB_WEB, type ProviderRow } from "./ProviderConfig.ts"
 import type { VerifiedIdentity } from "./Provisioning.ts"
 import { groupsFromClaim } from "./Roles.ts"
@@ -29,7 +29,7 @@ export const codehostClient = (row: ProviderRow, secret: string): CodehostClient
 })
 
 /** Provider failures as SSO errors: unreachable or breaker open → 503; access_denied → 403; the rest → 401. */
-export const fromIdP = (row: ProviderRow) => (e: IdPFailure): Effect.Effect<never, ApiError> => {
+export const fromIdP = (row: ProviderRow) => (e: IdPFailure): Effect.Effect<never, DomainError> => {
   const log = Effect.logWarning("sso provider call failed").pipe(
     Effect.annotateLogs({ provider_key: row.provider_key, failure: e._tag === "IdPError" ? `${e.kind}: ${e.reason}` : e.message })
   )
@@ -57,7 +57,7 @@ const emailDomain = (email: string) => {
  * The webidp and oidc checks on merged claims: a subject, an email the provider marks verified (the boolean true,
  * not "true"), and for webidp with allow_domains a listed domain whose `hd` claim matches.
  */
-export const checkOidcClaims = (row: ProviderRow, claims: Record<string, unknown>): Effect.Effect<VerifiedIdentity, ApiError> => {
+export const checkOidcClaims = (row: ProviderRow, claims: Record<string, unknown>): Effect.Effect<VerifiedIdentity, DomainError> => {
   const subject = str(claims.sub)
   if (subject === undefined) return Effect.fail(SsoErrors.verificationFailed())
   const email = str(claims.email)

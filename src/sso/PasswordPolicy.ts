@@ -1,6 +1,6 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { forbidden } from "../http/ApiError.ts"
+import { forbidden } from "../../schemas/Errors.ts"
 import { SsoDirectory } from "./SsoDirectory.ts"
 
 /**

@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Crypto, type DecryptionError } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
-import { type ApiError, conflict, notFound } from "../http/ApiError.ts"
+import { type Conflict, conflict, type NotFound, notFound } from "../../schemas/Errors.ts"
 import { invalidatesTest, type ProviderDraft, type ProviderRow } from "./ProviderConfig.ts"
 
 /**
@@ -21,13 +21,13 @@ export interface SsoDirectoryService {
   readonly active: Effect.Effect<ReadonlyArray<ProviderRow>, DbError>
   readonly byId: (id: string) => Effect.Effect<Option.Option<ProviderRow>, DbError>
   readonly byKey: (key: string) => Effect.Effect<Option.Option<ProviderRow>, DbError>
-  readonly create: (draft: ProviderDraft) => Effect.Effect<ProviderRow, DbError | ApiError>
-  readonly update: (id: string, draft: ProviderDraft) => Effect.Effect<ProviderRow, DbError | ApiError>
-  readonly remove: (id: string) => Effect.Effect<void, DbError | ApiError>
+  readonly create: (draft: ProviderDraft) => Effect.Effect<ProviderRow, DbError | NotFound | Conflict>
+  readonly update: (id: string, draft: ProviderDraft) => Effect.Effect<ProviderRow, DbError | NotFound | Conflict>
+  readonly remove: (id: string) => Effect.Effect<void, DbError | NotFound | Conflict>
   readonly recordTest: (id: string, success: boolean) => Effect.Effect<void, DbError>
   readonly clientSecret: (row: ProviderRow) => Effect.Effect<string, DecryptionError>
   readonly settings: Effect.Effect<SsoSettings, DbError>
-  readonly updateSettings: (patch: Partial<SsoSettings>) => Effect.Effect<SsoSettings, DbError | ApiError>
+  readonly updateSettings: (patch: Partial<SsoSettings>) => Effect.Effect<SsoSettings, DbError | NotFound | Conflict>
 }
 
 export class SsoDirectory extends Context.Tag("service/SsoDirectory")<SsoDirectory, SsoDirectoryService>() {}

@@ -1,12 +1,15 @@
-import { ApiError } from "../http/ApiError.ts"
+import { Conflict, Forbidden, Invalid, NotFound, Unauthenticated, Unavailable } from "../../schemas/Errors.ts"
 
 /**
  * The SSO error messages. The first six are the specification's table, verbatim; the statuses are ours:
  * 400 for a bad or stale request, 401 when the provider's answer fails verification, 403 when a policy refuses an
  * authenticated identity, 404 for an unknown provider, 409 for an identity conflict, 503 when a provider cannot be
- * reached. docs/sso.md lists them all.
+ * reached (the domain errors of those statuses, schemas/Errors.ts). docs/sso.md lists them all.
  */
-const make = (status: number, id: string, message: string) => () => new ApiError({ status, id, message })
+const KINDS = { 400: Invalid, 401: Unauthenticated, 403: Forbidden, 404: NotFound, 409: Conflict, 503: Unavailable } as const
+
+const make = <S extends keyof typeof KINDS>(status: S, id: string, message: string) => () =>
+  new KINDS[status]({ id, message }) as InstanceType<(typeof KINDS)[S]>
 
 export const SsoErrors = {
   invalidState: make(400, "api.sso.invalid_state", "Invalid or expired OAuth state"),

@@ -1,12 +1,12 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
 import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
 import { LiveStats } from "../health/LiveStats.ts"
 import { Access } from "../access/Access.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
+import * as AnalyticsRepo from "./AnalyticsRepo.ts"
 import { clientLicense } from "./ClientConfig.ts"
 
 /**
@@ -19,8 +19,6 @@ const AnalyticsQuery = Schema.Struct({
   team_id: Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.Id), { default: () => "" as const })
 })
 
-const DAY = 86_400_000
-
 interface Row {
   readonly name: string
   readonly value: number
@@ -32,39 +30,20 @@ interface Row {
  */
 const standard = (teamId: string) =>
   Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
     const live = yield* LiveStats
-    const now = yield* Clock.currentTimeMillis
-    const inTeam = teamId === "" ? sql`TRUE` : sql`c.team_id = ${teamId}`
-    const member = teamId === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${teamId} AND tm.delete_at = 0)`
-    const [channels] = yield* db.read(sql<{ open: string; private: string }>`
-      SELECT count(*) FILTER (WHERE c.type = 'O') AS open, count(*) FILTER (WHERE c.type = 'P') AS private
-      FROM channels c WHERE c.delete_at = 0 AND ${inTeam}`)
-    const [posts] = yield* db.read(teamId === ""
-      ? sql<{ n: string }>`SELECT count(*) AS n FROM posts WHERE delete_at = 0`
-      : sql<{ n: string }>`SELECT count(*) AS n FROM posts p JOIN channels c ON c.id = p.channel_id WHERE p.delete_at = 0 AND c.team_id = ${teamId}`)
-    const [users] = yield* db.read(sql<{ active: string; inactive: string }>`
-      SELECT count(*) FILTER (WHERE u.delete_at = 0) AS active, count(*) FILTER (WHERE u.delete_at <> 0) AS inactive
-      FROM users u WHERE NOT u.is_bot AND ${member}`)
-    const [teams] = yield* db.read(sql<{ n: string }>`SELECT count(*) AS n FROM teams WHERE delete_at = 0`)
-    const [activity] = yield* db.read(sql<{ daily: string; monthly: string }>`
-      SELECT count(DISTINCT s.user_id) FILTER (WHERE s.last_activity_at > ${now - DAY}) AS daily,
-             count(DISTINCT s.user_id) FILTER (WHERE s.last_activity_at > ${now - 30 * DAY}) AS monthly
-      FROM sessions s WHERE s.last_activity_at > ${now - 30 * DAY}`)
-    const [connections] = yield* db.read(sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()`)
+    const counts = yield* AnalyticsRepo.standard(teamId, yield* Clock.currentTimeMillis)
     const rows: ReadonlyArray<Row> = [
-      { name: "channel_open_count", value: Number(channels.open) },
-      { name: "channel_private_count", value: Number(channels.private) },
-      { name: "post_count", value: Number(posts.n) },
-      { name: "unique_user_count", value: Number(users.active) },
-      { name: "team_count", value: Number(teams.n) },
+      { name: "channel_open_count", value: counts.openChannels },
+      { name: "channel_private_count", value: counts.privateChannels },
+      { name: "post_count", value: counts.posts },
+      { name: "unique_user_count", value: counts.activeUsers },
+      { name: "team_count", value: counts.teams },
       { name: "total_websocket_connections", value: yield* live.websocketConnections },
-      { name: "total_master_db_connections", value: Number(connections.n) },
+      { name: "total_master_db_connections", value: counts.dbConnections },
       { name: "total_read_db_connections", value: 0 },
-      { name: "daily_active_users", value: Number(activity.daily) },
-      { name: "monthly_active_users", value: Number(activity.monthly) },
-      { name: "inactive_user_count", value: Number(users.inactive) }
+      { name: "daily_active_users", value: counts.dailyActiveUsers },
+      { name: "monthly_active_users", value: counts.monthlyActiveUsers },
+      { name: "inactive_user_count", value: counts.inactiveUsers }
     ]
     return rows
   })
@@ -75,18 +54,8 @@ const standard = (teamId: string) =>
  */
 const perDay = (teamId: string, what: "posts" | "users" | "bot_posts") =>
   Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
-    const now = yield* Clock.currentTimeMillis
-    const since = now - 30 * DAY
-    const measure = what === "users" ? sql`count(DISTINCT p.user_id)` : sql`count(*)`
-    const rows = yield* db.read(sql<{ day: string; value: string }>`
-      SELECT to_char(to_timestamp(p.create_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${measure} AS value
-      FROM posts p JOIN users u ON u.id = p.user_id
-      ${teamId === "" ? sql`` : sql`JOIN channels c ON c.id = p.channel_id AND c.team_id = ${teamId}`}
-      WHERE p.create_at >= ${since} AND p.delete_at = 0 AND u.is_bot = ${what === "bot_posts"}
-      GROUP BY 1 ORDER BY 1 DESC`)
-    return rows.map((r): Row => ({ name: r.day, value: Number(r.value) }))
+    const rows = yield* AnalyticsRepo.perDay(teamId, what, yield* Clock.currentTimeMillis)
+    return rows.map((r): Row => ({ name: r.day, value: r.value }))
   })
 
 const NAMES = ["standard", "post_counts_day", "user_counts_with_posts_day", "bot_post_counts_day"] as const

@@ -1,6 +1,6 @@
 import { Clock, Effect } from "effect"
 import { Db } from "../../layers/Db.ts"
-import { badRequest } from "../http/ApiError.ts"
+import { invalid } from "../../schemas/Errors.ts"
 import { SWITCHES } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
@@ -41,16 +41,16 @@ interface Writes {
 }
 
 const bool = (path: string, value: unknown) =>
-  typeof value === "boolean" ? Effect.succeed(value) : Effect.fail(badRequest("api.config.update.invalid_value.app_error", `${path} must be true or false.`))
+  typeof value === "boolean" ? Effect.succeed(value) : Effect.fail(invalid("api.config.update.invalid_value.app_error", `${path} must be true or false.`))
 
 const SITE_NAME_MAX = 30
 
 /** How each setting the service can change at run time is validated and where it is written. */
-const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocument) => Effect.Effect<void, ReturnType<typeof badRequest>>> = {
+const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocument) => Effect.Effect<void, ReturnType<typeof invalid>>> = {
   "TeamSettings.SiteName": (value, writes) => {
     const name = typeof value === "string" ? value.trim() : ""
     if (name === "" || [...name].length > SITE_NAME_MAX) {
-      return Effect.fail(badRequest("model.config.is_valid.sitename_length.app_error", `TeamSettings.SiteName must be between 1 and ${SITE_NAME_MAX} characters.`))
+      return Effect.fail(invalid("model.config.is_valid.sitename_length.app_error", `TeamSettings.SiteName must be between 1 and ${SITE_NAME_MAX} characters.`))
     }
     writes.site.site_name = name
     return Effect.void
@@ -61,7 +61,7 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
   "ServiceSettings.PostPriority": (value, writes) => Effect.map(bool("ServiceSettings.PostPriority", value), (b) => void (writes.site.post_priority = b)),
   "FileSettings.MaxFileSize": (value, writes) => {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
-      return Effect.fail(badRequest("model.config.is_valid.max_file_size.app_error", "FileSettings.MaxFileSize must be a positive whole number of bytes."))
+      return Effect.fail(invalid("model.config.is_valid.max_file_size.app_error", "FileSettings.MaxFileSize must be a positive whole number of bytes."))
     }
     writes.files.max_file_size = value
     return Effect.void
@@ -69,7 +69,7 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
   "FileSettings.EnablePublicLink": (value, writes) => Effect.map(bool("FileSettings.EnablePublicLink", value), (b) => void (writes.files.enable_public_link = b)),
   "EmailSettings.PushNotificationServer": (value, writes) => {
     if (typeof value !== "string" || (value.trim() !== "" && !/^https?:\/\/[^\s]+$/.test(value.trim()))) {
-      return Effect.fail(badRequest("model.config.is_valid.email_push_server.app_error", "EmailSettings.PushNotificationServer must be an http(s) URL or empty."))
+      return Effect.fail(invalid("model.config.is_valid.email_push_server.app_error", "EmailSettings.PushNotificationServer must be an http(s) URL or empty."))
     }
     writes.pushProxy = value.trim() === "" ? null : value.trim()
     return Effect.void
@@ -81,7 +81,7 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
         return Effect.void
       }
       if ((writes.pushProxy ?? doc.EmailSettings.PushNotificationServer) === "") {
-        return Effect.fail(badRequest("api.config.update.push_server_required.app_error", "EmailSettings.SendPushNotifications needs EmailSettings.PushNotificationServer (or push credentials set with /api/v1/admin/push)."))
+        return Effect.fail(invalid("api.config.update.push_server_required.app_error", "EmailSettings.SendPushNotifications needs EmailSettings.PushNotificationServer (or push credentials set with /api/v1/admin/push)."))
       }
       return Effect.void
     }),
@@ -113,7 +113,7 @@ const refusal = (paths: ReadonlyArray<{ path: string; known: boolean }>) => {
     return env !== undefined ? `${name} (set with ${env})` : known ? name : `${name} (not a setting of this server)`
   })
   const more = paths.length > 5 ? ` and ${paths.length - 5} more` : ""
-  return badRequest(
+  return invalid(
     "api.config.update.not_changeable.app_error",
     `These settings cannot be changed on this server while it runs: ${shown.join(", ")}${more}. Nothing was changed.`
   )
@@ -122,7 +122,7 @@ const refusal = (paths: ReadonlyArray<{ path: string; known: boolean }>) => {
 /** Applies `incoming` (a whole document, or a part of one for /config/patch) over `current`. */
 export const applyConfig = (current: ConfigDocument, incoming: unknown) =>
   Effect.gen(function*() {
-    if (!isObject(incoming)) return yield* badRequest("api.config.update.invalid_body.app_error", "The configuration must be a JSON object.")
+    if (!isObject(incoming)) return yield* invalid("api.config.update.invalid_body.app_error", "The configuration must be a JSON object.")
     const changes = changedSettings(current, incoming)
     const refused = changes.filter((c) => WRITABLE[c.path] === undefined)
     if (refused.length > 0) return yield* refusal(refused)
@@ -133,7 +133,7 @@ export const applyConfig = (current: ConfigDocument, incoming: unknown) =>
     if (writes.enableSso === true) {
       const providers = yield* Effect.flatMap(SsoDirectory, (d) => d.active)
       if (providers.length === 0) {
-        return yield* badRequest("api.config.update.sso_no_provider.app_error", "Single sign-on cannot be enabled: no provider is configured (add one with /api/v1/admin/sso).")
+        return yield* invalid("api.config.update.sso_no_provider.app_error", "Single sign-on cannot be enabled: no provider is configured (add one with /api/v1/admin/sso).")
       }
     }
     const db = yield* Db

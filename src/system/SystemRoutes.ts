@@ -5,6 +5,7 @@ import { optionalCaller, requireCaller } from "../auth/Authenticate.ts"
 import { ApiError, badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
+import * as AnalyticsRepo from "./AnalyticsRepo.ts"
 import { clientConfig, clientLicense } from "./ClientConfig.ts"
 import { redirectLocation } from "./RedirectLocation.ts"
 import { pushConfigured } from "./ServerSettings.ts"
@@ -60,9 +61,7 @@ const licenseClient = Effect.gen(function*() {
 
 const limits = Effect.gen(function*() {
   yield* requireCaller
-  const db = yield* Db
-  const [row] = yield* db.read(db.sql<{ count: string }>`SELECT count(*) AS count FROM users WHERE delete_at = 0 AND NOT is_bot`)
-  return json({ activeUserCount: Number(row.count), maxUsersLimit: 0, maxUsersHardLimit: 0 })
+  return json({ activeUserCount: yield* AnalyticsRepo.activeUserCount, maxUsersLimit: 0, maxUsersHardLimit: 0 })
 })
 
 const timezones = Effect.gen(function*() {

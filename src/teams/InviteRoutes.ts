@@ -1,12 +1,12 @@
 import { HttpRouter } from "@effect/platform"
-import { Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Effect, Option, Schema } from "effect"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json } from "../http/Respond.ts"
 import { likePrefix } from "../search/Like.ts"
-import { type TeamRow, toTeam } from "./TeamWire.ts"
+import * as TeamRepo from "./TeamRepo.ts"
+import { toTeam } from "./TeamWire.ts"
 
 /** A team's public face for its invite link, and team search (the System Console's Teams list and the team picker). */
 
@@ -19,10 +19,9 @@ const InviteParams = Schema.Struct({ invite_id: Schema.String.pipe(Schema.patter
  */
 const inviteInfo = Effect.gen(function*() {
   const { invite_id } = yield* Decode.params(InviteParams)
-  const db = yield* Db
-  const [team] = yield* db.read(db.sql<TeamRow>`
-    SELECT * FROM teams WHERE invite_id = ${invite_id} AND invite_id <> '' AND delete_at = 0`)
-  if (team === undefined) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Unable to find the existing team.")
+  const found = yield* TeamRepo.findByInviteId(invite_id)
+  if (Option.isNone(found)) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Unable to find the existing team.")
+  const team = found.value
   if (team.type !== "O") {
     return yield* forbidden("api.team.get_invite_info.not_open_team", "The invite link of this team cannot be used: the team is not open.")
   }
@@ -44,27 +43,16 @@ const SearchBody = Schema.Struct({
 const search = Effect.gen(function*() {
   const caller = yield* requireCaller
   const body = yield* Decode.body(SearchBody)
-  const db = yield* Db
-  const sql = db.sql
-  const pattern = likePrefix(body.term.trim())
-  const visible = caller.isSystemAdmin
-    ? sql`TRUE`
-    : sql`(t.allow_open_invite OR EXISTS (
-        SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0))`
-  const open = body.allow_open_invite === undefined ? sql`TRUE` : sql`t.allow_open_invite = ${body.allow_open_invite}`
   const paged = body.page !== undefined && body.per_page !== undefined
-  const limit = paged ? body.per_page! : 100
-  const offset = paged ? body.page! * body.per_page! : 0
-  const rows = yield* db.read(sql<TeamRow & { total: string }>`
-    SELECT t.*, count(*) OVER () AS total FROM teams t
-    WHERE t.delete_at = 0 AND ${visible} AND ${open}
-      AND (lower(t.name) LIKE lower(${pattern}) OR lower(t.display_name) LIKE lower(${pattern}))
-    ORDER BY t.display_name, t.id LIMIT ${limit} OFFSET ${offset}`)
+  const { rows, total } = yield* TeamRepo.search(caller, {
+    pattern: likePrefix(body.term.trim()),
+    allowOpenInvite: body.allow_open_invite,
+    limit: paged ? body.per_page! : 100,
+    offset: paged ? body.page! * body.per_page! : 0,
+    withTotal: paged
+  })
   const teams = rows.map((r) => toTeam(r, caller.isSystemAdmin))
-  if (!paged) return json(teams)
-  const total = rows.length > 0 ? Number(rows[0].total) : Number((yield* db.read(sql<{ n: string }>`
-    SELECT count(*) AS n FROM teams t WHERE t.delete_at = 0 AND ${visible} AND ${open}
-      AND (lower(t.name) LIKE lower(${pattern}) OR lower(t.display_name) LIKE lower(${pattern}))`))[0].n)
+  if (total === undefined) return json(teams)
   return json({ teams, total_count: total })
 })
 

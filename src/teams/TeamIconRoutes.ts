@@ -9,7 +9,8 @@ import { notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok } from "../http/Respond.ts"
 import * as TeamEvents from "./TeamEvents.ts"
-import { administeredTeamId, readableTeam, TeamIdParams } from "./TeamRoutes.ts"
+import { TeamParams } from "../../schemas/Params.ts"
+import { administeredTeamId, readableTeam } from "./TeamRoutes.ts"
 import type { TeamRow } from "./TeamWire.ts"
 
 /**
@@ -29,7 +30,7 @@ const imageErrors = {
 
 const getIcon = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const team = yield* readableTeam(caller, "id", team_id)
   if (Number(team.row.last_team_icon_update) <= 0) return yield* noIcon()
   const stored = yield* (yield* FileStore).get(iconKey(team_id)).pipe(Effect.option)

@@ -1,7 +1,8 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
 import { Access } from "../access/Access.ts"
+import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
+import { Paging, TeamParams, UserIdOrMe, UserParams } from "../../schemas/Params.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import * as ChannelEvents from "../channels/ChannelEvents.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -9,19 +10,16 @@ import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiEr
 import * as Decode from "../http/Decode.ts"
 import { UserRepo } from "../users/UserRepo.ts"
 import { json, ok } from "../http/Respond.ts"
-import * as Membership from "./Membership.ts"
 import * as TeamEvents from "./TeamEvents.ts"
-import { memberColumns, unreadJoin } from "./TeamQueries.ts"
+import * as TeamMemberRepo from "./TeamMemberRepo.ts"
+import * as TeamRepo from "./TeamRepo.ts"
 import { domainAllowed } from "./TeamValidation.ts"
 import { CountRepo } from "../counts/CountRepo.ts"
-import { type TeamMemberRow, type TeamRow, type TeamUnreadRow, toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
-import { Paging, resolveUserId, selfOrAdmin, UserIdParam } from "./UserParam.ts"
+import { toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
 
 /** Team memberships: join, add, leave, list, roles, and each user's teams and unread totals. */
 
-const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
-const TeamUserParams = Schema.Struct({ team_id: Decode.Id, user_id: UserIdParam })
-const UserParams = Schema.Struct({ user_id: UserIdParam })
+const TeamUserParams = Schema.Struct({ ...TeamParams.fields, user_id: UserIdOrMe })
 
 const MemberBody = Schema.Struct({ team_id: Schema.optional(Schema.String), user_id: Decode.Id })
 const MembersBody = Schema.Array(MemberBody).pipe(Schema.maxItems(200))
@@ -40,15 +38,7 @@ const ExcludeTeamQuery = Schema.Struct({
 })
 
 const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
-    if (userIds.length === 0) return []
-    const rows = yield* db.read(sql<TeamMemberRow & TeamUnreadRow>`
-      SELECT ${memberColumns(sql)} FROM team_members tm ${unreadJoin(sql)}
-      WHERE tm.team_id = ${teamId} AND tm.user_id IN ${sql.in(userIds)}`)
-    return rows.map(toTeamMember)
-  })
+  Effect.map(TeamMemberRepo.membersOf(teamId, userIds), (rows) => rows.map(toTeamMember))
 
 /**
  * Adds users to a team. A user may join an open team (allow_open_invite) on their own; adding others takes team
@@ -56,24 +46,20 @@ const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
  */
 const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<string>, graceful = false) =>
   Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
-    const [team] = yield* db.read(sql<TeamRow & { member: boolean }>`
-      SELECT t.*, EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS member
-      FROM teams t WHERE t.id = ${teamId}`)
-    if (team === undefined) return yield* notFound("app.team.get.find.app_error", "Team not found.")
+    const found = yield* TeamMemberRepo.teamForJoin(teamId, caller.userId)
+    if (Option.isNone(found)) return yield* notFound("app.team.get.find.app_error", "Team not found.")
+    const team = found.value
     const onlySelf = requested.every((id) => id === caller.userId)
     const allowed = caller.isSystemAdmin || (team.member && team.delete_at === "0") ||
       (onlySelf && team.allow_open_invite && team.delete_at === "0")
     if (!allowed) return yield* permissionDenied("this team")
     if (team.delete_at !== "0") return yield* badRequest("api.team.add_user_to_team.deleted.app_error", "The team is archived.")
-    const known = yield* db.read(sql<{ id: string }>`SELECT id FROM users WHERE id IN ${sql.in(requested)} AND delete_at = 0`)
-    const knownIds = new Set(known.map((r) => r.id))
+    const knownIds = yield* TeamMemberRepo.activeUserIds(requested)
     const unknown = requested.filter((id) => !knownIds.has(id))
     if (unknown.length > 0 && !graceful) return yield* badRequest("app.user.missing_account.const", "Unknown user.")
     const userIds = requested.filter((id) => knownIds.has(id))
     const now = yield* Clock.currentTimeMillis
-    const join = yield* db.transaction(Membership.add(sql, teamId, userIds, false, now))
+    const join = yield* TeamMemberRepo.add(teamId, userIds, now)
     const bus = yield* EventBus
     yield* TeamEvents.joined(bus, teamId, join)
     return { members: yield* membersOf(teamId, userIds), unknown }
@@ -81,7 +67,7 @@ const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<stri
 
 const addMember = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const body = yield* Decode.body(MemberBody)
   const { members } = yield* addToTeam(caller, team_id, [body.user_id])
   return json(members[0], 201)
@@ -89,7 +75,7 @@ const addMember = Effect.gen(function*() {
 
 const addMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const body = yield* Decode.body(MembersBody)
   if (body.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "No members to add.")
   const { graceful } = yield* Decode.query(GracefulQuery)
@@ -109,17 +95,16 @@ const addMembers = Effect.gen(function*() {
 const joinByInvite = Effect.gen(function*() {
   const caller = yield* requireCaller
   const { invite_id } = yield* Decode.query(InviteQuery)
-  const db = yield* Db
-  const sql = db.sql
-  const [team] = yield* db.read(sql<TeamRow>`SELECT * FROM teams WHERE invite_id = ${invite_id} AND invite_id <> '' AND delete_at = 0`)
-  if (team === undefined) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Invalid invite id.")
+  const found = yield* TeamRepo.findByInviteId(invite_id)
+  if (Option.isNone(found)) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Invalid invite id.")
+  const team = found.value
   // The link admits only the team's allowed email domains, whether one signs up with it or joins when signed in.
   const email = Option.match(yield* (yield* UserRepo).findById(caller.userId), { onNone: () => "", onSome: (u) => u.email })
   if (!domainAllowed(email, team.allowed_domains)) {
     return yield* badRequest("api.team.join_user_to_team.allowed_domains.app_error", `Your email domain is not one of the team's allowed domains: ${team.allowed_domains.slice(0, 200)}`)
   }
   const now = yield* Clock.currentTimeMillis
-  const join = yield* db.transaction(Membership.add(sql, team.id, [caller.userId], false, now))
+  const join = yield* TeamMemberRepo.add(team.id, [caller.userId], now)
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, team.id, join)
   const [member] = yield* membersOf(team.id, [caller.userId])
@@ -138,23 +123,22 @@ const getMember = Effect.gen(function*() {
 
 const listMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const q = yield* Decode.query(MembersQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
-  const db = yield* Db
-  const sql = db.sql
-  const rows = yield* db.read(sql<TeamMemberRow & TeamUnreadRow>`
-    SELECT ${memberColumns(sql)} FROM team_members tm JOIN users usr ON usr.id = tm.user_id ${unreadJoin(sql)}
-    WHERE tm.team_id = ${team_id} AND tm.delete_at = 0 ${q.exclude_deleted_users ? sql`AND usr.delete_at = 0` : sql``}
-    ORDER BY ${q.sort === "Username" ? sql`usr.username` : sql`tm.user_id`}
-    LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
+  const rows = yield* TeamMemberRepo.listLive(team_id, {
+    sortByUsername: q.sort === "Username",
+    excludeDeletedUsers: q.exclude_deleted_users,
+    limit: q.per_page,
+    offset: q.page * q.per_page
+  })
   return json(rows.map(toTeamMember))
 })
 
 const membersByIds = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const ids = yield* Decode.body(UserIdsBody)
   const access = yield* Access
   yield* access.team(caller, team_id)
@@ -170,9 +154,7 @@ const removeMember = Effect.gen(function*() {
   const access = yield* Access
   const team = yield* access.teamMember(caller, params.team_id)
   if (userId !== caller.userId && !team.isAdmin) return yield* permissionDenied("this team")
-  const db = yield* Db
-  const now = yield* Clock.currentTimeMillis
-  const result = yield* db.transaction(Membership.remove(db.sql, params.team_id, userId, now))
+  const result = yield* TeamMemberRepo.remove(params.team_id, userId, yield* Clock.currentTimeMillis)
   if (!result.left) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
   const bus = yield* EventBus
   yield* Effect.forEach(result.channels, (channelId) => ChannelEvents.userRemoved(bus, channelId, userId, caller.userId), { discard: true })
@@ -197,11 +179,8 @@ const setTeamAdmin = <E, R>(decide: Effect.Effect<boolean, E, R>) =>
     const team = yield* access.teamMember(caller, params.team_id)
     if (!team.isAdmin) return yield* permissionDenied("this team")
     const userId = resolveUserId(caller, params.user_id)
-    const db = yield* Db
-    const updated = yield* db.transaction(db.sql`
-      UPDATE team_members SET scheme_admin = ${admin}, scheme_user = true, roles = ''
-      WHERE team_id = ${params.team_id} AND user_id = ${userId} AND delete_at = 0 RETURNING user_id`)
-    if (updated.length === 0) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
+    const updated = yield* TeamMemberRepo.setSchemeAdmin(params.team_id, userId, admin)
+    if (!updated) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
     const [member] = yield* membersOf(params.team_id, [userId])
     const bus = yield* EventBus
     yield* bus.publish("memberrole_updated", { member: JSON.stringify(member) }, { user_id: userId })
@@ -231,11 +210,7 @@ const userTeams = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
-  const db = yield* Db
-  const rows = yield* db.read(db.sql<TeamRow & { admin: boolean }>`
-    SELECT t.*, tm.scheme_admin AS admin FROM team_members tm JOIN teams t ON t.id = tm.team_id
-    WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0
-    ORDER BY t.display_name, t.id`)
+  const rows = yield* TeamMemberRepo.teamsOfUser(userId)
   return json(rows.map((r) => toTeam(r, caller.isSystemAdmin || (userId === caller.userId && r.admin))))
 })
 
@@ -243,12 +218,7 @@ const userTeamMembers = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
-  const db = yield* Db
-  const sql = db.sql
-  const rows = yield* db.read(sql<TeamMemberRow & TeamUnreadRow>`
-    SELECT ${memberColumns(sql)} FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
-    WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0
-    ORDER BY tm.team_id`)
+  const rows = yield* TeamMemberRepo.membershipsOfUser(userId)
   return json(rows.map(toTeamMember))
 })
 
@@ -257,13 +227,7 @@ const userTeamsUnread = Effect.gen(function*() {
   const params = yield* Decode.params(UserParams)
   const q = yield* Decode.query(ExcludeTeamQuery)
   const userId = yield* selfOrAdmin(caller, params.user_id)
-  const db = yield* Db
-  const sql = db.sql
-  const rows = yield* db.read(sql<TeamUnreadRow>`
-    SELECT tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
-    FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
-    WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0 AND tm.team_id <> ${q.exclude_team}
-    ORDER BY tm.team_id`)
+  const rows = yield* TeamMemberRepo.unreadsOfUser(userId, q.exclude_team)
   if (!q.include_collapsed_threads) return json(rows.map(toTeamUnread))
   // mattermost-redux sets the teams' thread badges from these; without them every refresh would reset them to zero.
   const threads = new Map((yield* (yield* CountRepo).threadUnreadsByTeam(userId)).map((t) => [t.team_id, t]))
@@ -280,14 +244,9 @@ const userTeamUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(TeamUserParams)
   const userId = yield* selfOrAdmin(caller, params.user_id)
-  const db = yield* Db
-  const sql = db.sql
-  const [row] = yield* db.read(sql<TeamUnreadRow>`
-    SELECT tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
-    FROM team_members tm ${unreadJoin(sql)}
-    WHERE tm.user_id = ${userId} AND tm.team_id = ${params.team_id} AND tm.delete_at = 0`)
-  if (row === undefined) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
-  return json(toTeamUnread(row))
+  const row = yield* TeamMemberRepo.unreadOfUserInTeam(userId, params.team_id)
+  if (Option.isNone(row)) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
+  return json(toTeamUnread(row.value))
 })
 
 export const routes = HttpRouter.empty.pipe(

@@ -1,7 +1,7 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Clock, Effect, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
+import { Paging, TeamParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -13,7 +13,6 @@ import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { DESCRIPTION_MAX, displayNameProblem, teamNameProblem } from "./TeamValidation.ts"
 import { type TeamRow, toTeam } from "./TeamWire.ts"
-import { Paging } from "./UserParam.ts"
 
 /** Teams: create, read, update, archive, list and stats (mattermost-compat.md section 5, Teams). */
 
@@ -41,7 +40,6 @@ const TeamPatch = Schema.Struct({
 /** PUT /teams/{id} replaces the editable fields, so display_name is required there. */
 const TeamUpdate = Schema.Struct({ ...TeamPatch.fields, display_name: Schema.String })
 
-export const TeamIdParams = Schema.Struct({ team_id: Decode.Id })
 const TeamNameParams = Schema.Struct({ name: Schema.String })
 const PermanentQuery = Schema.Struct({ permanent: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
 
@@ -70,14 +68,9 @@ interface ReadableTeam {
  */
 export const readableTeam = (caller: Caller, where: "id" | "name", value: string) =>
   Effect.gen(function*() {
-    const db = yield* Db
-    const sql = db.sql
-    const rows = yield* db.read(sql<TeamRow & { member: boolean; admin: boolean }>`
-      SELECT t.*, tm.user_id IS NOT NULL AS member, COALESCE(tm.scheme_admin, false) AS admin
-      FROM teams t LEFT JOIN team_members tm ON tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0
-      WHERE ${where === "id" ? sql`t.id = ${value}` : sql`t.name = ${value}`}`)
-    const row = rows[0]
-    if (row === undefined) return yield* notFound("app.team.get.find.app_error", "Team not found.")
+    const found = yield* TeamRepo.withMembership(caller.userId, where, value)
+    if (Option.isNone(found)) return yield* notFound("app.team.get.find.app_error", "Team not found.")
+    const row = found.value
     if (!row.member && !caller.isSystemAdmin && !(row.allow_open_invite && row.delete_at === "0")) {
       return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
     }
@@ -94,11 +87,9 @@ const createTeam = Effect.gen(function*() {
   const nameProblem = teamNameProblem(name)
   if (nameProblem !== undefined) return yield* badRequest("model.team.is_valid.url.app_error", nameProblem)
   yield* validatePatch(input)
-  const db = yield* Db
-  const sql = db.sql
   const now = yield* Clock.currentTimeMillis
   const id = newId()
-  const created = yield* db.transaction(TeamRepo.insertWithDefaultChannels(sql, {
+  const created = yield* TeamRepo.create({
     id,
     now,
     name,
@@ -109,7 +100,7 @@ const createTeam = Effect.gen(function*() {
     allowedDomains: input.allowed_domains,
     allowOpenInvite: input.allow_open_invite,
     creatorId: caller.userId
-  }))
+  })
   if (created === undefined) return yield* badRequest("app.team.save.existing.app_error", "A team with that name already exists.")
   const { team, join } = created
   const bus = yield* EventBus
@@ -119,7 +110,7 @@ const createTeam = Effect.gen(function*() {
 
 const getTeam = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const team = yield* readableTeam(caller, "id", team_id)
   return json(toTeam(team.row, team.isAdmin))
 })
@@ -145,37 +136,23 @@ const teamExists = Effect.gen(function*() {
 const applyPatch = (partial: boolean) =>
   Effect.gen(function*() {
     const caller = yield* requireCaller
-    const { team_id } = yield* Decode.params(TeamIdParams)
+    const { team_id } = yield* Decode.params(TeamParams)
     const access = yield* Access
     const team = yield* access.teamMember(caller, team_id)
     const patch: typeof TeamPatch.Type = partial ? yield* Decode.body(TeamPatch) : yield* Decode.body(TeamUpdate)
     if (!team.isAdmin) return yield* permissionDenied("this team")
     yield* validatePatch(patch)
-    const db = yield* Db
-    const sql = db.sql
     const now = yield* Clock.currentTimeMillis
-    const rows = yield* db.transaction(sql<TeamRow>`
-      UPDATE teams SET
-        display_name = COALESCE(${patch.display_name?.trim() ?? null}, display_name),
-        description = COALESCE(${patch.description ?? null}, description),
-        company_name = COALESCE(${patch.company_name ?? null}, company_name),
-        allowed_domains = COALESCE(${patch.allowed_domains ?? null}, allowed_domains),
-        allow_open_invite = COALESCE(${patch.allow_open_invite ?? null}::boolean, allow_open_invite),
-        type = CASE WHEN ${patch.allow_open_invite ?? null}::boolean IS NULL THEN type
-                    WHEN ${patch.allow_open_invite ?? null}::boolean THEN 'O' ELSE 'I' END,
-        group_constrained = COALESCE(${patch.group_constrained ?? null}::boolean, group_constrained),
-        update_at = ${now}
-      WHERE id = ${team_id}
-      RETURNING *`)
+    const updated = yield* TeamRepo.patch(team_id, patch, now)
     const bus = yield* EventBus
-    yield* TeamEvents.updated(bus, rows[0])
-    return json(toTeam(rows[0], true))
+    yield* TeamEvents.updated(bus, updated)
+    return json(toTeam(updated, true))
   })
 
 /** The `{team_id}` of the path, once the caller is known to administer that team (team or system admin). */
 export const administeredTeamId = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const access = yield* Access
   const team = yield* access.teamMember(caller, team_id)
   if (!team.isAdmin) return yield* permissionDenied("this team")
@@ -184,13 +161,10 @@ export const administeredTeamId = Effect.gen(function*() {
 
 const regenerateInvite = Effect.gen(function*() {
   const team_id = yield* administeredTeamId
-  const db = yield* Db
-  const now = yield* Clock.currentTimeMillis
-  const rows = yield* db.transaction(db.sql<TeamRow>`
-    UPDATE teams SET invite_id = ${newId()}, update_at = ${now} WHERE id = ${team_id} RETURNING *`)
+  const team = yield* TeamRepo.regenerateInvite(team_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
-  yield* TeamEvents.updated(bus, rows[0])
-  return json(toTeam(rows[0], true))
+  yield* TeamEvents.updated(bus, team)
+  return json(toTeam(team, true))
 })
 
 /** Archives the team (soft delete); `permanent=true` is not offered. */
@@ -198,26 +172,20 @@ const archiveTeam = Effect.gen(function*() {
   const team_id = yield* administeredTeamId
   const { permanent } = yield* Decode.query(PermanentQuery)
   if (permanent) return yield* forbidden("api.team.permanent_delete_team.disabled.app_error", "Permanent team deletion is disabled on this server.")
-  const db = yield* Db
-  const now = yield* Clock.currentTimeMillis
-  const rows = yield* db.transaction(db.sql<TeamRow>`
-    UPDATE teams SET delete_at = ${now}, update_at = ${now} WHERE id = ${team_id} AND delete_at = 0 RETURNING *`)
-  if (rows.length > 0) {
+  const archived = yield* TeamRepo.archive(team_id, yield* Clock.currentTimeMillis)
+  if (Option.isSome(archived)) {
     const bus = yield* EventBus
-    yield* bus.publish("delete_team", { team: JSON.stringify(toTeam(rows[0], false)) }, { team_id })
+    yield* bus.publish("delete_team", { team: JSON.stringify(toTeam(archived.value, false)) }, { team_id })
   }
   return json({ status: "OK" })
 })
 
 const restoreTeam = Effect.gen(function*() {
   const team_id = yield* administeredTeamId
-  const db = yield* Db
-  const now = yield* Clock.currentTimeMillis
-  const rows = yield* db.transaction(db.sql<TeamRow>`
-    UPDATE teams SET delete_at = 0, update_at = ${now} WHERE id = ${team_id} RETURNING *`)
+  const team = yield* TeamRepo.restore(team_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
-  yield* bus.publish("restore_team", { team: JSON.stringify(toTeam(rows[0], false)) }, { team_id })
-  return json(toTeam(rows[0], true))
+  yield* bus.publish("restore_team", { team: JSON.stringify(toTeam(team, false)) }, { team_id })
+  return json(toTeam(team, true))
 })
 
 const ListQuery = Schema.Struct({
@@ -229,35 +197,19 @@ const ListQuery = Schema.Struct({
 const listTeams = Effect.gen(function*() {
   const caller = yield* requireCaller
   const q = yield* Decode.query(ListQuery)
-  const db = yield* Db
-  const sql = db.sql
-  const visible = caller.isSystemAdmin
-    ? sql`t.delete_at = 0`
-    : sql`t.delete_at = 0 AND (t.allow_open_invite OR EXISTS (
-        SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0))`
-  const rows = yield* db.read(sql<TeamRow & { total: string }>`
-    SELECT t.*, count(*) OVER () AS total FROM teams t WHERE ${visible}
-    ORDER BY t.display_name, t.id LIMIT ${q.per_page} OFFSET ${q.page * q.per_page}`)
+  const { rows, total } = yield* TeamRepo.listVisible(caller, q.per_page, q.page * q.per_page, q.include_total_count)
   const teams = rows.map((r) => toTeam(r, caller.isSystemAdmin))
-  if (!q.include_total_count) return json(teams)
-  const total = rows.length > 0 ? Number(rows[0].total) : Number((yield* db.read(sql<{ n: string }>`
-    SELECT count(*) AS n FROM teams t WHERE ${visible}`))[0].n)
+  if (total === undefined) return json(teams)
   return json({ teams, total_count: total })
 })
 
 const teamStats = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { team_id } = yield* Decode.params(TeamIdParams)
+  const { team_id } = yield* Decode.params(TeamParams)
   const access = yield* Access
   yield* access.team(caller, team_id)
-  const db = yield* Db
-  // The team's member rows less its deactivated users (users_deactivated_idx): joining users reads them all.
-  const [row] = yield* db.read(db.sql<{ total: string; active: string }>`
-    SELECT count(*) AS total,
-           count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = tm.user_id AND u.delete_at <> 0)) AS active
-    FROM team_members tm
-    WHERE tm.team_id = ${team_id} AND tm.delete_at = 0`)
-  return json({ team_id, total_member_count: Number(row.total), active_member_count: Number(row.active) })
+  const counts = yield* TeamRepo.memberCounts(team_id)
+  return json({ team_id, total_member_count: counts.total, active_member_count: counts.active })
 })
 
 export const routes = HttpRouter.empty.pipe(

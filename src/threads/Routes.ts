@@ -1,6 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -10,6 +9,7 @@ import { json, ok } from "../http/Respond.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { userThreads } from "./ThreadEvents.ts"
 import { ThreadRepo } from "./ThreadRepo.ts"
+import { UserRepo } from "../users/UserRepo.ts"
 import { toWire } from "./ThreadWire.ts"
 import { OwnUserParam, ownUser } from "../posts/OwnUser.ts"
 
@@ -119,10 +119,9 @@ const moveReadPoint = (caller: Caller, threadId: string, at: number) =>
     const thread = yield* readableThread(caller, threadId)
     const threads = yield* ThreadRepo
     const [before] = yield* threads.memberships(threadId, [caller.userId])
-    const db = yield* Db
-    const [user] = yield* db.read(db.sql<{ username: string }>`SELECT username FROM users WHERE id = ${caller.userId}`)
+    const user = yield* (yield* UserRepo).findById(caller.userId)
     const now = yield* Clock.currentTimeMillis
-    yield* threads.setLastViewed(threadId, caller.userId, user?.username ?? "", at, now)
+    yield* threads.setLastViewed(threadId, caller.userId, Option.match(user, { onNone: () => "", onSome: (u) => u.username }), at, now)
     const found = yield* userThreads(threadId, [caller.userId], false, caller)
     const after = found.get(caller.userId)
     if (after === undefined) return yield* notFound("app.user.get_threads.app_error", "Thread not found.")
@@ -150,12 +149,9 @@ const setUnread = Effect.gen(function*() {
   const caller = yield* requireCaller
   const params = yield* Decode.params(SetUnreadParams)
   yield* ownTeam(caller, params.user_id, params.team_id)
-  const db = yield* Db
-  const [post] = yield* db.read(db.sql<{ create_at: string }>`
-    SELECT create_at FROM posts
-    WHERE id = ${params.post_id} AND delete_at = 0 AND (id = ${params.thread_id} OR root_id = ${params.thread_id})`)
-  if (post === undefined) return yield* notFound("app.post.get.app_error", "Post not found in this thread.")
-  return json(yield* moveReadPoint(caller, params.thread_id, Number(post.create_at) - 1))
+  const createAt = yield* (yield* ThreadRepo).postCreateAt(params.thread_id, params.post_id)
+  if (Option.isNone(createAt)) return yield* notFound("app.post.get.app_error", "Post not found in this thread.")
+  return json(yield* moveReadPoint(caller, params.thread_id, createAt.value - 1))
 })
 
 const follow = (following: boolean) =>

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 
 /**
@@ -73,6 +73,8 @@ export interface ThreadRepoService {
   /** Every followed thread of the team read up to `at`; the thread ids touched. */
   readonly markAllRead: (userId: string, teamId: string, at: number) => Effect.Effect<ReadonlyArray<string>, DbError>
   /** The thread row of a root, or nothing. */
+  /** When a live post of the thread (its root or a reply) was created; None when it is not one. */
+  readonly postCreateAt: (threadId: string, postId: string) => Effect.Effect<Option.Option<number>, DbError>
   readonly thread: (threadId: string) => Effect.Effect<{ readonly channel_id: string; readonly team_id: string; readonly reply_count: string | number } | undefined, DbError>
 }
 
@@ -218,6 +220,14 @@ export const make = Effect.gen(function*() {
           SELECT t.channel_id, c.team_id, t.reply_count FROM threads t JOIN channels c ON c.id = t.channel_id
           WHERE t.post_id = ${threadId}`),
         (rows) => rows[0]
+      ),
+
+    postCreateAt: (threadId, postId) =>
+      Effect.map(
+        db.read(sql<{ create_at: string }>`
+          SELECT create_at FROM posts
+          WHERE id = ${postId} AND delete_at = 0 AND (id = ${threadId} OR root_id = ${threadId})`),
+        (rows) => Option.map(Option.fromNullable(rows[0]), (r) => Number(r.create_at))
       )
   }
   return service

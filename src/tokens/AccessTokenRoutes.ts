@@ -1,6 +1,9 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import type { DbError } from "../../layers/Db.ts"
 import { CreateAccessToken, SearchTokens, TokenIdBody } from "../../schemas/AccessToken.ts"
+import type { DomainError } from "../../schemas/Errors.ts"
+import { isId, PagingQuery } from "../../schemas/Params.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { ApiError, badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
@@ -10,10 +13,6 @@ import * as AccessTokens from "./AccessTokens.ts"
 
 /** Personal access tokens over /api/v4 (Mattermost's routes and error ids). */
 
-const Paging = Schema.Struct({
-  page: Decode.QueryInt(0, { min: 0 }),
-  per_page: Decode.QueryInt(60, { min: 0, max: 200 })
-})
 
 const CreateBody = Schema.Struct({
   ...CreateAccessToken.fields,
@@ -22,7 +21,7 @@ const CreateBody = Schema.Struct({
 
 const TokenIdParams = Schema.Struct({ token_id: Decode.Id })
 
-const toApiError = <A, R>(effect: Effect.Effect<A, AccessTokens.TokensDisabled | AccessTokens.TokenNotPermitted | AccessTokens.TokenNotFound | AccessTokens.TokenUserNotFound | AccessTokens.TokenBadInput | ApiError | import("../../layers/Db.ts").DbError, R>) =>
+const toApiError = <A, R>(effect: Effect.Effect<A, AccessTokens.TokensDisabled | AccessTokens.TokenNotPermitted | AccessTokens.TokenNotFound | AccessTokens.TokenUserNotFound | AccessTokens.TokenBadInput | ApiError | DomainError | DbError, R>) =>
   effect.pipe(
     Effect.catchTags({
       TokensDisabled: () =>
@@ -35,7 +34,7 @@ const toApiError = <A, R>(effect: Effect.Effect<A, AccessTokens.TokensDisabled |
   )
 
 const tokenIdFromBody = Effect.flatMap(Decode.body(TokenIdBody), ({ token_id }) =>
-  /^[a-z0-9]{26}$/.test(token_id) ? Effect.succeed(token_id) : Effect.fail(invalidParam("token_id")))
+  isId(token_id) ? Effect.succeed(token_id) : Effect.fail(invalidParam("token_id")))
 
 const create = toApiError(Effect.gen(function*() {
   const caller = yield* requireCaller
@@ -47,13 +46,13 @@ const create = toApiError(Effect.gen(function*() {
 const listForUser = toApiError(Effect.gen(function*() {
   const caller = yield* requireCaller
   const userId = yield* targetUserId(caller)
-  const { page, per_page } = yield* Decode.query(Paging)
+  const { page, per_page } = yield* Decode.query(PagingQuery)
   return json(yield* AccessTokens.listForUser(caller, userId, page, per_page))
 }))
 
 const listAll = toApiError(Effect.gen(function*() {
   const caller = yield* requireCaller
-  const { page, per_page } = yield* Decode.query(Paging)
+  const { page, per_page } = yield* Decode.query(PagingQuery)
   return json(yield* AccessTokens.listAll(caller, page, per_page))
 }))
 

@@ -13,9 +13,9 @@ import { json, ok } from "../http/Respond.ts"
 import { EventBus } from "../events/EventBus.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { refuseWebPasswordLoginWhenSsoRequired } from "../sso/PasswordPolicy.ts"
-import { Db } from "../../layers/Db.ts"
 import { noAccounts, siteSwitches } from "../system/ServerSettings.ts"
-import * as Membership from "../teams/Membership.ts"
+import * as TeamMemberRepo from "../teams/TeamMemberRepo.ts"
+import * as TeamRepo from "../teams/TeamRepo.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
 import { domainAllowed } from "../teams/TeamValidation.ts"
 import * as Mfa from "../mfa/Mfa.ts"
@@ -76,10 +76,9 @@ interface InviteTeam {
 const inviteTeam = (iid: string, email: string) =>
   Effect.gen(function*() {
     if (iid === "") return Option.none<InviteTeam>()
-    const db = yield* Db
-    const [team] = yield* db.read(db.sql<{ id: string; allowed_domains: string }>`
-      SELECT id, allowed_domains FROM teams WHERE invite_id = ${iid} AND invite_id <> '' AND delete_at = 0`)
-    if (team === undefined) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Unable to find the existing team.")
+    const found = yield* TeamRepo.findByInviteId(iid)
+    if (Option.isNone(found)) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Unable to find the existing team.")
+    const team = found.value
     if (!domainAllowed(email, team.allowed_domains)) {
       return yield* badRequest("api.team.invite_members.invalid_email.app_error", `The email domain is not one of the team's allowed domains: ${team.allowed_domains.slice(0, 200)}`)
     }
@@ -107,7 +106,6 @@ const signup = Effect.gen(function*() {
   const team = yield* signupTeam(iid, email)
   const crypto = yield* Crypto
   const repo = yield* UserRepo
-  const db = yield* Db
   const now = yield* Clock.currentTimeMillis
   const passwordHash = yield* crypto.hashPassword(input.password)
   const insert = repo.insert({
@@ -131,11 +129,7 @@ const signup = Effect.gen(function*() {
       badRequest("app.user.save.email_exists.app_error", "An account with that email already exists."))
   )
   // The account and its team membership are written together: no account is left behind without its team.
-  const { row, join } = yield* db.transaction(Effect.gen(function*() {
-    const row = yield* insert
-    const join = Option.isSome(team) ? Option.some(yield* Membership.add(db.sql, team.value.id, [row.id], false, now)) : Option.none()
-    return { row, join }
-  }))
+  const { row, join } = yield* TeamMemberRepo.createWithTeam(insert, Option.map(team, (t) => t.id), now)
   const bus = yield* EventBus
   const wire = toWire(row, "self")
   yield* bus.publish("new_user", { user_id: row.id }, {})

@@ -1,15 +1,14 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
 import { RoleNamesParam } from "../../schemas/users.ts"
 import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
 import { badRequest, invalidParam, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, ok } from "../http/Respond.ts"
-import { likeContaining } from "../search/Like.ts"
+import { activeUserCount } from "../system/AnalyticsRepo.ts"
 import { setSystemRoles } from "./UserAdmin.ts"
-import { roleClause, UserDirectory } from "./UserDirectory.ts"
-import type { UserRow } from "./UserRow.ts"
+import { UserDirectory } from "./UserDirectory.ts"
+import * as UserReportRepo from "./UserReportRepo.ts"
 import { toWire } from "./UserWire.ts"
 import { targetUserId } from "./UserParam.ts"
 
@@ -32,11 +31,7 @@ const OptionalId = Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.I
 /** GET /users/stats: the active users (bots aside) the caller can see; everyone for system admins. */
 const stats = Effect.gen(function*() {
   const caller = yield* requireCaller
-  const db = yield* Db
-  if (caller.isSystemAdmin) {
-    const [row] = yield* db.read(db.sql<{ n: string }>`SELECT count(*) AS n FROM users WHERE delete_at = 0 AND NOT is_bot`)
-    return json({ total_users_count: Number(row.n) })
-  }
+  if (caller.isSystemAdmin) return json({ total_users_count: yield* activeUserCount })
   const known = yield* (yield* UserDirectory).knownIds(caller)
   return json({ total_users_count: new Set([...known, caller.userId]).size })
 })
@@ -56,17 +51,14 @@ const FilteredQuery = Schema.Struct({
 const filteredStats = Effect.gen(function*() {
   yield* requireSystemAdmin
   const q = yield* Decode.query(FilteredQuery)
-  const db = yield* Db
-  const sql = db.sql
-  const scope = { inTeam: q.in_team === "" ? undefined : q.in_team, inChannel: q.in_channel === "" ? undefined : q.in_channel }
-  const [row] = yield* db.read(sql<{ n: string }>`
-    SELECT count(*) AS n FROM users u
-    WHERE ${q.include_deleted ? sql`TRUE` : sql`u.delete_at = 0`}
-      AND ${q.include_bots ? sql`TRUE` : sql`NOT u.is_bot`}
-      AND ${scope.inTeam === undefined ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${scope.inTeam} AND tm.delete_at = 0)`}
-      AND ${scope.inChannel === undefined ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = u.id AND cm.channel_id = ${scope.inChannel})`}
-      ${roleClause(sql, { system: q.roles, team: q.team_roles, channel: q.channel_roles }, scope)}`)
-  return json({ total_users_count: Number(row.n) })
+  const count = yield* UserReportRepo.filteredCount({
+    includeDeleted: q.include_deleted,
+    includeBots: q.include_bots,
+    inTeam: q.in_team === "" ? undefined : q.in_team,
+    inChannel: q.in_channel === "" ? undefined : q.in_channel,
+    roles: { system: q.roles, team: q.team_roles, channel: q.channel_roles }
+  })
+  return json({ total_users_count: count })
 })
 
 const SORT_COLUMNS = { Username: "username", Email: "email", CreateAt: "create_at", FirstName: "first_name", LastName: "last_name", Nickname: "nickname" } as const
@@ -94,19 +86,6 @@ const ReportQuery = Schema.Struct({
 
 const CountQuery = Schema.Struct(ReportFilter)
 
-/** The console's user filters as one WHERE clause over `users u`. */
-const reportWhere = (sql: Db["Type"]["sql"], f: Schema.Schema.Type<typeof CountQuery>) => {
-  const term = f.search_term.trim()
-  return sql`NOT u.is_bot
-    AND ${f.hide_active ? sql`u.delete_at <> 0` : sql`TRUE`}
-    AND ${f.hide_inactive ? sql`u.delete_at = 0` : sql`TRUE`}
-    AND ${f.role_filter === "" ? sql`TRUE` : sql`${f.role_filter} = ANY (string_to_array(u.roles, ' '))`}
-    AND ${f.team_filter === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${f.team_filter} AND tm.delete_at = 0)`}
-    AND ${f.has_no_team ? sql`NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.delete_at = 0)` : sql`TRUE`}
-    AND ${term === "" ? sql`TRUE` : sql`(u.username ILIKE ${likeContaining(term)} OR u.email ILIKE ${likeContaining(term)} OR u.first_name ILIKE ${likeContaining(term)}
-          OR u.last_name ILIKE ${likeContaining(term)} OR u.nickname ILIKE ${likeContaining(term)})`}`
-}
-
 const DAY = 86_400_000
 
 /** The start of a report's date range (posts counted from then on), 0 for all time. */
@@ -131,30 +110,19 @@ const rangeStart = (range: Schema.Schema.Type<typeof CountQuery>["date_range"], 
 const userReport = Effect.gen(function*() {
   const caller = yield* requireSystemAdmin
   const q = yield* Decode.query(ReportQuery)
-  const db = yield* Db
-  const sql = db.sql
   const column = SORT_COLUMNS[q.sort_column]
   if (column === "create_at" && q.from_column_value !== "" && !/^\d{1,16}$/.test(q.from_column_value)) return yield* invalidParam("from_column_value")
   // Going back ("prev") reads the other way from the cursor and turns the page round again.
-  const ascending = (q.sort_direction === "asc") === (q.direction === "next")
-  const cursor = q.from_id === ""
-    ? sql`TRUE`
-    : column === "create_at"
-    ? (ascending ? sql`(u.create_at, u.id) > (${Number(q.from_column_value || 0)}, ${q.from_id})` : sql`(u.create_at, u.id) < (${Number(q.from_column_value || 0)}, ${q.from_id})`)
-    : (ascending
-      ? sql`(${sql(column)}, u.id) > (${q.from_column_value}, ${q.from_id})`
-      : sql`(${sql(column)}, u.id) < (${q.from_column_value}, ${q.from_id})`)
-  const order = ascending ? sql`${sql(column)} ASC, u.id ASC` : sql`${sql(column)} DESC, u.id DESC`
-  const rows = yield* db.read(sql<UserRow>`
-    SELECT u.* FROM users u WHERE ${reportWhere(sql, q)} AND ${cursor} ORDER BY ${order} LIMIT ${q.page_size}`)
+  const rows = yield* UserReportRepo.reportPage(q, {
+    column,
+    ascending: (q.sort_direction === "asc") === (q.direction === "next"),
+    after: q.from_id === "" ? undefined : { value: q.from_column_value, id: q.from_id },
+    limit: q.page_size
+  })
   const page = q.direction === "prev" ? [...rows].reverse() : rows
   const now = yield* Clock.currentTimeMillis
   const since = rangeStart(q.date_range, now)
-  const activity = page.length === 0 ? [] : yield* db.read(sql<{ user_id: string; total: string; last: string; days: string }>`
-    SELECT user_id, count(*) AS total, max(create_at) AS last,
-           count(DISTINCT (create_at / ${DAY})) AS days
-    FROM posts WHERE user_id IN ${sql.in(page.map((u) => u.id))} AND delete_at = 0 AND create_at >= ${since}
-    GROUP BY user_id`)
+  const activity = yield* UserReportRepo.postingActivity(page.map((u) => u.id), since)
   const byUser = new Map(activity.map((a) => [a.user_id, a]))
   return json(page.map((row) => {
     const posts = byUser.get(row.id)
@@ -172,9 +140,7 @@ const userReport = Effect.gen(function*() {
 const userReportCount = Effect.gen(function*() {
   yield* requireSystemAdmin
   const q = yield* Decode.query(CountQuery)
-  const db = yield* Db
-  const [row] = yield* db.read(db.sql<{ n: string }>`SELECT count(*) AS n FROM users u WHERE ${reportWhere(db.sql, q)}`)
-  return json(Number(row.n))
+  return json(yield* UserReportRepo.reportCount(q))
 })
 
 const RolesBody = Schema.Struct({ roles: Schema.String.pipe(Schema.maxLength(256)) })

@@ -1,5 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
+import { isId } from "../../schemas/Params.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { invalidParam, notFound } from "../http/ApiError.ts"
@@ -25,7 +26,7 @@ const revokeOne = Effect.gen(function*() {
   const userId = yield* targetUserId(caller)
   yield* requireSelfOrAdmin(caller, userId)
   const { session_id } = yield* Decode.body(SessionBody)
-  if (!/^[a-z0-9]{26}$/.test(session_id)) return yield* invalidParam("session_id")
+  if (!isId(session_id)) return yield* invalidParam("session_id")
   const sessions = yield* Sessions
   const session = yield* sessions.get(session_id)
   if (Option.isNone(session) || session.value.user_id !== userId) {

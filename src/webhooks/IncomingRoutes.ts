@@ -1,6 +1,7 @@
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import type { DbError } from "../../layers/Db.ts"
+import type { DomainError } from "../../schemas/Errors.ts"
 import { CreateIncomingWebhook, IncomingPayload, UpdateIncomingWebhook } from "../../schemas/IncomingWebhook.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
@@ -20,7 +21,7 @@ const ListQuery = Schema.Struct({
 
 type HookErrors = Hooks.HooksDisabled | Hooks.HookNotPermitted | Hooks.HookNotFound | Hooks.HookBadInput | Hooks.HookRateLimited
 
-const handle = <A, R>(effect: Effect.Effect<A, HookErrors | ApiError | DbError, R>) =>
+const handle = <A, R>(effect: Effect.Effect<A, HookErrors | ApiError | DomainError | DbError, R>) =>
   effect.pipe(Effect.catchTags({
     HooksDisabled: () => Effect.fail(new ApiError({ status: 501, id: "api.incoming_webhook.disabled.app_error", message: "Incoming webhooks have been disabled by the system admin." })),
     HookNotPermitted: () => Effect.fail(permissionDenied("incoming webhooks")),

@@ -1,0 +1,96 @@
+import { Effect, Option } from "effect"
+import { Db } from "../../layers/Db.ts"
+import type { ChannelMemberRow } from "./ChannelWire.ts"
+import * as Membership from "./Membership.ts"
+
+/** Channel memberships' SQL. `ChannelRepo.membersOf` reads members by id. */
+
+export const listPage = (channelId: string, limit: number, offset: number) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    return yield* db.read(db.sql<ChannelMemberRow>`
+      SELECT * FROM channel_members WHERE channel_id = ${channelId}
+      ORDER BY user_id LIMIT ${limit} OFFSET ${offset}`)
+  })
+
+/** How many of these users are active live members of the team. */
+export const countActiveTeamMembers = (teamId: string, userIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    const rows = yield* db.read(sql<{ user_id: string }>`
+      SELECT tm.user_id FROM team_members tm JOIN users u ON u.id = tm.user_id
+      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND tm.user_id IN ${sql.in(userIds)}`)
+    return rows.length
+  })
+
+/** Adds the users as plain members (Membership.add) in one transaction; returns who was added. */
+export const add = (channel: Membership.ChannelTarget, userIds: ReadonlyArray<string>, now: number) =>
+  Effect.flatMap(Db, (db) =>
+    db.transaction(Membership.add(db.sql, userIds.map((userId) => ({ channel, userId, admin: false })), now)))
+
+/** Removes the user from the channel; false when they were not a member. */
+export const remove = (channelId: string, userId: string) =>
+  Effect.flatMap(Db, (db) =>
+    Effect.map(db.transaction(Membership.remove(db.sql, userId, [channelId])), (removed) => removed.length > 0))
+
+/** Merges settings into the member's notify props; false when there is no such member. */
+export const mergeNotifyProps = (channelId: string, userId: string, settings: Readonly<Record<string, string>>, now: number) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const updated = yield* db.transaction(db.sql`
+      UPDATE channel_members SET notify_props = notify_props || ${JSON.stringify(settings)}::jsonb, last_update_at = ${now}
+      WHERE channel_id = ${channelId} AND user_id = ${userId} RETURNING user_id`)
+    return updated.length > 0
+  })
+
+/** Makes the member a channel admin or a plain member; false when there is no such member. */
+export const setSchemeAdmin = (channelId: string, userId: string, admin: boolean, now: number) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const updated = yield* db.transaction(db.sql`
+      UPDATE channel_members SET scheme_admin = ${admin}, scheme_user = true, roles = '', last_update_at = ${now}
+      WHERE channel_id = ${channelId} AND user_id = ${userId} RETURNING user_id`)
+    return updated.length > 0
+  })
+
+/**
+ * Marks the user's memberships of these channels read at `now`, rewriting only those not read already; returns each
+ * membership's last_viewed_at.
+ */
+export const markViewed = (userId: string, channelIds: ReadonlyArray<string>, now: number) =>
+  Effect.gen(function*() {
+    if (channelIds.length === 0) return []
+    const db = yield* Db
+    const sql = db.sql
+    // One statement (atomic on its own); the outer SELECT sees the rows as they were before the UPDATE, which for the
+    // rows it did not change is as they are.
+    return yield* db.execute(sql<{ channel_id: string; last_viewed_at: string }>`
+      WITH changed AS (
+        UPDATE channel_members cm SET
+          last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
+          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
+        FROM channels c
+        WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(channelIds)}
+          AND (cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count OR cm.msg_count_root <> c.total_msg_count_root
+               OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)
+        RETURNING cm.channel_id, cm.last_viewed_at
+      )
+      SELECT channel_id, last_viewed_at FROM changed
+      UNION ALL
+      SELECT channel_id, last_viewed_at FROM channel_members
+      WHERE user_id = ${userId} AND channel_id IN ${sql.in(channelIds)} AND channel_id NOT IN (SELECT channel_id FROM changed)`)
+  })
+
+export type MemberWithTotals = ChannelMemberRow & { team_id: string; total_msg_count: string; total_msg_count_root: string }
+
+/** The membership with its channel's team and message totals. */
+export const withChannelTotals = (channelId: string, userId: string) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const [row] = yield* db.read(db.sql<MemberWithTotals>`
+      SELECT cm.*, c.team_id, c.total_msg_count, c.total_msg_count_root
+      FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+      WHERE cm.channel_id = ${channelId} AND cm.user_id = ${userId}`)
+    return Option.fromNullable(row)
+  })

@@ -1,0 +1,52 @@
+import { Effect } from "effect"
+import { Db } from "../../layers/Db.ts"
+import { Forbidden, NotFound } from "../../schemas/Errors.ts"
+
+/**
+ * Post acknowledgements' SQL. Each change moves the post's update_at in the same transaction. An acknowledgement may
+ * only be taken back within five minutes, as Mattermost allows.
+ */
+const REMOVE_DEADLINE_MS = 5 * 60 * 1000
+
+export interface AckRow {
+  readonly user_id: string
+  readonly post_id: string
+  readonly acknowledged_at: string | number
+}
+
+/** Acknowledging again moves acknowledged_at to now (Mattermost's upsert), which restarts the removal window. */
+export const acknowledge = (postId: string, userId: string, now: number) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    return yield* db.transaction(Effect.gen(function*() {
+      const [saved] = yield* sql<AckRow>`
+        INSERT INTO post_acknowledgements (post_id, user_id, acknowledged_at)
+        VALUES (${postId}, ${userId}, ${now})
+        ON CONFLICT (post_id, user_id) DO UPDATE SET acknowledged_at = EXCLUDED.acknowledged_at
+        RETURNING post_id, user_id, acknowledged_at`
+      yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${postId}`
+      return saved
+    }))
+  })
+
+/** Removes the acknowledgement made within the last five minutes; returns it. */
+export const unacknowledge = (postId: string, userId: string, now: number) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    return yield* db.transaction(Effect.gen(function*() {
+      const [existing] = yield* sql<AckRow>`
+        SELECT post_id, user_id, acknowledged_at FROM post_acknowledgements
+        WHERE post_id = ${postId} AND user_id = ${userId} FOR UPDATE`
+      if (existing === undefined) {
+        return yield* new NotFound({ id: "app.acknowledgement.get.app_error", message: "Unable to get the acknowledgement." })
+      }
+      if (now - Number(existing.acknowledged_at) > REMOVE_DEADLINE_MS) {
+        return yield* new Forbidden({ id: "api.acknowledgement.delete.deadline.app_error", message: "You cannot remove an acknowledgement after 5 minutes." })
+      }
+      yield* sql`DELETE FROM post_acknowledgements WHERE post_id = ${postId} AND user_id = ${userId}`
+      yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${postId}`
+      return existing
+    }))
+  })
