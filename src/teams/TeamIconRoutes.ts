@@ -1,6 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
-import { Db } from "../../layers/Db.ts"
 import { FileStore } from "../../layers/FileStore.ts"
 import { requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -11,7 +10,7 @@ import { ok } from "../http/Respond.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import { TeamParams } from "../../schemas/Params.ts"
 import { administeredTeamId, readableTeam } from "./TeamRoutes.ts"
-import type { TeamRow } from "./TeamWire.ts"
+import * as TeamRepo from "./TeamRepo.ts"
 
 /**
  * A team's icon: GET /teams/{id}/image for whoever may see the team, POST (multipart `image`) and DELETE for its
@@ -41,12 +40,9 @@ const getIcon = Effect.gen(function*() {
 /** Records that the team now has an icon (its time is now) or has none (0), and tells the members. */
 const setIconTime = (teamId: string, hasIcon: boolean) =>
   Effect.gen(function*() {
-    const db = yield* Db
     const now = yield* Clock.currentTimeMillis
-    const rows = yield* db.execute(db.sql<TeamRow>`
-      UPDATE teams SET last_team_icon_update = ${hasIcon ? now : 0}, update_at = ${now}
-      WHERE id = ${teamId} RETURNING *`)
-    if (rows[0] !== undefined) yield* TeamEvents.updated(yield* EventBus, rows[0])
+    const updated = yield* TeamRepo.setIconTime(teamId, hasIcon ? now : 0, now)
+    if (Option.isSome(updated)) yield* TeamEvents.updated(yield* EventBus, updated.value)
   })
 
 const uploadIcon = Effect.gen(function*() {

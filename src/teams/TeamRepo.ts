@@ -116,6 +116,15 @@ export const regenerateInvite = (teamId: string, now: number) =>
     return rows[0]
   })
 
+/** Sets last_team_icon_update (the time the icon changed, or 0 for none); None for an unknown team. */
+export const setIconTime = (teamId: string, iconTime: number, now: number) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const rows = yield* db.execute(db.sql<TeamRow>`
+      UPDATE teams SET last_team_icon_update = ${iconTime}, update_at = ${now} WHERE id = ${teamId} RETURNING *`)
+    return Option.fromNullable(rows[0])
+  })
+
 /** Archives a live team; None when it was archived already. */
 export const archive = (teamId: string, now: number) =>
   Effect.gen(function*() {
