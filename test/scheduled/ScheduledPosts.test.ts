@@ -30,7 +30,8 @@ describe("scheduled messages", () => {
     const { owner, team } = await teamOfTwo(nodeA.url, ["schedowner", "schedmember"])
     expect((await owner.client.getClientConfig() as Record<string, string>).ScheduledPosts).toBe("true")
     const channel = await owner.client.createChannel({ team_id: team.id, name: unique("ch"), display_name: "Later", type: "O" } as Channel)
-    const due = Date.now() + 1500
+    // Far enough ahead for twelve creations on a loaded machine (each must be in the future when made).
+    const due = Date.now() + 4000
     const messages = Array.from({ length: 12 }, (_, i) => `later ${i} ${unique("m")}`)
     for (const message of messages) {
       const { data, response } = await owner.client.createScheduledPost({ channel_id: channel.id, message, scheduled_at: due } as never, "")
@@ -51,7 +52,7 @@ describe("scheduled messages", () => {
   it("records why a message could not be sent (its channel was archived)", async () => {
     const { owner, team } = await teamOfTwo(nodeA.url, ["scherr", "scherrm"])
     const channel = await owner.client.createChannel({ team_id: team.id, name: unique("gone"), display_name: "Gone", type: "O" } as Channel)
-    const { data } = await owner.client.createScheduledPost({ channel_id: channel.id, message: "too late", scheduled_at: Date.now() + 800 } as never, "")
+    const { data } = await owner.client.createScheduledPost({ channel_id: channel.id, message: "too late", scheduled_at: Date.now() + 2500 } as never, "")
     await owner.client.deleteChannel(channel.id)
     await expect.poll(async () => (await list(owner.client, team.id))[team.id].find((s) => s.id === (data as unknown as Scheduled).id)?.error_code, { timeout: 10_000 })
       .toBe("channel_archived")
