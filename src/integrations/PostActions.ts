@@ -1,6 +1,7 @@
 import { Clock, Effect, Schema } from "effect"
 import { Crypto, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { issueTriggerId } from "./TriggerId.ts"
 import { OutboundHttp } from "../../layers/OutboundHttp.ts"
 import { Access, type ChannelRef } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
@@ -153,6 +154,8 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
     const [names] = yield* db.read(db.sql<{ username: string; team_name: string | null }>`
       SELECT u.username, (SELECT name FROM teams WHERE id = ${channel.team_id}) AS team_name FROM users u WHERE u.id = ${caller.userId}`)
     const selected = action.type === "select" && selectedOption !== ""
+    // As Mattermost: the integration may open an interactive dialog with trigger_id; the client learns its own half.
+    const trigger = yield* issueTriggerId(caller.userId)
     const request = {
       user_id: caller.userId,
       user_name: names?.username ?? "",
@@ -161,6 +164,7 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
       team_id: channel.team_id,
       team_domain: names?.team_name ?? "",
       post_id: postId,
+      trigger_id: trigger.triggerId,
       type: action.type,
       data_source: selected ? action.dataSource : "",
       context: selected ? { ...action.context, selected_option: selectedOption } : action.context
@@ -188,7 +192,7 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
     // A post that is not stored (ephemeral) has nothing to update.
     if (update !== null && stored !== undefined) yield* applyUpdate(caller, postId, stored, update)
     if (ephemeral_text !== "") yield* sendEphemeral(caller.userId, channel.id, rootId, retain, answer.right.skip_slack_parsing ? ephemeral_text : slackLinksToMarkdown(ephemeral_text))
-    return { status: "OK", goto_location }
+    return { status: "OK", trigger_id: trigger.clientTriggerId, goto_location }
   })
 
 /** Replaces the post's message and props (Mattermost's UpdatePost without safe update), then post_edited. */

@@ -82,12 +82,13 @@ describe("interactive message actions", () => {
     expect(String(posted.data?.post)).not.toContain("integration")
 
     const answer = await team.member.client.doPostActionWithCookie(post.id, approve.id!, "", "")
-    expect(answer).toEqual({ status: "OK", goto_location: "" })
+    expect(answer).toEqual({ status: "OK", trigger_id: expect.stringMatching(/^[a-z0-9]{26}$/), goto_location: "" })
     const [call] = receiver.at("/approve")
     expect(call.headers["content-type"]).toBe("application/json")
     expect(JSON.parse(call.body)).toEqual({
       user_id: team.member.user.id, user_name: team.member.user.username, channel_id: channel.id, channel_name: channel.name,
-      team_id: team.team.id, team_domain: team.team.name, post_id: post.id, type: "", data_source: "", context: { deploy: 42, secret: "s3" }
+      team_id: team.team.id, team_domain: team.team.name, post_id: post.id, trigger_id: expect.any(String), type: "", data_source: "",
+      context: { deploy: 42, secret: "s3" }
     })
     const edited = await memberSocket.waitFor((f) => f.event === "post_edited", "post_edited")
     const editedPost = JSON.parse(String(edited.data?.post)) as Post
@@ -102,13 +103,30 @@ describe("interactive message actions", () => {
     expect((await team.owner.client.getPost(post.id)).message).toBe(`approved by @${team.member.user.username}`)
   })
 
+  it("a click hands the integration a trigger id that opens a dialog for the clicking user, matched by the id the click answered", async () => {
+    const dialog = { callback_id: "why", title: "Reason", elements: [{ display_name: "Reason", name: "reason", type: "text" }] }
+    const url = receiver.url("/ask", async (r) => {
+      const opened = await fetch(`${server.url}/api/v4/actions/dialogs/open`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ trigger_id: JSON.parse(r.body).trigger_id, url: receiver.url("/reason"), dialog })
+      })
+      return { json: opened.status === 200 ? {} : { ephemeral_text: `open failed ${opened.status}` } }
+    })
+    const memberSocket = await socketOf(team.member.client)
+    const post = await postWith([{ name: "Reject", integration: { url, context: {} } }], "reject the deploy?")
+    const answer = await team.member.client.doPostActionWithCookie(post.id, actionsOf(post)[0].id!, "", "") as { trigger_id: string }
+    const event = await memberSocket.waitFor((f) => f.event === "open_dialog", "open_dialog")
+    expect(JSON.parse(String(event.data?.dialog))).toEqual({ trigger_id: answer.trigger_id, url: receiver.url("/reason"), dialog })
+  })
+
   it("a select sends the chosen option and data source; an answer without update leaves the post; goto_location comes back", async () => {
     const url = receiver.url("/select", () => ({ json: { goto_location: "https://example.com/runbook" } }))
     const post = await postWith([{ name: "Env", type: "select", data_source: "", options: [{ text: "Prod", value: "prod" }, { text: "Dev", value: "dev" }], integration: { url, context: { step: "env" } } }])
     const [select] = actionsOf(post)
     expect(select.options).toHaveLength(2)
     const answer = await team.member.client.doPostAction(post.id, select.id!, "dev")
-    expect(answer).toEqual({ status: "OK", goto_location: "https://example.com/runbook" })
+    expect(answer).toMatchObject({ status: "OK", goto_location: "https://example.com/runbook" })
     const request = JSON.parse(receiver.at("/select")[0].body)
     expect(request).toMatchObject({ type: "select", context: { step: "env", selected_option: "dev" } })
     const after = await team.owner.client.getPost(post.id)
@@ -147,7 +165,7 @@ describe("interactive message actions", () => {
     expect(pick.integration).toBeUndefined()
     expect(pick.cookie).not.toContain("gif")
     const memberSocket = await socketOf(team.member.client)
-    expect(await team.member.client.doPostActionWithCookie(ephemeralId, pick.id!, pick.cookie)).toEqual({ status: "OK", goto_location: "" })
+    expect(await team.member.client.doPostActionWithCookie(ephemeralId, pick.id!, pick.cookie)).toMatchObject({ status: "OK", goto_location: "" })
     expect(JSON.parse(receiver.at("/ephemeral")[0].body)).toMatchObject({ post_id: ephemeralId, channel_id: channel.id, context: { gif: 3 } })
     const ephemeral = await memberSocket.waitFor((f) => f.event === "ephemeral_message", "ephemeral_message")
     expect(JSON.parse(String(ephemeral.data?.post))).toMatchObject({ message: "picked", root_id: ephemeralId, props: { from_webhook: "true" } })
