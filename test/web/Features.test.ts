@@ -126,6 +126,19 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
     })
   })
 
+  it("runs slash commands: a built-in's post and an answer shown to the user alone", async () => {
+    await step("slash-commands", async () => {
+      await box().fill("/shrug deploys on Friday")
+      await box().press("Enter")
+      await messages().getByText("deploys on Friday ¯\\_(ツ)_/¯").waitFor()
+      await box().fill("/echo")
+      await box().press("Enter")
+      // /echo without text answers only its caller (an ephemeral message).
+      await messages().getByText("A message must be provided with the /echo command.").waitFor()
+      expect(await box().inputValue()).toBe("")
+    })
+  })
+
   it("sets and clears a custom status", async () => {
     await step("custom-status", async () => {
       await page.getByRole("button", { name: /Account menu/ }).click()

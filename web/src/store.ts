@@ -244,6 +244,8 @@ const onPosted = async (data: Record<string, any>) => {
 const handlers: Record<string, (data: Record<string, any>, broadcast: Record<string, any>) => void> = {
   posted: (data) => void onPosted(data),
   post_edited: (data) => addPosts([JSON.parse(data.post)]),
+  // A slash command's or an integration's answer for this user alone (never stored by the server).
+  ephemeral_message: (data) => postCreated(JSON.parse(data.post) as Post),
   post_deleted: (data) => {
     const post = JSON.parse(data.post) as Post
     const known = posts.value[post.id]

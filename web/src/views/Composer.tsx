@@ -3,7 +3,8 @@ import { Icon } from "./Icon.tsx"
 import type { Post } from "@mattermost/types/posts"
 import { client, errorMessage, socket, uploadFile } from "../api.ts"
 import { searchEmoji, EMOJI } from "../emoji.ts"
-import { channels, me, postCreated, posts, timelines, users } from "../store.ts"
+import { channels, currentTeamId, me, postCreated, posts, timelines, users } from "../store.ts"
+import { navigate } from "../router.ts"
 
 /** Drafts survive channel switches and reloads (per channel and thread, in localStorage). */
 const draftKey = (channelId: string, rootId: string) => `draft:${me.value?.id}:${channelId}:${rootId}`
@@ -108,8 +109,18 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
     if (!message && fileIds.length === 0) return
     setError("")
     try {
-      const post = await client.createPost({ channel_id: channelId, root_id: rootId, message, file_ids: fileIds } as Post)
-      postCreated(post)
+      // As the Mattermost apps: a message starting with "/" is a slash command, run by the server (built-in or a
+      // team's custom command); what it answers comes as a post or, for the user alone, an ephemeral_message event.
+      if (message.startsWith("/") && fileIds.length === 0) {
+        const teamId = channels.value[channelId]?.team_id || currentTeamId.value
+        const answer = await client.executeCommand(message, { channel_id: channelId, team_id: teamId, root_id: rootId } as never)
+        const goto = (answer as { goto_location?: string }).goto_location ?? ""
+        if (goto.startsWith("/")) navigate(goto)
+        else if (/^https?:\/\//.test(goto)) window.open(goto, "_blank", "noopener")
+      } else {
+        const post = await client.createPost({ channel_id: channelId, root_id: rootId, message, file_ids: fileIds } as Post)
+        postCreated(post)
+      }
       setText("")
       setUploads([])
       pending.current.clear()
