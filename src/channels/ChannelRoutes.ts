@@ -1,6 +1,5 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
-import { createHash } from "node:crypto"
 import { Db } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { Access } from "../access/Access.ts"
@@ -12,7 +11,7 @@ import { json, ok } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
 import { channelById } from "./ChannelQueries.ts"
 import { channelNameProblem, fieldsProblem } from "./ChannelValidation.ts"
-import { type ChannelRow, directName, toChannel } from "./ChannelWire.ts"
+import { type ChannelRow, directName, groupName, toChannel } from "./ChannelWire.ts"
 import { ensureDirect } from "./DirectChannels.ts"
 import * as Membership from "./Membership.ts"
 
@@ -232,13 +231,6 @@ const createDirect = Effect.gen(function*() {
   }
   return json(toChannel(channel), 201)
 })
-
-/** Mattermost's GetGroupNameFromUserIds: the SHA-1 of the sorted ids. */
-const groupName = (ids: ReadonlyArray<string>) => {
-  const hash = createHash("sha1")
-  for (const id of [...ids].sort()) hash.update(id)
-  return hash.digest("hex")
-}
 
 const GROUP_MIN = 3
 const GROUP_MAX = 8

@@ -1,0 +1,509 @@
+import type { SqlClient } from "@effect/sql"
+import { Chunk, Clock, Effect, Either, Stream } from "effect"
+import { Crypto, newId } from "../../layers/Crypto.ts"
+import { Db } from "../../layers/Db.ts"
+import { FileStore } from "../../layers/FileStore.ts"
+import { isVerifiableHash } from "../../layers/PasswordHashes.ts"
+import type * as Bulk from "../../schemas/BulkImport.ts"
+import { PREFERENCE_FIELDS } from "../../schemas/BulkImport.ts"
+import { directName, groupName } from "../channels/ChannelWire.ts"
+import { imageKey } from "../emoji/EmojiWire.ts"
+import { mimeTypeFor } from "../files/MimeTypes.ts"
+import { DEFAULT_CHANNELS } from "../teams/Membership.ts"
+import { insertWithDefaultChannels } from "../teams/TeamRepo.ts"
+import { DEFAULT_NOTIFY_PROPS } from "../users/UserRow.ts"
+import * as Repo from "./ImportRepo.ts"
+import * as Source from "./Source.ts"
+import { decodeLine, type Existing, validate, type Validation } from "./Validate.ts"
+
+/**
+ * Imports a Mattermost bulk export: first the whole file is validated (Validate.ts) and nothing is written when any
+ * line has a problem (or on a dry run); then the lines are read again, one at a time, and written in batches, one
+ * transaction per batch. Lines are applied in file order, as Mattermost does (version, teams, channels, users, posts,
+ * direct channels, direct posts, emoji), so a reference always names something an earlier line or the server holds.
+ * At the end the channels' counters and the members' read state are derived from the imported posts, so unread
+ * counts, threads and search (posts.search_vector is a generated column) work on the imported history at once.
+ * No events are published: clients that are connected during an import see its result when they next load.
+ */
+
+export interface Progress {
+  readonly phase: "validating" | "importing" | "finishing"
+  readonly linesDone: number
+  readonly linesTotal: number
+}
+
+export interface ImportOptions {
+  readonly dryRun: boolean
+  readonly batchSize?: number
+  readonly onProgress?: (progress: Progress) => Effect.Effect<void, unknown>
+}
+
+export interface ImportResult {
+  readonly validation: Validation
+  /** Things created and things found already there, by kind (team, channel, user, post, reply, reaction, ...). */
+  readonly created: Record<string, number>
+  readonly existing: Record<string, number>
+}
+
+const DEFAULT_BATCH = 100
+
+/** What the server already holds, for the validation of references. */
+export const existingOnServer = Effect.map(Db, (db): Existing => ({
+  team: (name) => Effect.map(db.read(db.sql`SELECT 1 FROM teams WHERE name = ${name}`), (r) => r.length > 0),
+  channel: (team, name) =>
+    Effect.map(db.read(db.sql`
+      SELECT 1 FROM channels c JOIN teams t ON t.id = c.team_id WHERE t.name = ${team} AND c.name = ${name}`), (r) => r.length > 0),
+  user: (username) => Effect.map(db.read(db.sql`SELECT 1 FROM users WHERE lower(username) = lower(${username})`), (r) => r.length > 0)
+}))
+
+const systemRoles = (roles: string | null | undefined) => {
+  const list = (roles ?? "").split(/\s+/)
+  return list.includes("system_admin") ? "system_admin system_user" : list.includes("system_guest") ? "system_guest" : "system_user"
+}
+
+const has = (roles: string | null | undefined, role: string) => (roles ?? "").split(/\s+/).includes(role)
+
+const defined = (o: Record<string, string | null | undefined>) =>
+  Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => typeof e[1] === "string"))
+
+const channelNotifyProps = (p: Bulk.UserChannel["notify_props"]) => defined({ ...(p ?? {}) })
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll("-", "")
+
+const basename = (p: string) => p.split("/").pop() ?? p
+
+const extensionOf = (name: string) => {
+  const dot = name.lastIndexOf(".")
+  return dot < 0 ? "" : name.slice(dot + 1).toLowerCase()
+}
+
+/** The writes of one run, with the ids it has resolved (names to ids: metadata, bounded by users and channels). */
+const makeWriter = (source: Source.Source) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const store = yield* FileStore
+    const crypto = yield* Crypto
+    const sql: SqlClient.SqlClient = db.sql
+    const created: Record<string, number> = {}
+    const existing: Record<string, number> = {}
+    const count = (kind: string, isNew: boolean, n = 1) => {
+      const target = isNew ? created : existing
+      target[kind] = (target[kind] ?? 0) + n
+    }
+    const teams = new Map<string, string>()
+    const channels = new Map<string, { id: string; teamId: string; type: string }>()
+    const users = new Map<string, string>()
+    const touchedChannels = new Set<string>()
+    const readStates: Array<Repo.ReadState> = []
+    // Per batch: roots whose threads are rebuilt before the batch commits.
+    let threadRoots = new Set<string>()
+    let followers: Array<Repo.Follower> = []
+
+    const teamId = (name: string) =>
+      Effect.gen(function*() {
+        const cached = teams.get(name)
+        if (cached !== undefined) return cached
+        const [row] = yield* sql<{ id: string }>`SELECT id FROM teams WHERE name = ${name}`
+        teams.set(name, row.id)
+        return row.id
+      })
+
+    const channel = (team: string, name: string) =>
+      Effect.gen(function*() {
+        const key = `${team}/${name}`
+        const cached = channels.get(key)
+        if (cached !== undefined) return cached
+        const [row] = yield* sql<{ id: string; team_id: string; type: string }>`
+          SELECT c.id, c.team_id, c.type FROM channels c JOIN teams t ON t.id = c.team_id WHERE t.name = ${team} AND c.name = ${name}`
+        const found = { id: row.id, teamId: row.team_id, type: row.type }
+        channels.set(key, found)
+        return found
+      })
+
+    const userId = (username: string) =>
+      Effect.gen(function*() {
+        const key = username.toLowerCase()
+        const cached = users.get(key)
+        if (cached !== undefined) return cached
+        const [row] = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = ${key}`
+        users.set(key, row.id)
+        return row.id
+      })
+
+    /** A recognised hash is kept; another string is a plain password (Mattermost's format), hashed here. */
+    const passwordHash = (password: string | null | undefined) => {
+      if (password === undefined || password === null || password === "") return Effect.succeed("")
+      if (isVerifiableHash(password)) return Effect.succeed(password)
+      // An unknown hash format: the user signs in after a password reset.
+      if (password.startsWith("$")) return Effect.succeed("")
+      return crypto.hashPassword(password)
+    }
+
+    const team = (t: Bulk.Team, now: number) =>
+      Effect.gen(function*() {
+        const [found] = yield* sql<{ id: string }>`SELECT id FROM teams WHERE name = ${t.name}`
+        if (found !== undefined) {
+          teams.set(t.name, found.id)
+          return count("team", false)
+        }
+        const row = yield* insertWithDefaultChannels(sql, {
+          id: newId(),
+          now,
+          name: t.name,
+          displayName: t.display_name,
+          type: t.type,
+          description: t.description ?? "",
+          companyName: "",
+          allowedDomains: "",
+          allowOpenInvite: t.allow_open_invite ?? false,
+          creatorId: null
+        })
+        if (row !== undefined) teams.set(t.name, row.team.id)
+        count("team", row !== undefined)
+      })
+
+    const teamChannel = (c: Bulk.Channel, now: number) =>
+      Effect.gen(function*() {
+        const tid = yield* teamId(c.team)
+        const inserted = yield* sql<{ id: string }>`
+          INSERT INTO channels (id, create_at, update_at, delete_at, team_id, type, display_name, name, header, purpose)
+          VALUES (${newId()}, ${now}, ${now}, ${c.deleted_at ?? 0}, ${tid}, ${c.type}, ${c.display_name}, ${c.name},
+                  ${c.header ?? ""}, ${c.purpose ?? ""})
+          ON CONFLICT (team_id, name) DO NOTHING
+          RETURNING id`
+        count("channel", inserted.length > 0)
+        const found = yield* channel(c.team, c.name)
+        touchedChannels.add(found.id)
+      })
+
+    const member = (
+      channelTarget: { id: string; teamId: string; type: string },
+      uid: string,
+      roles: string | null | undefined,
+      state: Partial<Record<"mention_count" | "mention_count_root" | "urgend_mention_count" | "msg_count" | "msg_count_root" | "last_viewed_at", number | null>>,
+      notifyProps: Record<string, string>
+    ): Repo.MemberInput => ({
+      channelId: channelTarget.id,
+      teamId: channelTarget.teamId,
+      type: channelTarget.type,
+      userId: uid,
+      admin: has(roles, "channel_admin"),
+      guest: has(roles, "channel_guest"),
+      notifyProps,
+      mentionCount: state.mention_count ?? 0,
+      mentionCountRoot: state.mention_count_root ?? 0,
+      urgentMentionCount: state.urgend_mention_count ?? 0,
+      msgCount: state.msg_count ?? undefined,
+      msgCountRoot: state.msg_count_root ?? undefined,
+      lastViewedAt: state.last_viewed_at ?? undefined
+    })
+
+    /** New members without message counts get them derived once the posts are in (settleReadState). */
+    const addMembers = (members: ReadonlyArray<Repo.MemberInput>, now: number) =>
+      Effect.gen(function*() {
+        const fresh = yield* Repo.addChannelMembers(sql, members, now)
+        for (const m of fresh) {
+          touchedChannels.add(m.channelId)
+          if (m.msgCount === undefined) readStates.push({ channelId: m.channelId, userId: m.userId, lastViewedAt: m.lastViewedAt })
+        }
+        count("channel_member", true, fresh.length)
+        count("channel_member", false, members.length - fresh.length)
+      })
+
+    const user = (u: Bulk.User, now: number) =>
+      Effect.gen(function*() {
+        const [found] = yield* sql<{ id: string }>`
+          SELECT id FROM users WHERE lower(username) = lower(${u.username}) OR lower(email) = lower(${u.email})
+          ORDER BY (lower(username) = lower(${u.username})) DESC LIMIT 1`
+        let uid = found?.id
+        if (uid === undefined) {
+          uid = newId()
+          const sso = (u.auth_service ?? "") !== ""
+          const notify = {
+            ...DEFAULT_NOTIFY_PROPS,
+            ...defined({
+              desktop: u.notify_props?.desktop,
+              desktop_sound: u.notify_props?.desktop_sound,
+              email: u.notify_props?.email,
+              push: u.notify_props?.mobile,
+              push_status: u.notify_props?.mobile_push_status,
+              channel: u.notify_props?.channel,
+              comments: u.notify_props?.comments,
+              mention_keys: u.notify_props?.mention_keys
+            })
+          }
+          yield* sql`
+            INSERT INTO users (id, create_at, update_at, delete_at, username, password, auth_data, auth_service, email,
+                               email_verified, nickname, first_name, last_name, position, roles, locale, notify_props,
+                               last_password_update)
+            VALUES (${uid}, ${now}, ${now}, ${u.delete_at ?? 0}, ${u.username.toLowerCase()},
+                    ${sso ? "" : yield* passwordHash(u.password)}, ${sso ? (u.auth_data ?? null) : null},
+                    ${sso ? u.auth_service! : ""}, ${u.email.toLowerCase()}, true, ${u.nickname ?? ""}, ${u.first_name ?? ""},
+                    ${u.last_name ?? ""}, ${u.position ?? ""}, ${systemRoles(u.roles)}, ${u.locale ?? "en"},
+                    ${JSON.stringify(notify)}::jsonb, ${now})`
+        }
+        users.set(u.username.toLowerCase(), uid)
+        count("user", found === undefined)
+
+        const prefs: Array<Repo.Preference> = []
+        for (const [field, category, name] of PREFERENCE_FIELDS) {
+          const value = u[field]
+          if (typeof value === "string" && value !== "") prefs.push({ userId: uid, category, name, value })
+        }
+        if (typeof u.tutorial_step === "string") prefs.push({ userId: uid, category: "tutorial_step", name: uid, value: u.tutorial_step })
+
+        for (const t of u.teams ?? []) {
+          const tid = yield* teamId(t.name)
+          const joined = yield* sql<{ user_id: string }>`
+            INSERT INTO team_members (team_id, user_id, scheme_admin, scheme_guest, scheme_user, create_at)
+            VALUES (${tid}, ${uid}, ${has(t.roles, "team_admin")}, ${has(t.roles, "team_guest")}, ${!has(t.roles, "team_guest")}, ${now})
+            ON CONFLICT (team_id, user_id) DO NOTHING
+            RETURNING user_id`
+          count("team_member", joined.length > 0)
+          if (typeof t.theme === "string" && t.theme !== "") prefs.push({ userId: uid, category: "theme", name: tid, value: t.theme })
+          const listed = new Set((t.channels ?? []).map((c) => c.name))
+          const members: Array<Repo.MemberInput> = []
+          // A new team member joins the team's default channels, as on Mattermost; the file may say more of them.
+          if (joined.length > 0) {
+            for (const d of DEFAULT_CHANNELS) {
+              if (!listed.has(d.name)) members.push(member(yield* channel(t.name, d.name), uid, "", {}, {}))
+            }
+          }
+          for (const c of t.channels ?? []) {
+            members.push(member(yield* channel(t.name, c.name), uid, c.roles, c, channelNotifyProps(c.notify_props)))
+          }
+          yield* addMembers(members, now)
+          for (const c of t.channels ?? []) {
+            if (c.favorite === true) {
+              const target = yield* channel(t.name, c.name)
+              yield* Repo.favorite(sql, uid, tid, target.id, now)
+              prefs.push({ userId: uid, category: "favorite_channel", name: target.id, value: "true" })
+            }
+          }
+        }
+        yield* Repo.addPreferences(sql, prefs)
+      })
+
+    /** The direct or group channel of these users, created (with its members) when missing. */
+    const directChannel = (usernames: ReadonlyArray<string>, now: number, header = "", participants: ReadonlyArray<Bulk.DirectParticipant> = []) =>
+      Effect.gen(function*() {
+        const unique = [...new Set(usernames.map((n) => n.toLowerCase()))]
+        const ids: Array<string> = []
+        for (const name of unique) ids.push(yield* userId(name))
+        const type = ids.length <= 2 ? "D" : "G"
+        const name = type === "D" ? directName(ids[0], ids[1] ?? ids[0]) : groupName(ids)
+        const displayName = type === "D" ? "" : [...unique].sort().join(", ")
+        const inserted = yield* sql<{ id: string }>`
+          INSERT INTO channels (id, create_at, update_at, team_id, type, display_name, name, header, creator_id)
+          VALUES (${newId()}, ${now}, ${now}, '', ${type}, ${displayName}, ${name}, ${header}, ${ids[0]})
+          ON CONFLICT (team_id, name) DO NOTHING
+          RETURNING id`
+        const id = inserted[0]?.id ?? (yield* sql<{ id: string }>`SELECT id FROM channels WHERE team_id = '' AND name = ${name}`)[0].id
+        const target = { id, teamId: "", type }
+        const byName = new Map(participants.map((p) => [p.username.toLowerCase(), p]))
+        yield* addMembers(
+          unique.map((n, i) => {
+            const p = byName.get(n)
+            return member(target, ids[i], "", p ?? {}, channelNotifyProps(p?.notify_props))
+          }),
+          now
+        )
+        touchedChannels.add(id)
+        return { id, type, ids, created: inserted.length > 0 }
+      })
+
+    const direct = (d: Bulk.DirectChannel, now: number) =>
+      Effect.gen(function*() {
+        const names = d.participants?.map((p) => p.username) ?? d.members ?? []
+        const made = yield* directChannel(names, now, d.header ?? "", d.participants ?? [])
+        count("direct_channel", made.created)
+        const prefs: Array<Repo.Preference> = []
+        for (const name of d.favorited_by ?? []) {
+          const uid = yield* userId(name)
+          prefs.push({ userId: uid, category: "favorite_channel", name: made.id, value: "true" })
+          const memberTeams = yield* sql<{ team_id: string }>`SELECT team_id FROM team_members WHERE user_id = ${uid} AND delete_at = 0`
+          for (const t of memberTeams) yield* Repo.favorite(sql, uid, t.team_id, made.id, now)
+        }
+        for (const name of d.shown_by ?? []) {
+          const uid = yield* userId(name)
+          if (made.type === "D") {
+            const other = made.ids.find((i) => i !== uid) ?? uid
+            prefs.push({ userId: uid, category: "direct_channel_show", name: other, value: "true" })
+          } else {
+            prefs.push({ userId: uid, category: "group_channel_show", name: made.id, value: "true" })
+          }
+        }
+        yield* Repo.addPreferences(sql, prefs)
+      })
+
+    /** Stores the attachments and returns their file ids; the rows are written once the post exists. */
+    const storeAttachments = (attachments: ReadonlyArray<Bulk.Attachment>, uid: string, createAt: number) =>
+      Effect.forEach(attachments, (a, index) =>
+        Effect.gen(function*() {
+          const id = newId()
+          const name = basename(a.path)
+          const key = `uploads/${dayOf(createAt)}/${uid}/${id}/original`
+          const file = yield* source.open(a.path)
+          const size = yield* store.put(key, file.stream)
+          const extension = extensionOf(name)
+          return { id, key, name, extension, size, mime: mimeTypeFor(extension), at: createAt + index }
+        }))
+
+    type Stored = Effect.Effect.Success<ReturnType<typeof storeAttachments>>[number]
+
+    const fileRows = (files: ReadonlyArray<Stored>, uid: string, postId: string, channelId: string) =>
+      files.length === 0
+        ? Effect.void
+        : Effect.asVoid(sql`INSERT INTO file_infos ${sql.insert(files.map((f) => ({
+          id: f.id,
+          creator_id: uid,
+          post_id: postId,
+          channel_id: channelId,
+          create_at: f.at,
+          update_at: f.at,
+          path: f.key,
+          name: f.name,
+          extension: f.extension,
+          size: f.size,
+          mime_type: f.mime
+        })))}`)
+
+    /** One post (root or reply) with its files, reactions and flags; the existing id when it was imported before. */
+    const writePost = (p: Bulk.Reply, channelId: string, rootId: string, kind: string) =>
+      Effect.gen(function*() {
+        const uid = yield* userId(p.user)
+        const key = { channelId, userId: uid, createAt: p.create_at, rootId }
+        const found = yield* Repo.existingPost(sql, key)
+        count(kind, found === undefined)
+        if (found !== undefined) return { id: found, created: false }
+        const files = yield* storeAttachments(p.attachments ?? [], uid, p.create_at)
+        const id = yield* Repo.insertPost(sql, {
+          ...key,
+          editAt: p.edit_at ?? 0,
+          message: p.message,
+          type: p.type ?? "",
+          props: p.props ?? {},
+          isPinned: p.is_pinned ?? false
+        }, files.map((f) => f.id))
+        yield* fileRows(files, uid, id, channelId)
+        count("attachment", true, files.length)
+        const reactions: Array<Repo.ReactionInput> = []
+        for (const r of p.reactions ?? []) {
+          reactions.push({ postId: id, channelId, userId: yield* userId(r.user), emojiName: r.emoji_name, createAt: r.create_at })
+        }
+        count("reaction", true, yield* Repo.addReactions(sql, reactions))
+        const flags: Array<Repo.Preference> = []
+        for (const f of p.flagged_by ?? []) flags.push({ userId: yield* userId(f), category: "flagged_post", name: id, value: "true" })
+        yield* Repo.addPreferences(sql, flags)
+        count("flag", true, flags.length)
+        return { id, created: true }
+      })
+
+    const thread = (p: Bulk.Post | Bulk.DirectPost, channelId: string, kind: string) =>
+      Effect.gen(function*() {
+        touchedChannels.add(channelId)
+        const root = yield* writePost(p, channelId, "", kind)
+        let replies = 0
+        for (const reply of p.replies ?? []) {
+          const written = yield* writePost(reply, channelId, root.id, "reply")
+          if (written.created) replies += 1
+        }
+        if (replies > 0 || (root.created && (p.replies ?? []).length > 0)) threadRoots.add(root.id)
+        for (const f of p.thread_followers ?? []) {
+          followers.push({ rootId: root.id, userId: yield* userId(f.user), lastViewed: f.last_viewed ?? 0, unreadMentions: f.unread_mentions ?? 0 })
+        }
+      })
+
+    const emoji = (e: Bulk.Emoji, now: number) =>
+      Effect.gen(function*() {
+        const [found] = yield* sql<{ id: string }>`SELECT id FROM emoji WHERE name = ${e.name} AND delete_at = 0`
+        count("emoji", found === undefined)
+        if (found !== undefined) return
+        const id = newId()
+        const image = yield* source.open(e.image)
+        yield* store.put(imageKey(id), image.stream)
+        yield* sql`INSERT INTO emoji (id, create_at, update_at, creator_id, name) VALUES (${id}, ${now}, ${now}, '', ${e.name})`
+      })
+
+    const line = (data: Bulk.Line, now: number) => {
+      switch (data.type) {
+        case "team":
+          return team(data.team, now)
+        case "channel":
+          return teamChannel(data.channel, now)
+        case "user":
+          return user(data.user, now)
+        case "post":
+          return Effect.flatMap(channel(data.post.team, data.post.channel), (c) => thread(data.post, c.id, "post"))
+        case "direct_channel":
+          return direct(data.direct_channel, now)
+        case "direct_post":
+          return Effect.flatMap(directChannel(data.direct_post.channel_members, now), (c) => thread(data.direct_post, c.id, "direct_post"))
+        case "emoji":
+          return emoji(data.emoji, now)
+        case "scheme":
+        case "role":
+        case "bot":
+          return Effect.sync(() => count(`${data.type} (skipped)`, false))
+        default:
+          return Effect.void
+      }
+    }
+
+    /** Rebuilds the threads the batch touched, inside its transaction. */
+    const endBatch = Effect.suspend(() => {
+      const roots = [...threadRoots]
+      const f = followers
+      threadRoots = new Set()
+      followers = []
+      return Repo.refreshThreads(sql, roots, f)
+    })
+
+    /** Channel counters and read state from the imported posts, in transactions of bounded size. */
+    const finish = Effect.gen(function*() {
+      const ids = [...touchedChannels]
+      for (let i = 0; i < ids.length; i += 500) yield* db.transaction(Repo.refreshChannels(sql, ids.slice(i, i + 500)))
+      for (let i = 0; i < readStates.length; i += 1000) yield* db.transaction(Repo.settleReadState(sql, readStates.slice(i, i + 1000)))
+    })
+
+    return { line, endBatch, finish, created, existing }
+  })
+
+/** Validates, then (unless a dry run or a problem) imports the file. */
+export const importFile = (file: string, options: ImportOptions) =>
+  Effect.scoped(Effect.gen(function*() {
+    const progress = options.onProgress ?? (() => Effect.void)
+    const source = yield* Source.open(file)
+    const validation = yield* validate(source, yield* existingOnServer, (linesDone) => progress({ phase: "validating", linesDone, linesTotal: 0 }))
+    if (options.dryRun || validation.problems.length > 0) return { validation, created: {}, existing: {} } satisfies ImportResult
+    const db = yield* Db
+    const writer = yield* makeWriter(source)
+    yield* progress({ phase: "importing", linesDone: 0, linesTotal: validation.lines })
+    yield* source.lines.pipe(
+      Stream.grouped(options.batchSize ?? DEFAULT_BATCH),
+      Stream.runForEach((chunk) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          yield* db.transaction(Effect.gen(function*() {
+            for (const input of chunk) {
+              if (input.text.trim() === "") continue
+              const decoded = decodeLine(input.text)
+              // Validated a moment ago; a file changed since is refused rather than half-read.
+              if (Either.isLeft(decoded)) return yield* Effect.fail(new Source.SourceError({ message: `line ${input.line} changed since validation: ${decoded.left}` }))
+              yield* writer.line(decoded.right, now).pipe(
+                Effect.mapError((e) => new Source.SourceError({ message: `line ${input.line}: ${describeError(e)}` }))
+              )
+            }
+            yield* writer.endBatch
+          }))
+          yield* progress({ phase: "importing", linesDone: Chunk.unsafeLast(chunk).line, linesTotal: validation.lines })
+        })
+      )
+    )
+    yield* progress({ phase: "finishing", linesDone: validation.lines, linesTotal: validation.lines })
+    yield* writer.finish
+    return { validation, created: writer.created, existing: writer.existing } satisfies ImportResult
+  }))
+
+const describeError = (e: unknown): string =>
+  e instanceof Error ? e.message : typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e)
