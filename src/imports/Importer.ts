@@ -87,6 +87,7 @@ const makeWriter = (source: Source.Source) =>
     const created: Record<string, number> = {}
     const existing: Record<string, number> = {}
     const count = (kind: string, isNew: boolean, n = 1) => {
+      if (n === 0) return
       const target = isNew ? created : existing
       target[kind] = (target[kind] ?? 0) + n
     }
