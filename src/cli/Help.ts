@@ -19,8 +19,10 @@ Flags:
                    import a Mattermost bulk export (JSONL, or a zip with the JSONL and its data/ files, as mmctl
                    export create writes it): every line is validated first and each problem printed with its line
                    number (exit 1, nothing imported); --dry-run stops there. Running it twice creates nothing twice
-  --export FILE    export teams, channels, users, posts, direct messages and emoji in the same format: FILE.zip
-                   with the files under data/, or FILE.jsonl without them
+  --export FILE [--include-password-hashes]
+                   export teams, channels, users, posts, direct messages and emoji in the same format: FILE.zip
+                   with the files under data/, or FILE.jsonl without them; password hashes only when asked (a
+                   backup that keeps sign-ins), otherwise imported users sign in after a password reset
   --help           print this help
 
 Admin commands (over the database and cache of the same SERVICE_* configuration; USER is an id, a username or an

@@ -47,15 +47,19 @@ export const report = (file: string, dryRun: boolean, result: ImportResult): Rea
   return lines
 }
 
-const usage = (message: string) => Effect.as(Console.error(`${message}\n\nusage: --import FILE [--dry-run] | --export FILE(.zip|.jsonl)`), 2)
+const usage = (message: string) => Effect.as(Console.error(`${message}\n\nusage: --import FILE [--dry-run] | --export FILE(.zip|.jsonl) [--include-password-hashes]`), 2)
 
 export const runTransfer = (
   argv: ReadonlyArray<string>,
   withConfig: <A, E, R>(program: (config: ResolvedConfig) => Effect.Effect<A, E, R>) => Effect.Effect<A, unknown, R>
 ): Effect.Effect<number, unknown> => {
-  let parsed: ReturnType<typeof parseArgs<{ options: { import: { type: "string" }; export: { type: "string" }; "dry-run": { type: "boolean" } } }>>
+  let parsed: ReturnType<typeof parseArgs<{ options: { import: { type: "string" }; export: { type: "string" }; "dry-run": { type: "boolean" }; "include-password-hashes": { type: "boolean" } } }>>
   try {
-    parsed = parseArgs({ args: [...argv], options: { import: { type: "string" }, export: { type: "string" }, "dry-run": { type: "boolean" } }, strict: true })
+    parsed = parseArgs({
+      args: [...argv],
+      options: { import: { type: "string" }, export: { type: "string" }, "dry-run": { type: "boolean" }, "include-password-hashes": { type: "boolean" } },
+      strict: true
+    })
   } catch (e) {
     return usage(e instanceof Error ? e.message : String(e))
   }
@@ -71,7 +75,7 @@ export const runTransfer = (
       })
       : Effect.gen(function*() {
         yield* Console.error(`exporting to ${values.export}…`)
-        const result = yield* exportTo(values.export!)
+        const result = yield* exportTo(values.export!, { passwordHashes: values["include-password-hashes"] === true })
         yield* Console.log(`${values.export}: ${result.lines} lines (${describeCounts(result.counts)}), ${result.files} files`)
         return 0
       })

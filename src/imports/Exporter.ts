@@ -17,8 +17,9 @@ import { imageKey } from "../emoji/EmojiWire.ts"
  * group channels and their posts, custom emoji. A `.zip` holds `import.jsonl` and the files under `data/` (as
  * `mmctl export create` does); a `.jsonl` alone has no files, so its lines leave attachments and emoji out.
  * Everything streams: rows are read a page at a time (keyset pagination), lines written with back-pressure, and each
- * file copied from the FileStore into the zip when its turn comes. Password hashes are not exported (as Mattermost
- * does not): imported accounts sign in after a password reset.
+ * file copied from the FileStore into the zip when its turn comes. Password hashes are exported only when asked
+ * (`passwordHashes`, for a backup that keeps sign-ins; Mattermost never exports them): otherwise imported accounts
+ * sign in after a password reset.
  */
 export class ExportError extends Data.TaggedError("ExportError")<{ readonly message: string }> {}
 
@@ -37,6 +38,13 @@ interface Names {
 }
 
 const num = (v: string | number | null | undefined) => Number(v ?? 0)
+
+/**
+ * Where a file goes in the zip: its store key's folder and its own name (as Mattermost's paths end in the file name,
+ * which the importer takes the attachment's name from).
+ */
+const zipPath = (f: { readonly path: string; readonly name: string }) =>
+  `data/${f.path.slice(0, f.path.lastIndexOf("/") + 1)}${f.name.replace(/[/\\\0]/g, "_") || "file"}`
 
 /** Lines of JSON written to a file stream, waiting for it to drain. */
 const lineWriter = (out: WriteStream) => {
@@ -101,8 +109,8 @@ const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, d
       const flags = yield* sql<{ name: string; user_id: string }>`
         SELECT name, user_id FROM preferences WHERE category = 'flagged_post' AND name IN ${sql.in(ids)}`
       const files = withFiles
-        ? yield* sql<{ post_id: string; path: string }>`
-            SELECT post_id, path FROM file_infos WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at, id`
+        ? yield* sql<{ post_id: string; path: string; name: string }>`
+            SELECT post_id, path, name FROM file_infos WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at, id`
         : []
       const followers = yield* sql<{ post_id: string; user_id: string; last_viewed: string; unread_mentions: string }>`
         SELECT post_id, user_id, last_viewed, unread_mentions FROM thread_memberships WHERE post_id IN ${sql.in(rootIds)} AND following`
@@ -126,7 +134,7 @@ const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, d
         is_pinned: p.is_pinned || undefined,
         flagged_by: flagsOf.get(p.id)?.map((f) => user(f.user_id)),
         reactions: reactionsOf.get(p.id)?.map((r) => ({ user: user(r.user_id), emoji_name: r.emoji_name, create_at: num(r.create_at) })),
-        attachments: filesOf.get(p.id)?.map((f) => ({ path: `data/${f.path}` }))
+        attachments: filesOf.get(p.id)?.map((f) => ({ path: zipPath(f) }))
       })
       for (const root of roots) {
         const body = {
@@ -173,7 +181,12 @@ const channelNotify = (p: Record<string, string>) => ({
 })
 
 /** Writes the JSONL (to `jsonlPath`); with files, also adds every attachment and emoji image to the zip. */
-const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined) =>
+export interface ExportOptions {
+  /** Include each user's password hash (argon2, or bcrypt/PBKDF2 of an imported account). */
+  readonly passwordHashes: boolean
+}
+
+const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: ExportOptions) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
@@ -230,6 +243,7 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined) =>
             email: u.email,
             auth_service: u.auth_service === "" ? undefined : u.auth_service,
             auth_data: u.auth_data ?? undefined,
+            password: options.passwordHashes && u.password !== "" ? u.password : undefined,
             nickname: u.nickname,
             first_name: u.first_name,
             last_name: u.last_name,
@@ -302,26 +316,26 @@ const addFiles = (zip: yazl.ZipFile) =>
       files += 1
       zip.addReadStreamLazy(name, (cb) => cb(null, Readable.from(Stream.toAsyncIterable(store.stream(key)))))
     }
-    yield* pages((after) => sql<{ id: string; path: string }>`
-      SELECT f.id, f.path FROM file_infos f JOIN posts p ON p.id = f.post_id
+    yield* pages((after) => sql<{ id: string; path: string; name: string }>`
+      SELECT f.id, f.path, f.name FROM file_infos f JOIN posts p ON p.id = f.post_id
       WHERE f.delete_at = 0 AND f.post_id <> '' AND p.delete_at = 0 AND f.id > ${after} ORDER BY f.id LIMIT ${PAGE}`, (rows) =>
-      Effect.sync(() => rows.forEach((f) => add(`data/${f.path}`, f.path))))
+      Effect.sync(() => rows.forEach((f) => add(zipPath(f), f.path))))
     yield* pages((after) => sql<{ id: string }>`SELECT id FROM emoji WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
       Effect.sync(() => rows.forEach((e) => add(`data/${imageKey(e.id)}`, imageKey(e.id)))))
     return files
   })
 
 /** Exports to `file`: a zip with attachments when it ends in .zip, the JSONL alone otherwise. */
-export const exportTo = (file: string) =>
+export const exportTo = (file: string, options: ExportOptions = { passwordHashes: false }) =>
   Effect.scoped(Effect.gen(function*() {
     if (!file.endsWith(".zip")) {
-      const written = yield* writeJsonl(file, undefined)
+      const written = yield* writeJsonl(file, undefined, options)
       return { ...written, files: 0 } satisfies ExportResult
     }
     const jsonl = `${file}.import.jsonl.tmp`
     yield* Effect.addFinalizer(() => Effect.promise(() => fs.rm(jsonl, { force: true })))
     const zip = new yazl.ZipFile()
-    const written = yield* writeJsonl(jsonl, zip)
+    const written = yield* writeJsonl(jsonl, zip, options)
     const out = createWriteStream(file)
     const done = new Promise<void>((resolve, reject) => {
       out.once("finish", resolve)
