@@ -10,18 +10,9 @@ import { importFile } from "./Importer.ts"
  * the lines done, then succeeded with the counts or the problems, or failed with the reason). The import itself runs
  * in a daemon fiber of the node that took the request, so the request returns at once with the job's id.
  */
-interface JobRow {
-  readonly id: string
-  readonly status: ImportJob["status"]
-  readonly dry_run: boolean
-  readonly create_at: string
-  readonly update_at: string
-  readonly lines_total: string
-  readonly lines_done: string
-  readonly created: Record<string, number>
-  readonly existing: Record<string, number>
-  readonly problems: ReadonlyArray<{ line: number; message: string }>
-  readonly error: string
+/** The row: the job's wire type, with bigint columns as PostgreSQL returns them. */
+type JobRow = Omit<ImportJob, "create_at" | "update_at" | "lines_total" | "lines_done"> & {
+  readonly [K in "create_at" | "update_at" | "lines_total" | "lines_done"]: string
 }
 
 /** At most this many problems are kept on the job; the dry run on the command line lists them all. */

@@ -1,5 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import type { ImportJob } from "../../schemas/BulkImport.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -14,17 +15,7 @@ let server: TestServer
 let adminToken: string
 let userToken: string
 
-interface Job {
-  readonly id: string
-  readonly status: string
-  readonly dry_run: boolean
-  readonly lines_total: number
-  readonly lines_done: number
-  readonly created: Record<string, number>
-  readonly existing: Record<string, number>
-  readonly problems: ReadonlyArray<{ line: number; message: string }>
-  readonly error: string
-}
+type Job = ImportJob
 
 const call = (method: string, route: string, token: string | undefined, body?: BodyInit, contentType?: string) =>
   fetch(`${server.url}${route}`, {
