@@ -124,7 +124,8 @@ describe("export and import round trip", { timeout: 120_000 }, () => {
     }, 110_000, FROM_BUILD)
     expect(result.code, result.output).toBe(0)
     expect(result.stdout).toMatch(/post 4.*, 2 files/)
-    const imported: ImportResult = await run(target, importFile(file, { dryRun: false }))
+    // Small batches, so that threads and read state are put together across several transactions.
+    const imported: ImportResult = await run(target, importFile(file, { dryRun: false, batchSize: 3 }))
     expect(imported.validation.problems).toEqual([])
     const [before, after] = await Promise.all([snapshot(source), snapshot(target)])
     expect(after).toEqual(before)
