@@ -28,7 +28,10 @@ export interface MemberInput {
   readonly lastViewedAt: number | undefined
 }
 
-/** Channel members; returns those newly added (existing memberships are left as they are). */
+/**
+ * Channel members; returns those newly added (existing memberships are left as they are). Without message counts a
+ * member is marked PENDING, to be settled by settleReadState once the posts are in.
+ */
 export const addChannelMembers = (sql: SqlClient.SqlClient, members: ReadonlyArray<MemberInput>, now: number) =>
   Effect.gen(function*() {
     if (members.length === 0) return [] as ReadonlyArray<MemberInput>
@@ -40,8 +43,9 @@ export const addChannelMembers = (sql: SqlClient.SqlClient, members: ReadonlyArr
                   ${members.map((m) => m.admin)}::boolean[], ${members.map((m) => m.guest)}::boolean[],
                   ${members.map((m) => JSON.stringify({ ...DEFAULT_CHANNEL_NOTIFY_PROPS, ...m.notifyProps }))}::text[],
                   ${members.map((m) => m.mentionCount)}::bigint[], ${members.map((m) => m.mentionCountRoot)}::bigint[],
-                  ${members.map((m) => m.urgentMentionCount)}::bigint[], ${members.map((m) => m.msgCount ?? 0)}::bigint[],
-                  ${members.map((m) => m.msgCountRoot ?? 0)}::bigint[], ${members.map((m) => m.lastViewedAt ?? 0)}::bigint[])
+                  ${members.map((m) => m.urgentMentionCount)}::bigint[], ${members.map((m) => m.msgCount ?? PENDING)}::bigint[],
+                  ${members.map((m) => m.msgCount === undefined ? PENDING : m.msgCountRoot ?? m.msgCount)}::bigint[],
+                  ${members.map((m) => m.lastViewedAt ?? (m.msgCount === undefined ? PENDING : 0))}::bigint[])
            AS e(channel_id, user_id, admin, guest, notify, mc, mcr, umc, msg, msgr, lv)
       ON CONFLICT DO NOTHING
       RETURNING channel_id, user_id`
@@ -198,29 +202,29 @@ export const refreshChannels = (sql: SqlClient.SqlClient, channelIds: ReadonlyAr
               FROM posts WHERE channel_id IN ${sql.in(channelIds)} AND delete_at = 0 GROUP BY channel_id) s
         WHERE c.id = s.channel_id`)
 
-export interface ReadState {
-  readonly channelId: string
-  readonly userId: string
-  /** Read up to this time; undefined: everything imported is read. */
-  readonly lastViewedAt: number | undefined
-}
+/** Marks of a member whose read state is derived after the import (migration 0136). */
+export const PENDING = -1
 
 /**
- * Members the file gave no message counts: their counts are what they had read, by last_viewed_at, or the whole
- * imported history (a migrated team should not open on thousands of unread messages).
+ * Members the file gave no message counts (msg_count PENDING): their counts become what they had read, by
+ * last_viewed_at, or the whole imported history when that is PENDING too (a migrated team should not open on
+ * thousands of unread messages). A thousand at a time, until none is left.
  */
-export const settleReadState = (sql: SqlClient.SqlClient, states: ReadonlyArray<ReadState>) =>
-  states.length === 0
-    ? Effect.void
-    : Effect.asVoid(sql`
+export const settleReadState = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    while (true) {
+      const settled = yield* sql`
         UPDATE channel_members cm SET
-          last_viewed_at = COALESCE(e.lv, c.last_post_at),
-          msg_count = CASE WHEN e.lv IS NULL THEN c.total_msg_count
-            ELSE (SELECT count(*) FROM posts p WHERE p.channel_id = cm.channel_id AND p.delete_at = 0 AND p.create_at <= e.lv) END,
-          msg_count_root = CASE WHEN e.lv IS NULL THEN c.total_msg_count_root
+          last_viewed_at = CASE WHEN cm.last_viewed_at = ${PENDING} THEN c.last_post_at ELSE cm.last_viewed_at END,
+          msg_count = CASE WHEN cm.last_viewed_at = ${PENDING} THEN c.total_msg_count
+            ELSE (SELECT count(*) FROM posts p WHERE p.channel_id = cm.channel_id AND p.delete_at = 0 AND p.create_at <= cm.last_viewed_at) END,
+          msg_count_root = CASE WHEN cm.last_viewed_at = ${PENDING} THEN c.total_msg_count_root
             ELSE (SELECT count(*) FROM posts p WHERE p.channel_id = cm.channel_id AND p.delete_at = 0 AND p.root_id = ''
-                  AND p.create_at <= e.lv) END
-        FROM unnest(${states.map((s) => s.channelId)}::text[], ${states.map((s) => s.userId)}::text[],
-                    ${states.map((s) => s.lastViewedAt ?? null)}::bigint[]) AS e(channel_id, user_id, lv)
-        JOIN channels c ON c.id = e.channel_id
-        WHERE cm.channel_id = e.channel_id AND cm.user_id = e.user_id`)
+                  AND p.create_at <= cm.last_viewed_at) END
+        FROM channels c
+        WHERE c.id = cm.channel_id AND cm.msg_count < 0 AND (cm.channel_id, cm.user_id) IN (
+          SELECT channel_id, user_id FROM channel_members WHERE msg_count < 0 LIMIT 1000)
+        RETURNING cm.user_id`
+      if (settled.length === 0) return
+    }
+  })

@@ -95,7 +95,6 @@ const makeWriter = (source: Source.Source) =>
     const channels = new Map<string, { id: string; teamId: string; type: string }>()
     const users = new Map<string, string>()
     const touchedChannels = new Set<string>()
-    const readStates: Array<Repo.ReadState> = []
     // Per batch: roots whose threads are rebuilt before the batch commits.
     let threadRoots = new Set<string>()
     let followers: Array<Repo.Follower> = []
@@ -203,10 +202,7 @@ const makeWriter = (source: Source.Source) =>
     const addMembers = (members: ReadonlyArray<Repo.MemberInput>, now: number) =>
       Effect.gen(function*() {
         const fresh = yield* Repo.addChannelMembers(sql, members, now)
-        for (const m of fresh) {
-          touchedChannels.add(m.channelId)
-          if (m.msgCount === undefined) readStates.push({ channelId: m.channelId, userId: m.userId, lastViewedAt: m.lastViewedAt })
-        }
+        for (const m of fresh) touchedChannels.add(m.channelId)
         count("channel_member", true, fresh.length)
         count("channel_member", false, members.length - fresh.length)
       })
@@ -460,11 +456,14 @@ const makeWriter = (source: Source.Source) =>
       return Repo.refreshThreads(sql, roots, f)
     })
 
-    /** Channel counters and read state from the imported posts, in transactions of bounded size. */
+    /**
+     * Channel counters and read state from the imported posts, in statements of bounded size. Members are settled
+     * wherever they were marked, so a run after one that stopped part-way settles that one's members too.
+     */
     const finish = Effect.gen(function*() {
       const ids = [...touchedChannels]
       for (let i = 0; i < ids.length; i += 500) yield* db.transaction(Repo.refreshChannels(sql, ids.slice(i, i + 500)))
-      for (let i = 0; i < readStates.length; i += 1000) yield* db.transaction(Repo.settleReadState(sql, readStates.slice(i, i + 1000)))
+      yield* Repo.settleReadState(sql)
     })
 
     return { line, endBatch, finish, created, existing }
