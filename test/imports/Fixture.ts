@@ -42,7 +42,7 @@ export const fixtureLines = (): ReadonlyArray<unknown> => [
         name: "acme", roles: "team_admin team_user", theme: "{\"type\":\"Onyx\"}",
         channels: [
           { name: "general", roles: "channel_admin channel_user", favorite: true },
-          { name: "private-ops", roles: "channel_user", notify_props: { desktop: "none", mark_unread: "mention" } }
+          { name: "private-ops", roles: "channel_user", notify_props: { desktop: "none", mark_unread: "mention" }, last_viewed_at: T0 + 100, mention_count: 1 }
         ]
       }]
     }

@@ -4,6 +4,7 @@ import { report } from "../../src/cli/Transfer.ts"
 import { importFile, type ImportResult } from "../../src/imports/Importer.ts"
 import { FROM_BUILD, runCli } from "../cli/Cli.ts"
 import { client4 } from "../support/Clients.ts"
+import { type LoopbackSmtp, linkIn, startSmtpServer } from "../support/SmtpServer.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { ATTACHMENT, EMOJI_PNG, fixtureLines, PASSWORDS, T0, writeFixtureZip, writeJsonl } from "./Fixture.ts"
 
@@ -13,6 +14,7 @@ import { ATTACHMENT, EMOJI_PNG, fixtureLines, PASSWORDS, T0, writeFixtureZip, wr
  * password hashes sign in. A second run creates nothing; a broken file is refused with its line numbers.
  */
 let server: TestServer
+let smtp: LoopbackSmtp
 let cliEnv: Record<string, string>
 const cli = (args: ReadonlyArray<string>) => runCli(args, cliEnv, 110_000, FROM_BUILD)
 
@@ -21,7 +23,8 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
   let firstRun: Awaited<ReturnType<typeof cli>>
 
   beforeAll(async () => {
-    server = await startServer()
+    smtp = await startSmtpServer()
+    server = await startServer({ env: { SERVICE_SMTP_URL: smtp.url, SERVICE_EMAIL_FROM: "Chat <chat@example.com>" } })
     cliEnv = {
       SERVICE_DATABASE_URL: server.databaseUrl,
       SERVICE_JWT_SECRET: Redacted.value(server.config.jwtSecretValue),
@@ -32,7 +35,10 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     zip = await writeFixtureZip()
     firstRun = await cli(["--import", zip])
   }, 120_000)
-  afterAll(() => server?.close())
+  afterAll(async () => {
+    await server?.close()
+    await smtp?.close()
+  })
 
   const login = async (username: string, password: string) => {
     const client = client4(server.url)
@@ -52,6 +58,16 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     await expect(login("bob", PASSWORDS.bob)).resolves.toBeDefined()
     await expect(login("bob", "not-the-password")).rejects.toMatchObject({ status_code: 401 })
     await expect(login("carol", "anything-at-all")).rejects.toMatchObject({ status_code: 401 })
+  })
+
+  it("a user imported without a password signs in after a password reset", async () => {
+    const anonymous = client4(server.url)
+    expect(await anonymous.sendPasswordResetEmail("carol@example.com")).toEqual({ status: "OK" })
+    await expect.poll(() => smtp.received.some((m) => m.to.includes("carol@example.com")), { timeout: 10_000 }).toBe(true)
+    const mail = smtp.received.find((m) => m.to.includes("carol@example.com"))!
+    const token = linkIn(mail, "/reset_password_complete").searchParams.get("token")!
+    await anonymous.resetUserPassword(token, "carol-chose-this-1")
+    await expect(login("carol", "carol-chose-this-1")).resolves.toBeDefined()
   })
 
   it("the official client sees the teams, channels, members, posts, threads, reactions and files", async () => {
@@ -103,9 +119,14 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     const general = await client.getChannelByName(acme.id, "general")
     expect(general.total_msg_count).toBe(4)
     const member = await client.getMyChannelMember(general.id)
-    // The imported history counts as read.
+    // The imported history counts as read, unless the file says how far the member had read.
     expect(member.msg_count).toBe(4)
     expect(member.last_viewed_at).toBe(T0 + 5000)
+    const ops = await client.getChannelByName(acme.id, "private-ops")
+    const opsMember = await client.getMyChannelMember(ops.id)
+    expect(ops.total_msg_count - opsMember.msg_count).toBe(1)
+    expect(opsMember.mention_count).toBe(1)
+    expect(opsMember.notify_props.desktop).toBe("none")
 
     // The team's thread and the DM's (direct channels belong to every team's thread list).
     const threads = await client.getUserThreads(alice.id, acme.id, {})
