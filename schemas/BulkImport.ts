@@ -121,6 +121,16 @@ export const User = Schema.Struct({
 })
 export type User = typeof User.Type
 
+/** A bot account; `owner` names the user (or plugin) that manages it. */
+export const Bot = Schema.Struct({
+  username: Str,
+  owner: Str,
+  display_name: opt(Str),
+  description: opt(Str),
+  delete_at: opt(Millis)
+})
+export type Bot = typeof Bot.Type
+
 export const Reaction = Schema.Struct({ user: Str, emoji_name: Str, create_at: Millis })
 export type Reaction = typeof Reaction.Type
 
@@ -172,17 +182,18 @@ export type Emoji = typeof Emoji.Type
 
 export const Version = Schema.Number.pipe(Schema.int())
 
-/** The line, by its type; `scheme`, `role` and `bot` lines are read but not imported (reported as skipped). */
+/** The line, by its type; `scheme` and `role` lines are read but not imported (reported as skipped). */
 export const Line = Schema.Union(
   Schema.Struct({ type: Schema.Literal("version"), version: Version }),
   Schema.Struct({ type: Schema.Literal("team"), team: Team }),
   Schema.Struct({ type: Schema.Literal("channel"), channel: Channel }),
   Schema.Struct({ type: Schema.Literal("user"), user: User }),
+  Schema.Struct({ type: Schema.Literal("bot"), bot: Bot }),
   Schema.Struct({ type: Schema.Literal("post"), post: Post }),
   Schema.Struct({ type: Schema.Literal("direct_channel"), direct_channel: DirectChannel }),
   Schema.Struct({ type: Schema.Literal("direct_post"), direct_post: DirectPost }),
   Schema.Struct({ type: Schema.Literal("emoji"), emoji: Emoji }),
-  Schema.Struct({ type: Schema.Literal("scheme", "role", "bot") })
+  Schema.Struct({ type: Schema.Literal("scheme", "role") })
 )
 export type Line = typeof Line.Type
 

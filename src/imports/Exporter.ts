@@ -229,7 +229,10 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
           SELECT user_id, category, name, value FROM preferences
           WHERE user_id IN ${sql.in(ids)} AND category IN ('theme', 'display_settings', 'notifications', 'advanced_settings',
                 'sidebar_settings', 'tutorial_step', 'favorite_channel')`
+        const bots = yield* sql<{ user_id: string; description: string; owner_id: string }>`
+          SELECT user_id, description, owner_id FROM bots WHERE user_id IN ${sql.in(ids)}`
         for (const u of rows) {
+          if (bots.some((b) => b.user_id === u.id)) continue
           const mine = prefs.filter((p) => p.user_id === u.id)
           const pref = (category: string, name: string) => mine.find((p) => p.category === category && p.name === name)?.value
           const fields: Record<string, string> = {}
@@ -272,6 +275,19 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
           })
         }
       }))
+
+    // Bots after every user, so that an owner is always defined before its bot.
+    yield* pages((after) => sql<{ id: string; username: string; first_name: string; delete_at: string; description: string; owner_id: string }>`
+      SELECT u.id, u.username, u.first_name, u.delete_at, b.description, b.owner_id
+      FROM bots b JOIN users u ON u.id = b.user_id WHERE u.id > ${after} ORDER BY u.id LIMIT ${PAGE}`, (rows) =>
+      Effect.forEach(rows, (b) =>
+        write("bot", {
+          username: b.username,
+          owner: names.users.get(b.owner_id) ?? b.owner_id,
+          display_name: b.first_name,
+          description: b.description,
+          delete_at: num(b.delete_at) === 0 ? undefined : num(b.delete_at)
+        }), { discard: true }))
 
     if (withFiles) {
       yield* pages((after) => sql<{ id: string; name: string }>`SELECT id, name FROM emoji WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>

@@ -19,8 +19,8 @@ import { decodeLine, type Existing, validate, type Validation } from "./Validate
 /**
  * Imports a Mattermost bulk export: first the whole file is validated (Validate.ts) and nothing is written when any
  * line has a problem (or on a dry run); then the lines are read again, one at a time, and written in batches, one
- * transaction per batch. Lines are applied in file order, as Mattermost does (version, teams, channels, users, posts,
- * direct channels, direct posts, emoji), so a reference always names something an earlier line or the server holds.
+ * transaction per batch. Lines are applied in file order, as Mattermost does (version, teams, channels, users, bots,
+ * posts, direct channels, direct posts, emoji), so a reference always names something an earlier line or the server holds.
  * At the end the channels' counters and the members' read state are derived from the imported posts, so unread
  * counts, threads and search (posts.search_vector is a generated column) work on the imported history at once.
  * No events are published: clients that are connected during an import see its result when they next load.
@@ -95,6 +95,8 @@ const makeWriter = (source: Source.Source) =>
     const channels = new Map<string, { id: string; teamId: string; type: string }>()
     const users = new Map<string, string>()
     const touchedChannels = new Set<string>()
+    const botUsers = new Map<string, boolean>()
+    const botTeams = new Set<string>()
     // Per batch: roots whose threads are rebuilt before the batch commits.
     let threadRoots = new Set<string>()
     let followers: Array<Repo.Follower> = []
@@ -281,6 +283,44 @@ const makeWriter = (source: Source.Source) =>
         yield* Repo.addPreferences(sql, prefs)
       })
 
+    /** A bot: a users row with is_bot and its bots row; the owner is a user's id when the name is a user's. */
+    const bot = (b: Bulk.Bot, now: number) =>
+      Effect.gen(function*() {
+        const [found] = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = lower(${b.username})`
+        count("bot", found === undefined)
+        if (found !== undefined) return void users.set(b.username.toLowerCase(), found.id)
+        const id = newId()
+        const [owner] = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = lower(${b.owner})`
+        yield* sql`
+          INSERT INTO users (id, create_at, update_at, delete_at, username, email, email_verified, first_name, roles, is_bot, notify_props)
+          VALUES (${id}, ${now}, ${now}, ${b.delete_at ?? 0}, ${b.username.toLowerCase()}, ${`${b.username.toLowerCase()}@localhost`}, true,
+                  ${b.display_name ?? ""}, 'system_user', true, ${JSON.stringify(DEFAULT_NOTIFY_PROPS)}::jsonb)`
+        yield* sql`
+          INSERT INTO bots (user_id, description, owner_id, create_at, update_at)
+          VALUES (${id}, ${b.description ?? ""}, ${owner?.id ?? b.owner}, ${now}, ${now})`
+        users.set(b.username.toLowerCase(), id)
+        botUsers.set(id, true)
+      })
+
+    /**
+     * A bot that posts in a team's channel joins that team (bot lines carry no memberships), so that the team's members
+     * may see who wrote the posts.
+     */
+    const joinBotToTeam = (uid: string, teamId: string, now: number) =>
+      Effect.gen(function*() {
+        if (teamId === "" || botTeams.has(`${teamId}/${uid}`)) return
+        let known = botUsers.get(uid)
+        if (known === undefined) {
+          known = (yield* sql<{ is_bot: boolean }>`SELECT is_bot FROM users WHERE id = ${uid}`)[0]?.is_bot === true
+          botUsers.set(uid, known)
+        }
+        if (!known) return
+        botTeams.add(`${teamId}/${uid}`)
+        yield* sql`
+          INSERT INTO team_members (team_id, user_id, create_at) VALUES (${teamId}, ${uid}, ${now})
+          ON CONFLICT (team_id, user_id) DO NOTHING`
+      })
+
     /** The direct or group channel of these users, created (with its members) when missing. */
     const directChannel = (usernames: ReadonlyArray<string>, now: number, header = "", participants: ReadonlyArray<Bulk.DirectParticipant> = []) =>
       Effect.gen(function*() {
@@ -366,13 +406,15 @@ const makeWriter = (source: Source.Source) =>
         })))}`)
 
     /** One post (root or reply) with its files, reactions and flags; the existing id when it was imported before. */
-    const writePost = (p: Bulk.Reply, channelId: string, rootId: string, kind: string) =>
+    const writePost = (p: Bulk.Reply, target: { id: string; teamId: string }, rootId: string, kind: string, now: number) =>
       Effect.gen(function*() {
+        const channelId = target.id
         const uid = yield* userId(p.user)
         const key = { channelId, userId: uid, createAt: p.create_at, rootId }
         const found = yield* Repo.existingPost(sql, key)
         count(kind, found === undefined)
         if (found !== undefined) return { id: found, created: false }
+        yield* joinBotToTeam(uid, target.teamId, now)
         const files = yield* storeAttachments(p.attachments ?? [], uid, p.create_at)
         const id = yield* Repo.insertPost(sql, {
           ...key,
@@ -396,13 +438,13 @@ const makeWriter = (source: Source.Source) =>
         return { id, created: true }
       })
 
-    const thread = (p: Bulk.Post | Bulk.DirectPost, channelId: string, kind: string) =>
+    const thread = (p: Bulk.Post | Bulk.DirectPost, target: { id: string; teamId: string }, kind: string, now: number) =>
       Effect.gen(function*() {
-        touchedChannels.add(channelId)
-        const root = yield* writePost(p, channelId, "", kind)
+        touchedChannels.add(target.id)
+        const root = yield* writePost(p, target, "", kind, now)
         let replies = 0
         for (const reply of p.replies ?? []) {
-          const written = yield* writePost(reply, channelId, root.id, "reply")
+          const written = yield* writePost(reply, target, root.id, "reply", now)
           if (written.created) replies += 1
         }
         if (replies > 0 || (root.created && (p.replies ?? []).length > 0)) threadRoots.add(root.id)
@@ -430,17 +472,18 @@ const makeWriter = (source: Source.Source) =>
           return teamChannel(data.channel, now)
         case "user":
           return user(data.user, now)
+        case "bot":
+          return bot(data.bot, now)
         case "post":
-          return Effect.flatMap(channel(data.post.team, data.post.channel), (c) => thread(data.post, c.id, "post"))
+          return Effect.flatMap(channel(data.post.team, data.post.channel), (c) => thread(data.post, c, "post", now))
         case "direct_channel":
           return direct(data.direct_channel, now)
         case "direct_post":
-          return Effect.flatMap(directChannel(data.direct_post.channel_members, now), (c) => thread(data.direct_post, c.id, "direct_post"))
+          return Effect.flatMap(directChannel(data.direct_post.channel_members, now), (c) => thread(data.direct_post, { id: c.id, teamId: "" }, "direct_post", now))
         case "emoji":
           return emoji(data.emoji, now)
         case "scheme":
         case "role":
-        case "bot":
           return Effect.sync(() => count(`${data.type} (skipped)`, false))
         default:
           return Effect.void

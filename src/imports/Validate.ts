@@ -2,6 +2,7 @@ import { Effect, Either, ParseResult, Schema, Stream } from "effect"
 import * as Bulk from "../../schemas/BulkImport.ts"
 import { channelNameProblem, fieldsProblem } from "../channels/ChannelValidation.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
+import { DEFAULT_CHANNELS } from "../teams/Membership.ts"
 import { displayNameProblem, teamNameProblem } from "../teams/TeamValidation.ts"
 import { isValidEmail } from "../users/Validation.ts"
 import type { NumberedLine, Source, SourceError } from "./Source.ts"
@@ -40,7 +41,7 @@ const SCHEMAS: Record<string, Schema.Schema<any, any>> = {
   emoji: Schema.Struct({ type: Schema.Literal("emoji"), emoji: Bulk.Emoji }),
   scheme: Schema.Struct({ type: Schema.Literal("scheme") }),
   role: Schema.Struct({ type: Schema.Literal("role") }),
-  bot: Schema.Struct({ type: Schema.Literal("bot") })
+  bot: Schema.Struct({ type: Schema.Literal("bot"), bot: Bulk.Bot })
 }
 
 const describe = (error: ParseResult.ParseError) =>
@@ -150,6 +151,8 @@ export class Checker {
           add(teamNameProblem(t.name))
           add(displayNameProblem(t.display_name))
           self.teams.add(t.name)
+          // A new team comes with its default channels, which lines may name without defining them.
+          for (const d of DEFAULT_CHANNELS) self.channels.add(`${t.name}/${d.name}`)
           break
         }
         case "channel": {
@@ -178,6 +181,12 @@ export class Checker {
             }
           }
           self.users.add(u.username.toLowerCase())
+          break
+        }
+        case "bot": {
+          const b = data.bot
+          if (!USERNAME_PATTERN.test(b.username)) add(`invalid bot username "${b.username.slice(0, 80)}" (1 to 64 lowercase letters, digits, '.', '-', '_')`)
+          self.users.add(b.username.toLowerCase())
           break
         }
         case "post": {

@@ -123,7 +123,7 @@ describe("export and import round trip", { timeout: 120_000 }, () => {
       SERVICE_DATA_DIR: source.config.dataDir
     }, 110_000, FROM_BUILD)
     expect(result.code, result.output).toBe(0)
-    expect(result.stdout).toMatch(/post 4.*, 2 files/)
+    expect(result.stdout).toMatch(/bot 1.*post 5.*, 2 files/)
     // Small batches, so that threads and read state are put together across several transactions.
     const imported: ImportResult = await run(target, importFile(file, { dryRun: false, batchSize: 3 }))
     expect(imported.validation.problems).toEqual([])
@@ -142,6 +142,6 @@ describe("export and import round trip", { timeout: 120_000 }, () => {
     const again = await run(source, importFile(file, { dryRun: false }))
     expect(again.validation.problems).toEqual([])
     expect(again.created).toEqual({})
-    expect(again.existing).toMatchObject({ post: 4, reply: 4, user: 3, team: 1 })
+    expect(again.existing).toMatchObject({ post: 5, reply: 4, user: 3, bot: 1, team: 1 })
   })
 })

@@ -10,7 +10,7 @@ import { tempDir } from "../support/Cleanup.ts"
 /**
  * A small Mattermost bulk export built in the test, as `mmctl export create` lays it out: import.jsonl and the files
  * under data/. Two teams' worth of content: channels public and private, users with a bcrypt hash (Mattermost before
- * v11), a PBKDF2 hash (v11's PHC string) and none, posts with replies, reactions (one with a custom emoji), flags,
+ * v11), a PBKDF2 hash (v11's PHC string) and none, a bot, posts with replies, reactions (one with a custom emoji), flags,
  * a pin and an attachment, a DM and a GM with posts, a custom emoji.
  */
 export const PASSWORDS = { alice: "alice-imported-pw-1", bob: "bob-imported-pw-2" } as const
@@ -61,6 +61,8 @@ export const fixtureLines = (): ReadonlyArray<unknown> => [
       teams: [{ name: "acme", roles: "team_user", channels: [{ name: "general", roles: "channel_user" }, { name: "private-ops", roles: "channel_user" }] }]
     }
   },
+  { type: "bot", bot: { username: "deploybot", owner: "alice", display_name: "Deploy Bot", description: "ships things" } },
+  { type: "post", post: { team: "acme", channel: "town-square", user: "deploybot", message: "deployed v2", create_at: T0 + 3000, props: { from_bot: "true" } } },
   { type: "emoji", emoji: { name: "partyparrot", image: "data/emoji/partyparrot.png" } },
   {
     type: "post",

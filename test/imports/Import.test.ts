@@ -49,7 +49,7 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
   it("imports the zip and reports what it created", () => {
     expect(firstRun.stderr).toContain("importing:")
     expect(firstRun.code, firstRun.output).toBe(0)
-    expect(firstRun.stdout).toMatch(/created: .*post 3.*reply 3/)
+    expect(firstRun.stdout).toMatch(/created: .*bot 1.*post 4.*reply 3/)
     expect(firstRun.stdout).toMatch(/user 3/)
   })
 
@@ -145,6 +145,16 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     expect(Object.values(flagged.posts).map((p) => p.message)).toEqual(["hello imported world #launch"])
   })
 
+  it("a bot comes as a bot with its posts", async () => {
+    const { client } = await login("alice", PASSWORDS.alice)
+    const bot = await client.getUserByUsername("deploybot")
+    expect(bot.is_bot).toBe(true)
+    const acme = (await client.getMyTeams()).find((t) => t.name === "acme")!
+    const square = await client.getChannelByName(acme.id, "town-square")
+    const posts = await client.getPosts(square.id)
+    expect(Object.values(posts.posts).map((p) => [p.user_id, p.message])).toEqual([[bot.id, "deployed v2"]])
+  })
+
   it("direct and group messages come with their posts", async () => {
     const { client, user: alice } = await login("alice", PASSWORDS.alice)
     const bob = await login("bob", PASSWORDS.bob)
@@ -163,7 +173,7 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     const again = await server.runtime.runPromise(importFile(zip, { dryRun: false })) as ImportResult
     expect(again.validation.problems).toEqual([])
     expect(again.created).toEqual({})
-    expect(again.existing).toMatchObject({ post: 3, reply: 3, direct_post: 2, team: 1, user: 3, channel: 2, direct_channel: 2, emoji: 1 })
+    expect(again.existing).toMatchObject({ bot: 1, post: 4, reply: 3, direct_post: 2, team: 1, user: 3, channel: 2, direct_channel: 2, emoji: 1 })
     const { client } = await login("alice", PASSWORDS.alice)
     const acme = (await client.getMyTeams()).find((t) => t.name === "acme")!
     const general = await client.getChannelByName(acme.id, "general")

@@ -67,7 +67,7 @@ describe("the import job of the admin API", { timeout: 90_000 }, () => {
     expect(job.status, job.error).toBe("succeeded")
     expect(job.lines_total).toBe(fixtureLines().length)
     expect(job.lines_done).toBe(job.lines_total)
-    expect(job.created).toMatchObject({ team: 1, user: 3, post: 3, reply: 3, direct_post: 2, emoji: 1, attachment: 1 })
+    expect(job.created).toMatchObject({ team: 1, user: 3, bot: 1, post: 4, reply: 3, direct_post: 2, emoji: 1, attachment: 1 })
     expect(job.problems).toEqual([])
     // The upload is gone once the job has ended.
     expect(await fs.readdir(path.join(server.config.dataDir, "imports"))).toEqual([])
