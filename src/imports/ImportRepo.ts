@@ -1,9 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { newId } from "../../layers/Crypto.ts"
 import * as Sidebar from "../categories/Sidebar.ts"
 import { DEFAULT_CHANNEL_NOTIFY_PROPS } from "../channels/ChannelWire.ts"
-import { hashtags } from "../posts/MessageText.ts"
 
 /**
  * The import's statements, run inside the batch's transaction (Importer.ts). Every insert finds what is already
@@ -80,40 +78,6 @@ export const favorite = (sql: SqlClient.SqlClient, userId: string, teamId: strin
       UPDATE sidebar_channels SET category_id = ${Sidebar.defaultCategoryId("favorites", userId, teamId)}
       WHERE user_id = ${userId} AND channel_id = ${channelId}
         AND category_id IN (SELECT id FROM sidebar_categories WHERE user_id = ${userId} AND team_id = ${teamId})`
-  })
-
-export interface PostInput {
-  readonly channelId: string
-  readonly userId: string
-  readonly rootId: string
-  readonly createAt: number
-  readonly editAt: number
-  readonly message: string
-  readonly type: string
-  readonly props: Record<string, unknown>
-  readonly isPinned: boolean
-}
-
-/** The id of the post already imported with this channel, author, time and root, if any. */
-export const existingPost = (sql: SqlClient.SqlClient, p: Pick<PostInput, "channelId" | "userId" | "createAt" | "rootId">) =>
-  Effect.map(
-    sql<{ id: string }>`
-      SELECT id FROM posts
-      WHERE channel_id = ${p.channelId} AND create_at = ${p.createAt} AND user_id = ${p.userId} AND root_id = ${p.rootId}
-      LIMIT 1`,
-    (rows) => rows[0]?.id
-  )
-
-export const insertPost = (sql: SqlClient.SqlClient, p: PostInput, fileIds: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const id = newId()
-    yield* sql`
-      INSERT INTO posts (id, create_at, update_at, edit_at, is_pinned, user_id, channel_id, root_id, message, type, props,
-                         hashtags, file_ids)
-      VALUES (${id}, ${p.createAt}, ${Math.max(p.createAt, p.editAt)}, ${p.editAt}, ${p.isPinned}, ${p.userId}, ${p.channelId},
-              ${p.rootId}, ${p.message}, ${p.type}, ${JSON.stringify(p.props)}::jsonb, ${hashtags(p.message)},
-              ${JSON.stringify(fileIds)}::jsonb)`
-    return id
   })
 
 export interface ReactionInput {

@@ -9,6 +9,7 @@ import { PREFERENCE_FIELDS } from "../../schemas/BulkImport.ts"
 import { directName, groupName } from "../channels/ChannelWire.ts"
 import { imageKey } from "../emoji/EmojiWire.ts"
 import { mimeTypeFor } from "../files/MimeTypes.ts"
+import { hashtags } from "../posts/MessageText.ts"
 import { DEFAULT_CHANNELS } from "../teams/Membership.ts"
 import { insertWithDefaultChannels } from "../teams/TeamRepo.ts"
 import { DEFAULT_NOTIFY_PROPS } from "../users/UserRow.ts"
@@ -388,69 +389,134 @@ const makeWriter = (source: Source.Source) =>
 
     type Stored = Effect.Effect.Success<ReturnType<typeof storeAttachments>>[number]
 
-    const fileRows = (files: ReadonlyArray<Stored>, uid: string, postId: string, channelId: string) =>
-      files.length === 0
-        ? Effect.void
-        : Effect.asVoid(sql`INSERT INTO file_infos ${sql.insert(files.map((f) => ({
-          id: f.id,
-          creator_id: uid,
-          post_id: postId,
-          channel_id: channelId,
-          create_at: f.at,
-          update_at: f.at,
-          path: f.key,
-          name: f.name,
-          extension: f.extension,
-          size: f.size,
-          mime_type: f.mime
-        })))}`)
+    interface Target {
+      readonly id: string
+      readonly teamId: string
+    }
+    interface Item {
+      readonly p: Bulk.Reply
+      readonly userId: string
+      readonly key: string
+    }
+    /** Post lines of the batch, written together when it ends (flushPosts): a few statements per batch, not per post. */
+    let queued: Array<{ readonly p: Bulk.Post | Bulk.DirectPost; readonly target: Target; readonly kind: string }> = []
 
-    /** One post (root or reply) with its files, reactions and flags; the existing id when it was imported before. */
-    const writePost = (p: Bulk.Reply, target: { id: string; teamId: string }, rootId: string, kind: string, now: number) =>
-      Effect.gen(function*() {
-        const channelId = target.id
-        const uid = yield* userId(p.user)
-        const key = { channelId, userId: uid, createAt: p.create_at, rootId }
-        const found = yield* Repo.existingPost(sql, key)
-        count(kind, found === undefined)
-        if (found !== undefined) return { id: found, created: false }
-        yield* joinBotToTeam(uid, target.teamId, now)
-        const files = yield* storeAttachments(p.attachments ?? [], uid, p.create_at)
-        const id = yield* Repo.insertPost(sql, {
-          ...key,
-          editAt: p.edit_at ?? 0,
-          message: p.message,
-          type: p.type ?? "",
-          props: p.props ?? {},
-          isPinned: p.is_pinned ?? false
-        }, files.map((f) => f.id))
-        yield* fileRows(files, uid, id, channelId)
-        count("attachment", true, files.length)
-        const reactions: Array<Repo.ReactionInput> = []
-        for (const r of p.reactions ?? []) {
-          reactions.push({ postId: id, channelId, userId: yield* userId(r.user), emojiName: r.emoji_name, createAt: r.create_at })
-        }
-        count("reaction", true, yield* Repo.addReactions(sql, reactions))
-        const flags: Array<Repo.Preference> = []
-        for (const f of p.flagged_by ?? []) flags.push({ userId: yield* userId(f), category: "flagged_post", name: id, value: "true" })
-        yield* Repo.addPreferences(sql, flags)
-        count("flag", true, flags.length)
-        return { id, created: true }
+    const thread = (p: Bulk.Post | Bulk.DirectPost, target: Target, kind: string) =>
+      Effect.sync(() => {
+        touchedChannels.add(target.id)
+        queued.push({ p, target, kind })
       })
 
-    const thread = (p: Bulk.Post | Bulk.DirectPost, target: { id: string; teamId: string }, kind: string, now: number) =>
+    const postKey = (scope: string, userId: string, createAt: number) => `${scope}/${userId}/${createAt}`
+
+    /** New posts' rows, files, reactions and flags, in multi-row statements. */
+    const insertPosts = (fresh: ReadonlyArray<{ readonly item: Item; readonly id: string; readonly target: Target; readonly rootId: string }>, now: number) =>
       Effect.gen(function*() {
-        touchedChannels.add(target.id)
-        const root = yield* writePost(p, target, "", kind, now)
-        let replies = 0
-        for (const reply of p.replies ?? []) {
-          const written = yield* writePost(reply, target, root.id, "reply", now)
-          if (written.created) replies += 1
+        const rows: Array<Record<string, unknown>> = []
+        const files: Array<{ readonly stored: Stored; readonly userId: string; readonly postId: string; readonly channelId: string }> = []
+        const reactions: Array<Repo.ReactionInput> = []
+        const flags: Array<Repo.Preference> = []
+        for (const { item, id, target, rootId } of fresh) {
+          const { p, userId: uid } = item
+          yield* joinBotToTeam(uid, target.teamId, now)
+          const stored = yield* storeAttachments(p.attachments ?? [], uid, p.create_at)
+          for (const f of stored) files.push({ stored: f, userId: uid, postId: id, channelId: target.id })
+          rows.push({
+            id,
+            create_at: p.create_at,
+            update_at: Math.max(p.create_at, p.edit_at ?? 0),
+            edit_at: p.edit_at ?? 0,
+            is_pinned: p.is_pinned ?? false,
+            user_id: uid,
+            channel_id: target.id,
+            root_id: rootId,
+            message: p.message,
+            type: p.type ?? "",
+            props: JSON.stringify(p.props ?? {}),
+            hashtags: hashtags(p.message),
+            file_ids: JSON.stringify(stored.map((f) => f.id))
+          })
+          for (const r of p.reactions ?? []) {
+            reactions.push({ postId: id, channelId: target.id, userId: yield* userId(r.user), emojiName: r.emoji_name, createAt: r.create_at })
+          }
+          for (const f of p.flagged_by ?? []) flags.push({ userId: yield* userId(f), category: "flagged_post", name: id, value: "true" })
         }
-        if (replies > 0 || (root.created && (p.replies ?? []).length > 0)) threadRoots.add(root.id)
-        for (const f of p.thread_followers ?? []) {
-          followers.push({ rootId: root.id, userId: yield* userId(f.user), lastViewed: f.last_viewed ?? 0, unreadMentions: f.unread_mentions ?? 0 })
+        // Bounded statements: PostgreSQL takes at most 65,535 parameters.
+        for (let i = 0; i < rows.length; i += 1000) yield* sql`INSERT INTO posts ${sql.insert(rows.slice(i, i + 1000))}`
+        for (let i = 0; i < files.length; i += 1000) {
+          yield* sql`INSERT INTO file_infos ${sql.insert(files.slice(i, i + 1000).map(({ stored: f, userId: uid, postId, channelId }) => ({
+            id: f.id,
+            creator_id: uid,
+            post_id: postId,
+            channel_id: channelId,
+            create_at: f.at,
+            update_at: f.at,
+            path: f.key,
+            name: f.name,
+            extension: f.extension,
+            size: f.size,
+            mime_type: f.mime
+          })))}`
         }
+        count("attachment", true, files.length)
+        for (let i = 0; i < reactions.length; i += 5000) count("reaction", true, yield* Repo.addReactions(sql, reactions.slice(i, i + 5000)))
+        for (let i = 0; i < flags.length; i += 5000) yield* Repo.addPreferences(sql, flags.slice(i, i + 5000))
+        count("flag", true, flags.length)
+      })
+
+    /**
+     * Writes the batch's posts: which roots exist already (one query), which replies of those exist (one query), then
+     * the new roots and replies with their files, reactions and flags in a few multi-row statements.
+     */
+    const flushPosts = (now: number) =>
+      Effect.gen(function*() {
+        if (queued.length === 0) return
+        const batch = queued
+        queued = []
+        const roots: Array<{ root: Item; replies: Array<Item>; target: Target; kind: string; line: Bulk.Post | Bulk.DirectPost }> = []
+        for (const { p, target, kind } of batch) {
+          const uid = yield* userId(p.user)
+          const replies: Array<Item> = []
+          for (const r of p.replies ?? []) replies.push({ p: r, userId: yield* userId(r.user), key: "" })
+          roots.push({ root: { p, userId: uid, key: postKey(target.id, uid, p.create_at) }, replies, target, kind, line: p })
+        }
+        const found = yield* sql<{ id: string; channel_id: string; user_id: string; create_at: string }>`
+          SELECT p.id, p.channel_id, p.user_id, p.create_at FROM posts p
+          JOIN unnest(${roots.map((r) => r.target.id)}::text[], ${roots.map((r) => r.root.userId)}::text[],
+                      ${roots.map((r) => r.root.p.create_at)}::bigint[]) AS k(channel_id, user_id, create_at)
+            ON p.channel_id = k.channel_id AND p.create_at = k.create_at AND p.user_id = k.user_id
+          WHERE p.root_id = ''`
+        const rootIds = new Map(found.map((r) => [postKey(r.channel_id, r.user_id, Number(r.create_at)), r.id]))
+        const existingRoots = [...new Set(found.map((r) => r.id))]
+        const foundReplies = existingRoots.length === 0 ? [] : yield* sql<{ root_id: string; user_id: string; create_at: string }>`
+          SELECT root_id, user_id, create_at FROM posts WHERE root_id IN ${sql.in(existingRoots)}`
+        const replyKeys = new Set(foundReplies.map((r) => postKey(r.root_id, r.user_id, Number(r.create_at))))
+
+        const fresh: Array<{ item: Item; id: string; target: Target; rootId: string }> = []
+        for (const r of roots) {
+          const known = rootIds.get(r.root.key)
+          const rootId = known ?? newId()
+          count(r.kind, known === undefined)
+          if (known === undefined) {
+            // A later line of the batch with the same key is the same post.
+            rootIds.set(r.root.key, rootId)
+            fresh.push({ item: r.root, id: rootId, target: r.target, rootId: "" })
+          }
+          let added = 0
+          for (const reply of r.replies) {
+            const key = postKey(rootId, reply.userId, reply.p.create_at)
+            count("reply", !replyKeys.has(key))
+            if (replyKeys.has(key)) continue
+            replyKeys.add(key)
+            fresh.push({ item: reply, id: newId(), target: r.target, rootId })
+            added += 1
+          }
+          if (added > 0) threadRoots.add(rootId)
+          for (const f of r.line.thread_followers ?? []) {
+            followers.push({ rootId, userId: yield* userId(f.user), lastViewed: f.last_viewed ?? 0, unreadMentions: f.unread_mentions ?? 0 })
+          }
+        }
+        yield* insertPosts(fresh, now)
       })
 
     const emoji = (e: Bulk.Emoji, now: number) =>
@@ -475,11 +541,11 @@ const makeWriter = (source: Source.Source) =>
         case "bot":
           return bot(data.bot, now)
         case "post":
-          return Effect.flatMap(channel(data.post.team, data.post.channel), (c) => thread(data.post, c, "post", now))
+          return Effect.flatMap(channel(data.post.team, data.post.channel), (c) => thread(data.post, c, "post"))
         case "direct_channel":
           return direct(data.direct_channel, now)
         case "direct_post":
-          return Effect.flatMap(directChannel(data.direct_post.channel_members, now), (c) => thread(data.direct_post, { id: c.id, teamId: "" }, "direct_post", now))
+          return Effect.flatMap(directChannel(data.direct_post.channel_members, now), (c) => thread(data.direct_post, { id: c.id, teamId: "" }, "direct_post"))
         case "emoji":
           return emoji(data.emoji, now)
         case "scheme":
@@ -490,14 +556,15 @@ const makeWriter = (source: Source.Source) =>
       }
     }
 
-    /** Rebuilds the threads the batch touched, inside its transaction. */
-    const endBatch = Effect.suspend(() => {
-      const roots = [...threadRoots]
-      const f = followers
-      threadRoots = new Set()
-      followers = []
-      return Repo.refreshThreads(sql, roots, f)
-    })
+    /** Writes the batch's posts and rebuilds the threads it touched, inside its transaction. */
+    const endBatch = (now: number) =>
+      Effect.zipRight(flushPosts(now), Effect.suspend(() => {
+        const roots = [...threadRoots]
+        const f = followers
+        threadRoots = new Set()
+        followers = []
+        return Repo.refreshThreads(sql, roots, f)
+      }))
 
     /**
      * Channel counters and read state from the imported posts, in statements of bounded size. Members are settled
@@ -537,7 +604,7 @@ export const importFile = (file: string, options: ImportOptions) =>
                 Effect.mapError((e) => new Source.SourceError({ message: `line ${input.line}: ${describeError(e)}` }))
               )
             }
-            yield* writer.endBatch
+            yield* writer.endBatch(now)
           }))
           yield* progress({ phase: "importing", linesDone: Chunk.unsafeLast(chunk).line, linesTotal: validation.lines })
         })

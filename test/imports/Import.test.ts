@@ -209,4 +209,22 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     expect(result.validation.problems).toEqual([])
     expect(report(zip, true, result).at(-1)).toBe("valid: nothing was imported (dry run)")
   })
+
+  it("a later file adds a reply to an imported thread: only the new reply is created and the thread counts it", async () => {
+    const lines = fixtureLines()
+    const root = lines.find((l) => (l as { post?: { message?: string } }).post?.message === "hello imported world #launch") as { type: string; post: Record<string, unknown> & { replies: Array<unknown> } }
+    const extended = { ...root, post: { ...root.post, attachments: undefined, replies: [...root.post.replies, { user: "carol", message: "one more, later", create_at: T0 + 9500 }] } }
+    const file = await writeJsonl([...lines.slice(0, 2), extended])
+    const result = await server.runtime.runPromise(importFile(file, { dryRun: false, batchSize: 1 })) as ImportResult
+    expect(result.validation.problems).toEqual([])
+    expect(result.created).toEqual({ reply: 1 })
+    expect(result.existing).toMatchObject({ post: 1, reply: 2 })
+    const { client } = await login("alice", PASSWORDS.alice)
+    const acme = (await client.getMyTeams()).find((t) => t.name === "acme")!
+    const general = await client.getChannelByName(acme.id, "general")
+    const posts = await client.getPosts(general.id)
+    const imported = Object.values(posts.posts).find((p) => p.message === "hello imported world #launch")!
+    expect(imported.reply_count).toBe(3)
+    expect(general.total_msg_count).toBe(5)
+  })
 })
