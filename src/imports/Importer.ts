@@ -323,6 +323,19 @@ const makeWriter = (source: Source.Source) =>
       })
 
     /** The direct or group channel of these users, created (with its members) when missing. */
+    const directChannels = new Map<string, { id: string; type: string; ids: Array<string>; created: boolean }>()
+
+    /** The channel of a direct post: found once per set of members, then remembered. */
+    const directPostChannel = (usernames: ReadonlyArray<string>, now: number) =>
+      Effect.gen(function*() {
+        const key = [...new Set(usernames.map((n) => n.toLowerCase()))].sort().join(",")
+        const known = directChannels.get(key)
+        if (known !== undefined) return known
+        const made = yield* directChannel(usernames, now)
+        directChannels.set(key, made)
+        return made
+      })
+
     const directChannel = (usernames: ReadonlyArray<string>, now: number, header = "", participants: ReadonlyArray<Bulk.DirectParticipant> = []) =>
       Effect.gen(function*() {
         const unique = [...new Set(usernames.map((n) => n.toLowerCase()))]
@@ -545,7 +558,7 @@ const makeWriter = (source: Source.Source) =>
         case "direct_channel":
           return direct(data.direct_channel, now)
         case "direct_post":
-          return Effect.flatMap(directChannel(data.direct_post.channel_members, now), (c) => thread(data.direct_post, { id: c.id, teamId: "" }, "direct_post"))
+          return Effect.flatMap(directPostChannel(data.direct_post.channel_members, now), (c) => thread(data.direct_post, { id: c.id, teamId: "" }, "direct_post"))
         case "emoji":
           return emoji(data.emoji, now)
         case "scheme":

@@ -86,6 +86,10 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     expect(members.find((m) => m.user_id === alice.id)!.scheme_admin).toBe(true)
     const teamMember = await client.getTeamMember(acme.id, alice.id)
     expect(teamMember.scheme_admin).toBe(true)
+    // A favourite of the file is in the sidebar's Favorites.
+    const categories = await client.getChannelCategories(alice.id, acme.id)
+    const favorites = categories.categories.find((c) => c.type === "favorites")!
+    expect(favorites.channel_ids).toContain(general.id)
 
     const posts = await client.getPosts(general.id)
     const list = posts.order.map((id) => posts.posts[id])
