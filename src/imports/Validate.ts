@@ -67,14 +67,13 @@ export const decodeLine = (text: string): Either.Either<Bulk.Line, string> => {
 
 export const USERNAME_PATTERN = /^[a-z0-9.\-_]{1,64}$/
 const EMOJI_NAME = /^[a-zA-Z0-9_+-]{1,64}$/
-const SYSTEM_ROLES = new Set(["system_user", "system_admin", "system_guest"])
-const TEAM_ROLES = new Set(["team_user", "team_admin", "team_guest"])
-const CHANNEL_ROLES = new Set(["channel_user", "channel_admin", "channel_guest"])
-
-const rolesProblem = (roles: string | null | undefined, allowed: ReadonlySet<string>) => {
-  const unknown = (roles ?? "").split(/\s+/).filter((r) => r !== "" && !allowed.has(r))
-  return unknown.length === 0 ? undefined : `unknown role${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`
-}
+/**
+ * Roles are names of Mattermost's roles; those this service knows (system_admin, system_guest, team_admin,
+ * team_guest, channel_admin, channel_guest) are kept, others (system_post_all, custom roles, ...) are ignored rather
+ * than refused, so that a real export imports. Only a malformed list is a problem.
+ */
+const rolesProblem = (roles: string | null | undefined) =>
+  /^[a-z0-9_ ]*$/.test(roles ?? "") ? undefined : `invalid roles "${(roles ?? "").slice(0, 80)}" (role names separated by spaces)`
 
 /** The running state of the pass: names defined so far. */
 export class Checker {
@@ -168,16 +167,16 @@ export class Checker {
           const u = data.user
           if (!USERNAME_PATTERN.test(u.username)) add(`invalid username "${u.username.slice(0, 80)}" (1 to 64 lowercase letters, digits, '.', '-', '_')`)
           if (!isValidEmail(u.email)) add(`invalid email "${u.email.slice(0, 128)}"`)
-          add(rolesProblem(u.roles, SYSTEM_ROLES))
+          add(rolesProblem(u.roles))
           for (const t of u.teams ?? []) {
             const team = yield* self.known(`t/${t.name}`, self.teams.has(t.name), () => self.existing.team(t.name))
             if (!team) add(`teams: no team "${t.name}"`)
-            add(rolesProblem(t.roles, TEAM_ROLES))
+            add(rolesProblem(t.roles))
             for (const c of t.channels ?? []) {
               const key = `${t.name}/${c.name}`
               const channel = yield* self.known(`c/${key}`, self.channels.has(key), () => self.existing.channel(t.name, c.name))
               if (!channel) add(`teams.channels: no channel "${c.name}" in team "${t.name}"`)
-              add(rolesProblem(c.roles, CHANNEL_ROLES))
+              add(rolesProblem(c.roles))
             }
           }
           self.users.add(u.username.toLowerCase())

@@ -50,7 +50,7 @@ export const fixtureLines = (): ReadonlyArray<unknown> => [
   {
     type: "user",
     user: {
-      username: "bob", email: "bob@example.com", password: pbkdf2Phc(PASSWORDS.bob), nickname: "Bobby", roles: "system_user",
+      username: "bob", email: "bob@example.com", password: pbkdf2Phc(PASSWORDS.bob), nickname: "Bobby", roles: "system_user system_user_access_token",
       teams: [{ name: "acme", roles: "team_user", channels: [{ name: "general", roles: "channel_user" }] }]
     }
   },
