@@ -409,7 +409,6 @@ const makeWriter = (source: Source.Source) =>
     interface Item {
       readonly p: Bulk.Reply
       readonly userId: string
-      readonly key: string
     }
     /** Post lines of the batch, written together when it ends (flushPosts): a few statements per batch, not per post. */
     let queued: Array<{ readonly p: Bulk.Post | Bulk.DirectPost; readonly target: Target; readonly kind: string }> = []
@@ -486,12 +485,12 @@ const makeWriter = (source: Source.Source) =>
         if (queued.length === 0) return
         const batch = queued
         queued = []
-        const roots: Array<{ root: Item; replies: Array<Item>; target: Target; kind: string; line: Bulk.Post | Bulk.DirectPost }> = []
+        const roots: Array<{ root: Item; key: string; replies: Array<Item>; target: Target; kind: string; line: Bulk.Post | Bulk.DirectPost }> = []
         for (const { p, target, kind } of batch) {
           const uid = yield* userId(p.user)
           const replies: Array<Item> = []
-          for (const r of p.replies ?? []) replies.push({ p: r, userId: yield* userId(r.user), key: "" })
-          roots.push({ root: { p, userId: uid, key: postKey(target.id, uid, p.create_at) }, replies, target, kind, line: p })
+          for (const r of p.replies ?? []) replies.push({ p: r, userId: yield* userId(r.user) })
+          roots.push({ root: { p, userId: uid }, key: postKey(target.id, uid, p.create_at), replies, target, kind, line: p })
         }
         const found = yield* sql<{ id: string; channel_id: string; user_id: string; create_at: string }>`
           SELECT p.id, p.channel_id, p.user_id, p.create_at FROM posts p
@@ -507,12 +506,12 @@ const makeWriter = (source: Source.Source) =>
 
         const fresh: Array<{ item: Item; id: string; target: Target; rootId: string }> = []
         for (const r of roots) {
-          const known = rootIds.get(r.root.key)
+          const known = rootIds.get(r.key)
           const rootId = known ?? newId()
           count(r.kind, known === undefined)
           if (known === undefined) {
             // A later line of the batch with the same key is the same post.
-            rootIds.set(r.root.key, rootId)
+            rootIds.set(r.key, rootId)
             fresh.push({ item: r.root, id: rootId, target: r.target, rootId: "" })
           }
           let added = 0
