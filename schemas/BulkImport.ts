@@ -100,6 +100,7 @@ export const PREFERENCE_FIELDS = [
 ] as const
 
 export const User = Schema.Struct({
+  profile_image: opt(Str),
   username: Str,
   email: Str,
   auth_service: opt(Str),

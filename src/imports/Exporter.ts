@@ -9,6 +9,7 @@ import { Db } from "../../layers/Db.ts"
 import { FileStore } from "../../layers/FileStore.ts"
 import { PREFERENCE_FIELDS } from "../../schemas/BulkImport.ts"
 import { imageKey } from "../emoji/EmojiWire.ts"
+import { profileImageKey } from "../users/Avatar.ts"
 
 /**
  * Writes the server's content in Mattermost's bulk import format (the format Importer.ts reads), so that a team can
@@ -242,6 +243,7 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
           }
           const n = u.notify_props as Record<string, string>
           yield* write("user", {
+            profile_image: withFiles && num(u.last_picture_update) > 0 ? `data/profiles/${u.id}.png` : undefined,
             username: u.username,
             email: u.email,
             auth_service: u.auth_service === "" ? undefined : u.auth_service,
@@ -336,6 +338,9 @@ const addFiles = (zip: yazl.ZipFile) =>
       SELECT f.id, f.path, f.name FROM file_infos f JOIN posts p ON p.id = f.post_id
       WHERE f.delete_at = 0 AND f.post_id <> '' AND p.delete_at = 0 AND f.id > ${after} ORDER BY f.id LIMIT ${PAGE}`, (rows) =>
       Effect.sync(() => rows.forEach((f) => add(zipPath(f), f.path))))
+    yield* pages((after) => sql<{ id: string }>`
+      SELECT id FROM users WHERE last_picture_update > 0 AND NOT is_bot AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+      Effect.sync(() => rows.forEach((u) => add(`data/profiles/${u.id}.png`, profileImageKey(u.id)))))
     yield* pages((after) => sql<{ id: string }>`SELECT id FROM emoji WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
       Effect.sync(() => rows.forEach((e) => add(`data/${imageKey(e.id)}`, imageKey(e.id)))))
     return files

@@ -12,6 +12,7 @@ import { mimeTypeFor } from "../files/MimeTypes.ts"
 import { hashtags } from "../posts/MessageText.ts"
 import { DEFAULT_CHANNELS } from "../teams/Membership.ts"
 import { insertWithDefaultChannels } from "../teams/TeamRepo.ts"
+import { normalizeUpload, profileImageKey } from "../users/Avatar.ts"
 import { DEFAULT_NOTIFY_PROPS } from "../users/UserRow.ts"
 import * as Repo from "./ImportRepo.ts"
 import * as Source from "./Source.ts"
@@ -47,6 +48,8 @@ export interface ImportResult {
 }
 
 const DEFAULT_BATCH = 100
+/** Read whole to be normalised (sharp): far above any avatar, far below memory. */
+const MAX_PROFILE_IMAGE_BYTES = 20 * 1024 * 1024
 
 /** What the server already holds, for the validation of references. */
 export const existingOnServer = Effect.map(Db, (db): Existing => ({
@@ -141,6 +144,19 @@ const makeWriter = (source: Source.Source) =>
       if (password.startsWith("$")) return Effect.succeed("")
       return crypto.hashPassword(password)
     }
+
+    /** A new user's profile image, normalised as an upload is; an image that does not decode is left out (counted). */
+    const profileImage = (uid: string, name: string, now: number) =>
+      Effect.gen(function*() {
+        const file = yield* source.open(name)
+        if (file.size > MAX_PROFILE_IMAGE_BYTES) return count("profile_image (too large, skipped)", false)
+        const chunks = yield* Stream.runCollect(file.stream)
+        const normalized = yield* Effect.option(normalizeUpload(Buffer.concat(Chunk.toArray(chunks))))
+        if (normalized._tag === "None") return count("profile_image (not an image, skipped)", false)
+        yield* store.put(profileImageKey(uid), normalized.value)
+        yield* sql`UPDATE users SET last_picture_update = ${now} WHERE id = ${uid}`
+        count("profile_image", true)
+      })
 
     const team = (t: Bulk.Team, now: number) =>
       Effect.gen(function*() {
@@ -244,6 +260,7 @@ const makeWriter = (source: Source.Source) =>
         }
         users.set(u.username.toLowerCase(), uid)
         count("user", found === undefined)
+        if (found === undefined && typeof u.profile_image === "string") yield* profileImage(uid, u.profile_image, now)
 
         const prefs: Array<Repo.Preference> = []
         for (const [field, category, name] of PREFERENCE_FIELDS) {

@@ -167,6 +167,9 @@ export class Checker {
           const u = data.user
           if (!USERNAME_PATTERN.test(u.username)) add(`invalid username "${u.username.slice(0, 80)}" (1 to 64 lowercase letters, digits, '.', '-', '_')`)
           if (!isValidEmail(u.email)) add(`invalid email "${u.email.slice(0, 128)}"`)
+          if (typeof u.profile_image === "string" && !(yield* self.source.has(u.profile_image))) {
+            add(`profile_image "${u.profile_image}" is not in the ${self.source.kind === "zip" ? "zip" : "JSONL's folder"}`)
+          }
           add(rolesProblem(u.roles))
           for (const t of u.teams ?? []) {
             const team = yield* self.known(`t/${t.name}`, self.teams.has(t.name), () => self.existing.team(t.name))

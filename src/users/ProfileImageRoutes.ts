@@ -5,7 +5,7 @@ import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import * as MultipartReader from "../files/MultipartReader.ts"
 import { type ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
 import { ok } from "../http/Respond.ts"
-import { defaultAvatar, normalizeUpload } from "./Avatar.ts"
+import { defaultAvatar, normalizeUpload, profileImageKey } from "./Avatar.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import { UserRepo } from "./UserRepo.ts"
@@ -18,7 +18,7 @@ import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
  */
 export const MAX_PROFILE_IMAGE_BYTES = 10 * 1024 * 1024
 
-const imageKey = (userId: string) => `users/${userId}/profile.png`
+const imageKey = profileImageKey
 
 const png = (bytes: Uint8Array, cacheControl: string) =>
   HttpServerResponse.uint8Array(bytes, { contentType: "image/png", headers: { "cache-control": cacheControl } })

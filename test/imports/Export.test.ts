@@ -83,6 +83,7 @@ const snapshot = async (server: TestServer) => {
   const gm = await client.createGroupChannel([user.id, bob.id, carol.id])
   const emoji = await client.getCustomEmojiByName("partyparrot")
   const image = await fetch(`${server.url}/api/v4/emoji/${emoji.id}/image`, { headers: { Authorization: `Bearer ${client.getToken()}` } })
+  const picture = await fetch(`${server.url}/api/v4/users/${user.id}/image`, { headers: { Authorization: `Bearer ${client.getToken()}` } })
   const bobClient = (await login(server, "bob", PASSWORDS.bob)).client
   const flagged = await bobClient.getFlaggedPosts(bob.id)
   return {
@@ -90,8 +91,9 @@ const snapshot = async (server: TestServer) => {
     dm: { header: dm.header, posts: await postsOf(dm.id) },
     gm: await postsOf(gm.id),
     emoji: Buffer.from(await image.arrayBuffer()).toString("base64"),
+    picture: Buffer.from(await picture.arrayBuffer()).toString("base64"),
     flagged: Object.values(flagged.posts).map((p) => p.message).sort(),
-    profile: { first_name: user.first_name, last_name: user.last_name, roles: user.roles, notify_props: user.notify_props }
+    profile: { first_name: user.first_name, last_name: user.last_name, roles: user.roles, notify_props: user.notify_props, picture: user.last_picture_update > 0 }
   }
 }
 
@@ -123,13 +125,14 @@ describe("export and import round trip", { timeout: 120_000 }, () => {
       SERVICE_DATA_DIR: source.config.dataDir
     }, 110_000, FROM_BUILD)
     expect(result.code, result.output).toBe(0)
-    expect(result.stdout).toMatch(/bot 1.*post 5.*, 2 files/)
+    expect(result.stdout).toMatch(/bot 1.*post 5.*, 3 files/)
     // Small batches, so that threads and read state are put together across several transactions.
     const imported: ImportResult = await run(target, importFile(file, { dryRun: false, batchSize: 3 }))
     expect(imported.validation.problems).toEqual([])
     const [before, after] = await Promise.all([snapshot(source), snapshot(target)])
     expect(after).toEqual(before)
     expect(before.teams[0].channels.find((c) => c.name === "general")!.posts).toHaveLength(6)
+    expect(before.profile.picture).toBe(true)
   })
 
   it("a JSONL export (no files) imported back onto its own server creates nothing", async () => {

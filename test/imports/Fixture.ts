@@ -35,7 +35,7 @@ export const fixtureLines = (): ReadonlyArray<unknown> => [
   {
     type: "user",
     user: {
-      username: "alice", email: "alice@example.com", password: bcrypt.hashSync(PASSWORDS.alice, 4), first_name: "Alice",
+      username: "alice", email: "alice@example.com", profile_image: "data/profiles/alice.png", password: bcrypt.hashSync(PASSWORDS.alice, 4), first_name: "Alice",
       last_name: "Liddell", roles: "system_user", locale: "en", military_time: "true", theme: "", tutorial_step: "999",
       notify_props: { desktop: "all", mobile: "mention", email: "false", mention_keys: "alice,wonderland" },
       teams: [{
@@ -106,6 +106,7 @@ export const writeFixtureZip = async (lines: ReadonlyArray<unknown> = fixtureLin
   zip.addBuffer(Buffer.from(toJsonl(lines)), "import.jsonl")
   zip.addBuffer(ATTACHMENT, "data/20231114/teams/acme/notes.txt")
   zip.addBuffer(EMOJI_PNG, "data/emoji/partyparrot.png")
+  zip.addBuffer(EMOJI_PNG, "data/profiles/alice.png")
   zip.end()
   const out = createWriteStream(file)
   zip.outputStream.pipe(out)

@@ -112,6 +112,11 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     expect(download.status).toBe(200)
     expect(Buffer.from(await download.arrayBuffer())).toEqual(ATTACHMENT)
 
+    expect(alice.last_picture_update).toBeGreaterThan(0)
+    const picture = await fetch(`${server.url}/api/v4/users/${alice.id}/image`, { headers: { Authorization: `Bearer ${client.getToken()}` } })
+    expect(picture.status).toBe(200)
+    expect(picture.headers.get("content-type")).toBe("image/png")
+
     const emoji = await client.getCustomEmojiByName("partyparrot")
     const image = await fetch(`${server.url}/api/v4/emoji/${emoji.id}/image`, { headers: { Authorization: `Bearer ${client.getToken()}` } })
     expect(Buffer.from(await image.arrayBuffer())).toEqual(EMOJI_PNG)
