@@ -1,11 +1,12 @@
 import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2"
 import bcrypt from "bcryptjs"
 import { Context, Data, Effect, Layer, Redacted } from "effect"
+import { verifyPbkdf2 } from "./PasswordHashes.ts"
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomFillSync, timingSafeEqual } from "node:crypto"
 
 /**
- * Secrets at rest (AES-256-GCM under SERVICE_ENCRYPTION_KEY), password hashes (argon2id; bcrypt accepted for
- * imported accounts) and identifiers. Hashing runs on libuv's thread pool through the native binding, never on the
+ * Secrets at rest (AES-256-GCM under SERVICE_ENCRYPTION_KEY), password hashes (argon2id; bcrypt and PBKDF2 accepted
+ * for imported accounts) and identifiers. Hashing runs on libuv's thread pool through the native binding, never on the
  * event loop.
  */
 export class DecryptionError extends Data.TaggedError("DecryptionError")<{ readonly reason: string }> {}
@@ -14,7 +15,7 @@ export interface CryptoService {
   readonly encrypt: (plaintext: string) => Effect.Effect<string>
   readonly decrypt: (ciphertext: string) => Effect.Effect<string, DecryptionError>
   readonly hashPassword: (password: string) => Effect.Effect<string>
-  /** Accepts argon2 hashes and bcrypt hashes ($2a$/$2b$/$2y$) of imported accounts. */
+  /** Accepts argon2 hashes, and bcrypt ($2a$/$2b$/$2y$) and PBKDF2 ($pbkdf2$, Mattermost v11) hashes of imported accounts. */
   readonly verifyPassword: (password: string, hash: string) => Effect.Effect<boolean>
 }
 
@@ -113,6 +114,8 @@ export const make = (encryptionKey: Redacted.Redacted, cost: HashCost = producti
           ? bcrypt.compare(password, hash)
           : hash.startsWith("$argon2")
           ? argon2Verify(hash, password)
+          : hash.startsWith("$pbkdf2$")
+          ? verifyPbkdf2(password, hash)
           : Promise.resolve(false)
       ).pipe(Effect.catchAllDefect(() => Effect.succeed(false)))
   }

@@ -43,6 +43,7 @@ import * as Statuses from "./status/Routes.ts"
 import * as Sso from "./sso/Routes.ts"
 import * as LoginPage from "./web/LoginPage.ts"
 import * as WebApp from "./web/WebApp.ts"
+import * as Imports from "./imports/ImportRoutes.ts"
 
 /** Every route the service serves, one line per feature; the feature folder's Routes file lists its paths. */
 export const served = HttpRouter.concatAll(
@@ -78,6 +79,7 @@ export const served = HttpRouter.concatAll(
   Search.routes,
   Devices.routes,
   PushAdmin.routes,
+  Imports.routes,
   Calls.routes,
   Plugins.routes,
   Posts.routes,

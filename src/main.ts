@@ -1,7 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger } from "effect"
 import { checkConfig } from "./cli/CheckConfig.ts"
-import { ADMIN_COMMANDS, HELP } from "./cli/Help.ts"
+import { ADMIN_COMMANDS, HELP, TRANSFER_FLAGS } from "./cli/Help.ts"
 import type { ResolvedConfig } from "./Config.ts"
 import { InvalidConfig, loadForStartup } from "./config/Startup.ts"
 import * as JsonLogger from "./system/JsonLogger.ts"
@@ -61,6 +61,12 @@ const admin = Effect.flatMap(
   (Admin) => reportInvalid(Admin.runAdmin(process.argv.slice(2), withConfig))
 )
 
+/** --import / --export (Mattermost bulk format); the importer loads only then. */
+const transfer = Effect.flatMap(
+  Effect.promise(() => import("./cli/Transfer.ts")),
+  (Transfer) => reportInvalid(Transfer.runTransfer(process.argv.slice(2), withConfig))
+)
+
 const program: Effect.Effect<unknown, unknown> = flag === "--help" || flag === "-h"
   ? Effect.as(Console.log(HELP), 0)
   : flag === "--check-config"
@@ -71,6 +77,8 @@ const program: Effect.Effect<unknown, unknown> = flag === "--help" || flag === "
   ? reportInvalid(serve)
   : ADMIN_COMMANDS.includes(flag)
   ? admin
+  : TRANSFER_FLAGS.includes(flag)
+  ? transfer
   : Effect.as(Console.error(`unknown flag: ${flag}\n\n${HELP}`), 2)
 
 /** A mode's number is its exit code; a signal's interruption is a clean stop (0); any other failure is 1. */
@@ -84,8 +92,8 @@ const exitCode = (exit: Exit.Exit<unknown, unknown>) =>
 const logFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.tapErrorCause(effect, (cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal("the service stopped on an error", cause))
 
-/** JSON log lines on stdout (batched); an admin command keeps stdout for its answer and logs on stderr. */
-const logger = flag !== undefined && ADMIN_COMMANDS.includes(flag)
+/** JSON log lines on stdout (batched); an admin command, import or export keeps stdout for its answer and logs on stderr. */
+const logger = flag !== undefined && (ADMIN_COMMANDS.includes(flag) || TRANSFER_FLAGS.includes(flag))
   ? Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger))
   : JsonLogger.layer
 

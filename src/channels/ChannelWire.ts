@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { schemeRoles } from "../teams/TeamWire.ts"
 
 /** Channel / ServerChannel and ChannelMembership of @mattermost/types, from their rows. */
@@ -96,3 +97,10 @@ export const DEFAULT_CHANNEL_NOTIFY_PROPS: Record<string, string> = {
 
 /** DM names are the two ids in order; self-DMs repeat the id. */
 export const directName = (a: string, b: string) => (a < b ? `${a}__${b}` : `${b}__${a}`)
+
+/** Mattermost's GetGroupNameFromUserIds: the SHA-1 of the sorted ids. */
+export const groupName = (ids: ReadonlyArray<string>) => {
+  const hash = createHash("sha1")
+  for (const id of [...ids].sort()) hash.update(id)
+  return hash.digest("hex")
+}

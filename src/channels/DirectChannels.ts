@@ -1,9 +1,8 @@
 import { Clock, Effect } from "effect"
-import { createHash } from "node:crypto"
 import { newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { type ChannelRow, directName } from "./ChannelWire.ts"
+import { type ChannelRow, directName, groupName } from "./ChannelWire.ts"
 import * as Membership from "./Membership.ts"
 
 /** Direct and group message channels, found or created with their members (channels' routes and the system bot). */
@@ -35,13 +34,6 @@ export const openDirect = (creatorId: string, a: string, b: string) =>
     }
     return opened.channel
   })
-
-/** Mattermost's GetGroupNameFromUserIds: the SHA-1 of the sorted ids. */
-const groupName = (ids: ReadonlyArray<string>) => {
-  const hash = createHash("sha1")
-  for (const id of [...ids].sort()) hash.update(id)
-  return hash.digest("hex")
-}
 
 /** The GM of these users (sizes checked by the caller), created with group_added the first time. */
 export const openGroup = (creatorId: string, users: ReadonlyArray<{ readonly id: string; readonly username: string }>) =>

@@ -1,6 +1,9 @@
 /** The first word of every admin command (src/cli/Admin.ts holds the commands themselves). */
 export const ADMIN_COMMANDS: ReadonlyArray<string> = ["user", "session", "team", "secret", "health"]
 
+/** Flags of the Mattermost bulk import and export (src/cli/Transfer.ts). */
+export const TRANSFER_FLAGS: ReadonlyArray<string> = ["--import", "--export"]
+
 export const HELP = `the-service: a self-hosted team chat server that Mattermost clients connect to.
 
 Usage:
@@ -12,6 +15,14 @@ Flags:
   --check-config   load the configuration, list every problem with its variable and a hint, print a redacted
                    summary when valid; exit 0 when valid, 1 otherwise
   --migrate-only   apply pending database migrations and exit
+  --import FILE [--dry-run]
+                   import a Mattermost bulk export (JSONL, or a zip with the JSONL and its data/ files, as mmctl
+                   export create writes it): every line is validated first and each problem printed with its line
+                   number (exit 1, nothing imported); --dry-run stops there. Running it twice creates nothing twice
+  --export FILE [--include-password-hashes]
+                   export teams, channels, users, posts, direct messages and emoji in the same format: FILE.zip
+                   with the files under data/, or FILE.jsonl without them; password hashes only when asked (a
+                   backup that keeps sign-ins), otherwise imported users sign in after a password reset
   --help           print this help
 
 Admin commands (over the database and cache of the same SERVICE_* configuration; USER is an id, a username or an

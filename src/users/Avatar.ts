@@ -66,6 +66,9 @@ const renderIdenticon = (userId: string): Effect.Effect<Uint8Array, never, Image
 export type NormalizeFailure = "not_an_image" | "too_many_pixels"
 
 /** The uploaded image as a square PNG, or why it was refused. */
+/** Where an uploaded (or imported) profile image is stored. */
+export const profileImageKey = (userId: string) => `users/${userId}/profile.png`
+
 export const normalizeUpload = (bytes: Uint8Array): Effect.Effect<Uint8Array, NormalizeFailure, Images> =>
   Effect.gen(function*() {
     const images = yield* Images

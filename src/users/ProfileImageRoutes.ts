@@ -5,7 +5,7 @@ import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { uploadedSquarePng } from "../files/ImageUpload.ts"
 import { notFound, permissionDenied } from "../http/ApiError.ts"
 import { ok } from "../http/Respond.ts"
-import { defaultAvatar } from "./Avatar.ts"
+import { defaultAvatar, profileImageKey } from "./Avatar.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import { UserRepo } from "./UserRepo.ts"
@@ -17,7 +17,7 @@ import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
  * time, as Mattermost does, so clients still see the value change and refetch. Uploads are read and checked by
  * files/ImageUpload.ts (at most 10 MiB).
  */
-const imageKey = (userId: string) => `users/${userId}/profile.png`
+const imageKey = profileImageKey
 
 const png = (bytes: Uint8Array, cacheControl: string) =>
   HttpServerResponse.uint8Array(bytes, { contentType: "image/png", headers: { "cache-control": cacheControl } })

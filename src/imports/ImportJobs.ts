@@ -1,0 +1,88 @@
+import { Cause, Clock, Effect } from "effect"
+import * as fs from "node:fs/promises"
+import { newId } from "../../layers/Crypto.ts"
+import { Db } from "../../layers/Db.ts"
+import type { ImportJob } from "../../schemas/BulkImport.ts"
+import { importFile } from "./Importer.ts"
+
+/**
+ * Import jobs of the admin API: a row per job (migration 0135), written as the job moves (validating, importing with
+ * the lines done, then succeeded with the counts or the problems, or failed with the reason). The import itself runs
+ * in a daemon fiber of the node that took the request, so the request returns at once with the job's id.
+ */
+/** The row: the job's wire type, with bigint columns as PostgreSQL returns them. */
+type JobRow = Omit<ImportJob, "create_at" | "update_at" | "lines_total" | "lines_done"> & {
+  readonly [K in "create_at" | "update_at" | "lines_total" | "lines_done"]: string
+}
+
+/** At most this many problems are kept on the job; the dry run on the command line lists them all. */
+const MAX_PROBLEMS = 1000
+
+const toJob = (r: JobRow): ImportJob => ({
+  id: r.id,
+  status: r.status,
+  dry_run: r.dry_run,
+  create_at: Number(r.create_at),
+  update_at: Number(r.update_at),
+  lines_total: Number(r.lines_total),
+  lines_done: Number(r.lines_done),
+  created: r.created,
+  existing: r.existing,
+  problems: r.problems,
+  error: r.error
+})
+
+export const find = (id: string) =>
+  Effect.flatMap(Db, (db) =>
+    Effect.map(db.read(db.sql<JobRow>`SELECT * FROM import_jobs WHERE id = ${id}`), (rows) => (rows[0] === undefined ? undefined : toJob(rows[0]))))
+
+const update = (id: string, fields: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const now = yield* Clock.currentTimeMillis
+    yield* db.execute(db.sql`UPDATE import_jobs SET ${db.sql.update({ ...fields, update_at: now })} WHERE id = ${id}`)
+  })
+
+/** Records the job and starts it; returns the job as it is at the start. */
+export const start = (input: { readonly creatorId: string; readonly path: string; readonly uploaded: boolean; readonly dryRun: boolean; readonly id?: string }) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const now = yield* Clock.currentTimeMillis
+    const id = input.id ?? newId()
+    yield* db.execute(db.sql`
+      INSERT INTO import_jobs (id, creator_id, path, uploaded, dry_run, status, create_at, update_at)
+      VALUES (${id}, ${input.creatorId}, ${input.path}, ${input.uploaded}, ${input.dryRun}, 'pending', ${now}, ${now})`)
+    const run = importFile(input.path, {
+      dryRun: input.dryRun,
+      onProgress: (p) =>
+        Effect.provideService(update(id, {
+          status: p.phase === "validating" ? "validating" : "importing",
+          lines_done: p.linesDone,
+          lines_total: p.linesTotal
+        }), Db, db)
+    }).pipe(
+      Effect.flatMap((result) =>
+        update(id, {
+          status: result.validation.problems.length > 0 ? "failed" : "succeeded",
+          lines_total: result.validation.lines,
+          lines_done: result.validation.problems.length > 0 || input.dryRun ? 0 : result.validation.lines,
+          created: JSON.stringify(result.created),
+          existing: JSON.stringify(result.existing),
+          problems: JSON.stringify(result.validation.problems.slice(0, MAX_PROBLEMS)),
+          error: result.validation.problems.length > 0 ? `${result.validation.problems.length} problems: nothing was imported` : ""
+        })),
+      Effect.catchAllCause((cause) =>
+        Effect.flatMap(Effect.logWarning("import job failed", cause), () =>
+          update(id, { status: "failed", error: describe(cause) }))),
+      Effect.ensuring(input.uploaded ? Effect.promise(() => fs.rm(input.path, { force: true })) : Effect.void),
+      Effect.catchAllCause((cause) => Effect.logError("import job could not record its end", cause))
+    )
+    yield* Effect.forkDaemon(Effect.provideService(run, Db, db))
+    return (yield* find(id))!
+  })
+
+const describe = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause)
+  const message = typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+  return message.slice(0, 1000)
+}

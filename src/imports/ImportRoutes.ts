@@ -1,0 +1,102 @@
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, Schema, Stream } from "effect"
+import { once } from "node:events"
+import { createWriteStream } from "node:fs"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { newId } from "../../layers/Crypto.ts"
+import { StartImport } from "../../schemas/BulkImport.ts"
+import { requireSystemAdmin } from "../auth/Authenticate.ts"
+import { AppConfig } from "../Config.ts"
+import { badRequest, notFound } from "../http/ApiError.ts"
+import * as Decode from "../http/Decode.ts"
+import * as RequestBody from "../http/RequestBody.ts"
+import { json } from "../http/Respond.ts"
+import * as ImportJobs from "./ImportJobs.ts"
+
+/**
+ * POST /api/v1/admin/import starts a Mattermost bulk import as a job and answers 201 with it; GET
+ * /api/v1/admin/import/{id} shows its progress, counts and problems. System administrators only. The file is either
+ * the request body (a .zip or .jsonl, any content type but JSON; `?dry_run=true` to validate only), streamed to disk
+ * under SERVICE_DATA_DIR/imports and removed when the job ends, or, with a JSON body `{"path": ..., "dry_run": ...}`,
+ * a file the operator put in SERVICE_DATA_DIR/imports: the path is resolved (symbolic links included) and refused
+ * unless it stays inside that folder, so the API never reads any other file of the server.
+ */
+const importsDir = Effect.map(AppConfig, (config) => path.resolve(config.dataDir, "imports"))
+
+const badPath = () =>
+  badRequest("api.import.path.app_error", "The path must name a file inside the imports folder of the data directory (SERVICE_DATA_DIR/imports).")
+
+/** The real path of a file inside the imports folder, or a 400. */
+const serverSideFile = (given: string) =>
+  Effect.gen(function*() {
+    const dir = yield* importsDir
+    const real = yield* Effect.promise(async () => {
+      try {
+        const [base, file] = await Promise.all([fs.realpath(dir), fs.realpath(path.resolve(dir, given))])
+        const stat = await fs.stat(file)
+        return stat.isFile() && file.startsWith(base + path.sep) ? file : undefined
+      } catch {
+        return undefined
+      }
+    })
+    return real === undefined ? yield* badPath() : real
+  })
+
+const DryRunQuery = Schema.Struct({ dry_run: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
+
+/** Streams the request body into a new file of the imports folder. */
+const receiveUpload = (id: string) =>
+  Effect.gen(function*() {
+    const dir = yield* importsDir
+    yield* Effect.promise(() => fs.mkdir(dir, { recursive: true }))
+    const file = path.join(dir, `upload-${id}`)
+    const out = createWriteStream(file)
+    const body = yield* RequestBody.stream
+    const size = yield* body.pipe(
+      Stream.runFoldEffect(0, (total, chunk) =>
+        Effect.as(Effect.promise(async () => {
+          if (!out.write(chunk)) await once(out, "drain")
+        }), total + chunk.length)),
+      Effect.tap(() => Effect.promise(async () => {
+        out.end()
+        await once(out, "finish")
+      })),
+      Effect.tapError(() => Effect.promise(() => fs.rm(file, { force: true }).finally(() => out.destroy()))),
+      Effect.mapError(() => badRequest("api.import.upload.app_error", "Unable to read the uploaded file."))
+    )
+    if (size === 0) {
+      yield* Effect.promise(() => fs.rm(file, { force: true }))
+      return yield* badRequest("api.import.upload.app_error", "The request body is empty: send the .zip or .jsonl file, or JSON naming a file on the server.")
+    }
+    return file
+  })
+
+const startImport = Effect.gen(function*() {
+  const caller = yield* requireSystemAdmin
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const contentType = request.headers["content-type"] ?? ""
+  if (contentType.startsWith("application/json")) {
+    const input = yield* Decode.body(StartImport)
+    const file = yield* serverSideFile(input.path)
+    return json(yield* ImportJobs.start({ creatorId: caller.userId, path: file, uploaded: false, dryRun: input.dry_run }), 201)
+  }
+  const { dry_run } = yield* Decode.query(DryRunQuery)
+  const id = newId()
+  const file = yield* receiveUpload(id)
+  return json(yield* ImportJobs.start({ id, creatorId: caller.userId, path: file, uploaded: true, dryRun: dry_run }), 201)
+})
+
+const IdParams = Schema.Struct({ id: Decode.Id })
+
+const getImport = Effect.gen(function*() {
+  yield* requireSystemAdmin
+  const { id } = yield* Decode.params(IdParams)
+  const job = yield* ImportJobs.find(id)
+  return job === undefined ? yield* notFound("api.import.not_found.app_error", "No import job with this id.") : json(job)
+})
+
+export const routes = HttpRouter.empty.pipe(
+  HttpRouter.post("/api/v1/admin/import", startImport),
+  HttpRouter.get("/api/v1/admin/import/:id", getImport)
+)
