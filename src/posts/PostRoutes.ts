@@ -1,17 +1,15 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { created, json, ok } from "../http/Respond.ts"
-import { ThreadRepo } from "../threads/ThreadRepo.ts"
 import { createPost, CreatePostBody, invalidMessageLength } from "./CreatePost.ts"
-import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
-import { PostHistoryRepo } from "./PostHistoryRepo.ts"
+import { MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
 import { PostRepo } from "./PostRepo.ts"
+import { deletePost, editPost, pinPost, type PostChanges } from "./PostWriteRepo.ts"
 
 /** Single posts: create, read, edit, patch, delete, pin, and posts by ids. */
 
@@ -42,17 +40,11 @@ const get = Effect.gen(function*() {
   return json(yield* hydrateOne(caller, post_id))
 })
 
-interface Changes {
-  readonly message?: string
-  readonly props?: Record<string, unknown>
-  readonly is_pinned?: boolean
-}
-
 /**
  * Applies an edit by the author (or a system admin, who holds edit_others_posts): a changed message sets edit_at;
  * publishes post_edited.
  */
-const applyEdit = (caller: Caller, postId: string, changes: Changes) =>
+const applyEdit = (caller: Caller, postId: string, changes: PostChanges) =>
   Effect.gen(function*() {
     if (changes.message !== undefined && runeLength(changes.message) > MESSAGE_MAX_RUNES) return yield* invalidMessageLength()
     const access = yield* Access
@@ -63,24 +55,7 @@ const applyEdit = (caller: Caller, postId: string, changes: Changes) =>
     if (channel.delete_at > 0) {
       return yield* badRequest("api.post.update_post.can_not_update_post_in_deleted.error", "Can not update a post in a deleted channel.")
     }
-    const db = yield* Db
-    const sql = db.sql
-    const now = yield* Clock.currentTimeMillis
-    const message = changes.message
-    const history = yield* PostHistoryRepo
-    // The previous version is kept in the same transaction as the edit: the history never misses nor invents one.
-    yield* db.transaction(Effect.gen(function*() {
-      if (message !== undefined) yield* history.keepPrevious(sql, postId, message, now)
-      yield* sql`
-      UPDATE posts SET
-        update_at = ${now},
-        edit_at = ${message === undefined ? sql`edit_at` : sql`CASE WHEN message <> ${message} THEN ${now}::bigint ELSE edit_at END`},
-        message = ${message === undefined ? sql`message` : sql`${message}`},
-        hashtags = ${message === undefined ? sql`hashtags` : sql`${hashtags(message)}`},
-        props = ${changes.props === undefined ? sql`props` : sql`${JSON.stringify(changes.props)}::jsonb`},
-        is_pinned = ${changes.is_pinned === undefined ? sql`is_pinned` : sql`${changes.is_pinned}`}
-      WHERE id = ${postId} AND delete_at = 0`
-    }))
+    yield* editPost(postId, changes, yield* Clock.currentTimeMillis)
     const post = yield* hydrateOne(caller, postId)
     const bus = yield* EventBus
     yield* bus.publish("post_edited", { post: JSON.stringify(post) }, { channel_id: channel.id })
@@ -128,25 +103,7 @@ const remove = Effect.gen(function*() {
     return yield* forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions to delete this post.")
   }
   if (postUserId === caller.userId && !isAdmin) yield* access.channel(caller, channel.id, "write")
-  const db = yield* Db
-  const sql = db.sql
-  const threads = yield* ThreadRepo
-  const now = yield* Clock.currentTimeMillis
-  yield* db.transaction(Effect.gen(function*() {
-    const deleted = yield* sql<{ id: string; root_id: string }>`
-      UPDATE posts SET delete_at = ${now}, update_at = ${now}
-      WHERE (id = ${post_id} OR (root_id = ${post_id} AND root_id <> '')) AND delete_at = 0
-      RETURNING id, root_id`
-    const ids = deleted.map((d) => d.id)
-    const own = deleted.find((d) => d.id === post_id)
-    if (own !== undefined && own.root_id !== "") {
-      yield* threads.recordReplyDeleted(own.root_id, 1)
-      yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${own.root_id}`
-    }
-    yield* sql`UPDATE threads SET delete_at = ${now} WHERE post_id = ${post_id}`
-    yield* sql`UPDATE file_infos SET delete_at = ${now}, update_at = ${now} WHERE post_id = ANY(${ids}) AND post_id <> '' AND delete_at = 0`
-    yield* sql`DELETE FROM preferences WHERE category = 'flagged_post' AND name = ANY(${ids})`
-  }))
+  yield* deletePost(post_id, yield* Clock.currentTimeMillis)
   const posts = yield* PostRepo
   const [post] = yield* posts.hydrate([post_id], { viewer: caller, collapsedThreads: false, extended: false })
   const bus = yield* EventBus
@@ -173,9 +130,7 @@ const applyPin = (caller: Caller, postId: string, pinned: boolean) =>
     if (channel.delete_at > 0) {
       return yield* forbidden("api.post.save_is_pinned_post.archived_channel.app_error", "Can not pin posts in an archived channel.")
     }
-    const db = yield* Db
-    const now = yield* Clock.currentTimeMillis
-    yield* db.execute(db.sql`UPDATE posts SET is_pinned = ${pinned}, update_at = ${now} WHERE id = ${postId}`)
+    yield* pinPost(postId, pinned, yield* Clock.currentTimeMillis)
     const post = yield* hydrateOne(caller, postId)
     const bus = yield* EventBus
     yield* bus.publish("post_edited", { post: JSON.stringify(post) }, { channel_id: channel.id })
