@@ -1,6 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import { Effect, Schema } from "effect"
-import { Db } from "../../layers/Db.ts"
+import { Effect, Option, Schema } from "effect"
 import { Access } from "../access/Access.ts"
 import { type Caller, requireCaller } from "../auth/Authenticate.ts"
 import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
@@ -139,11 +138,8 @@ const thread = Effect.gen(function*() {
   const q = yield* Decode.query(ThreadQuery)
   const access = yield* Access
   yield* access.post(caller, post_id, "read")
-  const db = yield* Db
-  const [target] = yield* db.read(db.sql<{ root: string }>`
-    SELECT CASE WHEN root_id = '' THEN id ELSE root_id END AS root FROM posts WHERE id = ${post_id}`)
-  const rootId = target.root
   const posts = yield* PostRepo
+  const rootId = Option.getOrThrow(yield* posts.threadRoot(post_id)) // access.post found it
   const direction = q.direction === "up" ? "up" : "down"
   const from = q.fromPost !== "" || q.fromCreateAt > 0
     ? { id: q.fromPost !== "" ? q.fromPost : undefined, createAt: q.fromCreateAt > 0 ? q.fromCreateAt : undefined }
@@ -181,12 +177,10 @@ const aroundUnread = Effect.gen(function*() {
   const channel_id = params.channel_id
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
-  const db = yield* Db
-  const [member] = yield* db.read(db.sql<{ last_viewed_at: string }>`
-    SELECT last_viewed_at FROM channel_members WHERE channel_id = ${channel_id} AND user_id = ${user_id}`)
-  if (member === undefined) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this channel.")
-  const lastViewed = Number(member.last_viewed_at)
   const posts = yield* PostRepo
+  const member = yield* posts.lastViewedAt(channel_id, user_id)
+  if (Option.isNone(member)) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this channel.")
+  const lastViewed = member.value
   const base = { channelId: channel_id, rootsOnly: q.collapsedThreads, includeDeleted: false, anchorTime: lastViewed, offset: 0 }
   const older = yield* posts.channelWindow({ ...base, direction: "older", limit: q.limit_before + 1 })
   const newer = yield* posts.channelWindow({ ...base, direction: "newer", limit: q.limit_after + 1 })

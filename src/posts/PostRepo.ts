@@ -1,5 +1,5 @@
 import type { Statement } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { type PostJson, type PostRow, toWire, type WireOptions } from "./PostWire.ts"
 
@@ -66,6 +66,10 @@ export interface PostRepoService {
     readonly offset: number
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<string>, DbError>
+  /** The root of a post's thread: the post itself when it is a root; None for an unknown post. */
+  readonly threadRoot: (postId: string) => Effect.Effect<Option.Option<string>, DbError>
+  /** When the user last viewed the channel; None when they are not a member. */
+  readonly lastViewedAt: (channelId: string, userId: string) => Effect.Effect<Option.Option<number>, DbError>
   /** Of the given posts, those the caller may read (not deleted), in no particular order. */
   readonly readable: (ids: ReadonlyArray<string>, caller: { readonly userId: string; readonly isSystemAdmin: boolean }) => Effect.Effect<ReadonlyArray<string>, DbError>
 }
@@ -232,6 +236,20 @@ export const make = Effect.gen(function*() {
             ${q.teamId === undefined ? sql`` : sql`AND (c.team_id = ${q.teamId} OR c.team_id = '')`}
           ORDER BY p.create_at DESC, p.id DESC OFFSET ${q.offset} LIMIT ${q.limit}`),
         ids
+      ),
+
+    threadRoot: (postId) =>
+      Effect.map(
+        db.read(sql<{ root: string }>`
+          SELECT CASE WHEN root_id = '' THEN id ELSE root_id END AS root FROM posts WHERE id = ${postId}`),
+        (rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.root)
+      ),
+
+    lastViewedAt: (channelId, userId) =>
+      Effect.map(
+        db.read(sql<{ last_viewed_at: string }>`
+          SELECT last_viewed_at FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${userId}`),
+        (rows) => Option.map(Option.fromNullable(rows[0]), (r) => Number(r.last_viewed_at))
       ),
 
     readable: (postIds, caller) =>
