@@ -1,6 +1,6 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import { type ApiError, badRequest, payloadTooLarge } from "../http/ApiError.ts"
+import { type Invalid, invalid, type TooLarge, tooLarge as tooLargeError } from "../../schemas/Errors.ts"
 import { normalizeUpload } from "../users/Avatar.ts"
 import * as MultipartReader from "./MultipartReader.ts"
 
@@ -23,8 +23,8 @@ export interface ImageErrors {
 /** Collects the `image` part, cutting the stream with a 413 as soon as it passes the limit. */
 export const readImagePart = (errors: ImageErrors) =>
   Effect.gen(function*() {
-    const tooLarge = () => payloadTooLarge(`${errors.prefix}.too_large.app_error`, `Unable to ${errors.what}: it exceeds ${MAX_IMAGE_BYTES} bytes.`)
-    const parseError = () => badRequest(`${errors.prefix}.parse.app_error`, "Could not parse multipart form.")
+    const tooLarge = () => tooLargeError(`${errors.prefix}.too_large.app_error`, `Unable to ${errors.what}: it exceeds ${MAX_IMAGE_BYTES} bytes.`)
+    const parseError = () => invalid(`${errors.prefix}.parse.app_error`, "Could not parse multipart form.")
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!MultipartReader.isMultipart(request)) return yield* parseError()
     const declared = Number(request.headers["content-length"] ?? "")
@@ -36,7 +36,7 @@ export const readImagePart = (errors: ImageErrors) =>
     let size = 0
     yield* Stream.runForEach(
       MultipartReader.events({ maxFieldSize: 10 * 1024, maxParts: 10 }).pipe(Stream.mapError(parseError)),
-      (event): Effect.Effect<void, ApiError> => {
+      (event): Effect.Effect<void, Invalid | TooLarge> => {
         switch (event._tag) {
           case "FileStart":
             chunks = event.name === "image" && image === undefined ? [] : undefined
@@ -58,7 +58,7 @@ export const readImagePart = (errors: ImageErrors) =>
       }
     )
     if (image === undefined || image.length === 0) {
-      return yield* badRequest(`${errors.prefix}.no_file.app_error`, "No file under 'image' in request.")
+      return yield* invalid(`${errors.prefix}.no_file.app_error`, "No file under 'image' in request.")
     }
     return image
   })
@@ -69,6 +69,6 @@ export const uploadedSquarePng = (errors: ImageErrors) =>
     normalizeUpload(bytes).pipe(
       Effect.catchAll((reason) =>
         reason === "too_many_pixels"
-          ? badRequest(errors.tooManyPixels, "The image's resolution is too large.")
-          : badRequest(`${errors.prefix}.decode.app_error`, "The uploaded file is not a supported image."))
+          ? invalid(errors.tooManyPixels, "The image's resolution is too large.")
+          : invalid(`${errors.prefix}.decode.app_error`, "The uploaded file is not a supported image."))
     ))

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
+import { forbidden, type Invalid, invalid } from "../../schemas/Errors.ts"
 import { PriorityInput, type PriorityJson } from "../../schemas/PostPriority.ts"
-import { type ApiError, badRequest, forbidden } from "../http/ApiError.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
 
 /**
@@ -29,7 +29,7 @@ const LABELS = new Set(["", "important", "urgent"])
 export const isNone = (input: PriorityInput | null | undefined): input is null | undefined =>
   input === undefined || input === null || (input.priority === "" && !input.requested_ack && !input.persistent_notifications)
 
-const invalidLabel = () => badRequest("api.post.post_priority.invalid_priority.request_error", "The priority must be empty, important or urgent.")
+const invalidLabel = () => invalid("api.post.post_priority.invalid_priority.request_error", "The priority must be empty, important or urgent.")
 
 export const checkPriority = (input: PriorityInput | null | undefined, rootId: string) =>
   Effect.gen(function*() {
@@ -38,7 +38,7 @@ export const checkPriority = (input: PriorityInput | null | undefined, rootId: s
       return yield* forbidden("api.post.post_priority.priority_post_not_allowed_for_user.request_error", "Post priority is not enabled on this server.")
     }
     if (rootId !== "") {
-      return yield* badRequest("api.post.post_priority.priority_post_only_allowed_for_root_post.request_error", "Only root posts can have a priority.")
+      return yield* invalid("api.post.post_priority.priority_post_only_allowed_for_root_post.request_error", "Only root posts can have a priority.")
     }
     if (!LABELS.has(input.priority)) return yield* invalidLabel()
     if (input.persistent_notifications) {
@@ -51,5 +51,5 @@ export const checkPriority = (input: PriorityInput | null | undefined, rootId: s
  * The priority a draft keeps (null for none). A draft is the client's scratch: only the label is checked here; the
  * rest is checked when it is posted or scheduled.
  */
-export const draftPriority = (input: PriorityInput | null | undefined): Effect.Effect<PriorityJson | null, ApiError> =>
+export const draftPriority = (input: PriorityInput | null | undefined): Effect.Effect<PriorityJson | null, Invalid> =>
   isNone(input) ? Effect.succeed(null) : LABELS.has(input.priority) ? Effect.succeed(input) : Effect.fail(invalidLabel())

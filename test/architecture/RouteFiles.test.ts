@@ -51,9 +51,7 @@ const SERVICES_WITH_API_ERROR = [
   "src/commands/Dialogs.ts",
   "src/commands/Execute.ts",
   "src/commands/ResponseUrl.ts",
-  "src/files/ImageUpload.ts",
   "src/integrations/PostActions.ts",
-  "src/posts/PostPriority.ts",
   // Reads createPost's ApiErrors (and Access's domain errors) into Mattermost's scheduled-post error codes.
   "src/scheduled/ScheduledPostJob.ts"
 ]
