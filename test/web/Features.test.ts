@@ -126,6 +126,30 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
     })
   })
 
+  it("keeps the suggestions of the newest input when an older lookup answers late", async () => {
+    await step("late-suggestions", async () => {
+      const lookups = "**/api/v4/teams/*/channels/autocomplete*"
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      await page.route(lookups, async (route) => {
+        await held
+        await route.continue()
+      })
+      await box().pressSequentially("see ~of")
+      await box().pressSequentially(" :tad")
+      await page.getByRole("option", { name: /:tada:/ }).waitFor()
+      const answered = page.waitForResponse((r) => r.url().includes("/channels/autocomplete"))
+      release()
+      await (await answered).finished()
+      await page.unroute(lookups)
+      // Let the page handle the late answer (its JSON, then a render) before looking.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))))
+      await box().press("Tab")
+      expect(await box().inputValue()).toBe("see ~of :tada: ")
+      await box().fill("")
+    })
+  })
+
   it("runs slash commands: a built-in's post and an answer shown to the user alone", async () => {
     await step("slash-commands", async () => {
       await box().fill("/shrug deploys on Friday")

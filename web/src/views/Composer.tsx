@@ -51,7 +51,11 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
     else localStorage.removeItem(key)
   }, [text, channelId, rootId])
 
+  // Each keystroke asks anew; an answer that comes back after a newer keystroke is dropped, so a slow "~des" lookup
+  // cannot replace the suggestions of what was typed since (":tad").
+  const asked = useRef(0)
   const suggest = async (value: string, caret: number) => {
+    const ask = ++asked.current
     const before = value.slice(0, caret)
     const m = /(^|\s)([@~:])([\w.-]*)$/.exec(before)
     if (!m || (m[2] === ":" && m[3].length < 2)) return setSuggestions([])
@@ -61,11 +65,13 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
     } else if (sigil === "@") {
       const channel = channels.value[channelId]
       const found = await client.autocompleteUsers(term, channel?.team_id ?? "", channelId).catch(() => null)
+      if (ask !== asked.current) return
       const list = [...(found?.users ?? []), ...(found?.out_of_channel ?? [])].slice(0, 8)
       setSuggestions(list.map((u) => ({ label: `@${u.username}${u.first_name ? ` ${u.first_name} ${u.last_name}` : ""}`, insert: `@${u.username} ` })))
     } else {
       const channel = channels.value[channelId]
       const found = channel?.team_id ? await client.autocompleteChannels(channel.team_id, term).catch(() => []) : []
+      if (ask !== asked.current) return
       setSuggestions(found.slice(0, 8).map((c) => ({ label: `~${c.name} ${c.display_name}`, insert: `~${c.name} ` })))
     }
     setActive(0)
@@ -77,6 +83,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
     const before = text.slice(0, caret).replace(/([@~:])([\w.-]*)$/, "")
     const next = before + s.insert + text.slice(caret)
     setText(next)
+    asked.current++ // a lookup still under way must not reopen the list
     setSuggestions([])
     requestAnimationFrame(() => {
       el.focus()
@@ -134,7 +141,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
       if (e.key === "ArrowDown") { e.preventDefault(); return setActive((active + 1) % suggestions.length) }
       if (e.key === "ArrowUp") { e.preventDefault(); return setActive((active - 1 + suggestions.length) % suggestions.length) }
       if (e.key === "Enter" || e.key === "Tab") { e.preventDefault(); return apply(suggestions[active]) }
-      if (e.key === "Escape") return setSuggestions([])
+      if (e.key === "Escape") { asked.current++; return setSuggestions([]) }
     }
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault()
