@@ -8,7 +8,7 @@ import type { Caller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
-import { PostHistoryRepo } from "../posts/PostHistoryRepo.ts"
+import { editPost } from "../posts/PostWriteRepo.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { slackLinksToMarkdown } from "../webhooks/SlackText.ts"
 import { actionsOf, findAction, type StoredAction, withActionIds, withoutIntegrations } from "./MessageActions.ts"
@@ -199,19 +199,9 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
 const applyUpdate = (caller: Caller, postId: string, post: StoredPost, update: { readonly message: string; readonly props: Record<string, unknown> | null }) =>
   Effect.gen(function*() {
     if (runeLength(update.message) > MESSAGE_MAX_RUNES) return yield* integrationError("the updated message is too long")
-    const db = yield* Db
-    const sql = db.sql
-    const history = yield* PostHistoryRepo
-    const now = yield* Clock.currentTimeMillis
     const props = updatedProps(post.props ?? {}, update.props)
-    yield* db.transaction(Effect.gen(function*() {
-      yield* history.keepPrevious(sql, postId, update.message, now)
-      yield* sql`
-        UPDATE posts SET update_at = ${now},
-          edit_at = CASE WHEN message <> ${update.message} THEN ${now}::bigint ELSE edit_at END,
-          message = ${update.message}, hashtags = ${hashtags(update.message)}, props = ${JSON.stringify(props)}::jsonb
-        WHERE id = ${postId} AND delete_at = 0`
-    }))
+    // The same write as an edit through the API: the previous version kept in the same transaction.
+    yield* editPost(postId, { message: update.message, props }, yield* Clock.currentTimeMillis)
     const [edited] = yield* Effect.flatMap(PostRepo, (r) => r.hydrate([postId], { viewer: caller, collapsedThreads: false, extended: false }))
     if (edited === undefined) return
     yield* Effect.flatMap(EventBus, (bus) => bus.publish("post_edited", { post: JSON.stringify(edited) }, { channel_id: post.channel_id }))
