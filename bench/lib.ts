@@ -11,6 +11,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Redacted } from "effect"
+import { Redis } from "ioredis"
 import pg from "pg"
 import { newId } from "../layers/Crypto.ts"
 import { makeTokens } from "../src/auth/Tokens.ts"
@@ -82,7 +83,9 @@ export interface Running {
 const stopChild = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null) return resolve()
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    // A service with open sockets waits up to 10 s for other nodes to take them over before it exits (and writes its
+    // --cpu-prof profile): give it longer than that.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
     child.once("exit", () => {
       clearTimeout(timer)
       resolve()
@@ -97,12 +100,35 @@ const ENCRYPTION_KEY = randomBytes(36).toString("base64")
  * The service as production starts it, on `databaseUrl`, with the default log level (one JSON line per request,
  * written to /dev/null here) unless BENCH_LOG_LEVEL says otherwise. Rate limits are off: every client is 127.0.0.1.
  */
-export const startService = async (databaseUrl: string, env: Record<string, string> = {}): Promise<Running> => {
+/**
+ * BENCH_WORKERS=N (default 1) runs the service as N worker processes (SERVICE_WORKERS), which needs Redis:
+ * BENCH_REDIS_URL, by default database 9 of the machine's Redis, emptied first so no earlier run's keys count.
+ */
+const workerEnv = async (): Promise<Record<string, string>> => {
+  const workers = Number(process.env.BENCH_WORKERS ?? 1)
+  if (!(workers > 1)) return {}
+  const url = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/9"
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  await redis.connect()
+  await redis.flushdb()
+  redis.disconnect()
+  return { SERVICE_WORKERS: String(workers), SERVICE_CACHE_URL: url }
+}
+
+export const startService = async (databaseUrl: string, env: Record<string, string> = {}, root = ROOT): Promise<Running> => {
   const port = await freePort()
+  const workers = await workerEnv()
   const dataDir = mkdtempSync(join(tmpdir(), "service-bench-"))
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {
-    cwd: ROOT,
+  // BENCH_SERVICE_ENTRY=dist/main.js runs the production build (`npm run build` first), whose function names survive in
+  // a --cpu-prof profile (tsx's do not).
+  const entry = process.env.BENCH_SERVICE_ENTRY === undefined ? ["--import", "tsx", "src/main.ts"] : [process.env.BENCH_SERVICE_ENTRY]
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
+    cwd: root,
+    // Its own session, as a service runs in production (systemd, a container): Linux's autogroup scheduler shares
+    // the CPU between sessions first, so a service in the bench's session would share one session's slice with the
+    // load generator, a third of a core when three other sessions compete (docs/performance.md, "Load simulation").
+    detached: process.env.BENCH_SAME_SESSION !== "1",
     stdio: ["ignore", process.env.BENCH_SERVICE_LOG === "1" ? "inherit" : "ignore", "inherit"],
     env: {
       ...process.env,
@@ -115,8 +141,23 @@ export const startService = async (databaseUrl: string, env: Record<string, stri
       SERVICE_ENCRYPTION_KEY: ENCRYPTION_KEY,
       SERVICE_SECURITY_RATE_LIMIT_ENABLED: "false",
       SERVICE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+      ...workers,
       ...env
     }
+  })
+  // A child in its own session is not ended with the bench's terminal: end it when the bench exits or is stopped.
+  const orphanGuard = () => child.kill("SIGKILL")
+  const stopped = (signal: NodeJS.Signals) => {
+    orphanGuard()
+    process.kill(process.pid, signal)
+  }
+  process.once("exit", orphanGuard)
+  process.once("SIGINT", stopped)
+  process.once("SIGTERM", stopped)
+  child.once("exit", () => {
+    process.off("exit", orphanGuard)
+    process.off("SIGINT", stopped)
+    process.off("SIGTERM", stopped)
   })
   const url = `http://127.0.0.1:${port}`
   await waitForHttp(`${url}/api/v1/health/live`, child, "the service")
@@ -255,17 +296,40 @@ export const processTree = (pid: number): Array<number> => {
   return out
 }
 
+/**
+ * Seconds the process's threads spent runnable but waiting for a core (/proc/PID/task/TID/schedstat, second field,
+ * nanoseconds): CPU time a process wanted and did not get. On a shared machine this, not the CPU it used, says
+ * whether it was starved.
+ */
+export const runqueueWait = (pid: number): number => {
+  let waited = 0
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        waited += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]) / 1e9
+      } catch {
+        // thread gone meanwhile
+      }
+    }
+  } catch {
+    // process gone
+  }
+  return waited
+}
+
 export const treeReading = (pids: ReadonlyArray<number>) => {
   let cpu = 0
   let rss = 0
+  let wait = 0
   for (const pid of pids) {
     const r = procReading(pid)
     if (r !== undefined) {
       cpu += r.cpu
       rss += r.rss
+      wait += runqueueWait(pid)
     }
   }
-  return { cpu, rss }
+  return { cpu, rss, wait }
 }
 
 /** Load average and what the machine looks like, for the record. */

@@ -17,14 +17,20 @@
  *
  * Environment: BENCH_LOAD_LEVELS (500,1000,2000,5000), BENCH_LOAD_SECONDS measured per level (60),
  * BENCH_LOAD_WARMUP_SECONDS before each level's measurement (10), BENCH_LOAD_RATE requests/s per user (0.12),
- * BENCH_LOAD_CHANNELS_PER_USER (5), BENCH_LOAD_CONTINUE=1 to run the levels after a failing one, BENCH_PG_URL.
+ * BENCH_LOAD_CHANNELS_PER_USER (5), BENCH_LOAD_CONTINUE=1 to run the levels after a failing one, BENCH_PG_URL,
+ * BENCH_LOAD_POOL (the service's database pool, 10), BENCH_LOAD_SOCKET_WORKERS (threads holding the sockets, 1),
+ * BENCH_LOAD_DRAIN_SECONDS (10: how long a window's unanswered requests are waited for before they count as errors),
+ * BENCH_SAME_SESSION=1 (the service in the bench's session rather than its own; see docs/performance.md).
+ * BENCH_WORKERS=2 (the service as two worker processes, SERVICE_WORKERS, on Redis: BENCH_REDIS_URL, default database 9 of
+ * 127.0.0.1:6379, emptied first).
  * Quick run: BENCH_LOAD_LEVELS=100,300 BENCH_LOAD_SECONDS=15 BENCH_LOAD_WARMUP_SECONDS=3.
  */
 import { Agent, request as httpRequest } from "node:http"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import pg from "pg"
-import WebSocket from "ws"
-import { newId } from "../layers/Crypto.ts"
-import { machine, percentile, processTree, type Running, scratchDatabase, sessionTokens, sleep, startService, treeReading } from "./lib.ts"
+import { Worker } from "node:worker_threads"
+import { machine, percentile, processTree, runqueueWait, type Running, scratchDatabase, sleep, startService, treeReading } from "./lib.ts"
+import { POSTS_PER_CHANNEL, seed, type User } from "./LoadData.ts"
 
 const LEVELS = (process.env.BENCH_LOAD_LEVELS ?? "500,1000,2000,5000").split(",").map(Number).filter((n) => n > 0).sort((a, b) => a - b)
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60)
@@ -32,84 +38,11 @@ const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 10)
 const RATE = Number(process.env.BENCH_LOAD_RATE ?? 0.12)
 const CHANNELS_PER_USER = Number(process.env.BENCH_LOAD_CHANNELS_PER_USER ?? 5)
 const CONTINUE = process.env.BENCH_LOAD_CONTINUE === "1"
-const POSTS_PER_CHANNEL = 100
+/** Worker threads holding the users' sockets (bench/load-sockets.ts); the main thread only sends and times requests. */
+const SOCKET_WORKERS = Math.max(1, Number(process.env.BENCH_LOAD_SOCKET_WORKERS ?? 1))
 
 const TARGET = { avgMs: 100, p99Ms: 2000, errorRate: 0.00025 }
 
-const shuffle = <A>(items: Array<A>) => {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1))
-    ;[items[i], items[j]] = [items[j], items[i]]
-  }
-  return items
-}
-
-interface User {
-  readonly id: string
-  readonly token: string
-  readonly channels: Array<string>
-  current: string
-}
-
-/**
- * Users, one team, channels of 50-200 members: CHANNELS_PER_USER passes over the users in a new random order, each
- * pass cut into channels of random size, so every user is in exactly that many channels. Bulk SQL, then ANALYZE.
- */
-const seed = async (databaseUrl: string, count: number) => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  const at = Date.now() - 86_400_000
-  const userIds = Array.from({ length: count }, () => newId())
-  const teamId = newId()
-  await client.query(`INSERT INTO teams (id, create_at, update_at, name, display_name, type) VALUES ($1, $2, $2, 'load', 'Load', 'O')`, [teamId, at])
-  for (let i = 0; i < count; i += 2000) {
-    const batch = userIds.slice(i, i + 2000)
-    await client.query(
-      `INSERT INTO users (id, create_at, update_at, username, email)
-       SELECT u.id, $2, $2, 'load' || (u.n + $3), 'load' || (u.n + $3) || '@load.test' FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)`,
-      [batch, at, i]
-    )
-    await client.query(`INSERT INTO team_members (team_id, user_id, roles, create_at) SELECT $1, id, 'team_user', $2 FROM unnest($3::text[]) AS id`, [teamId, at, batch])
-  }
-  const membership = new Map<string, Array<string>>(userIds.map((id) => [id, []]))
-  const channels: Array<{ id: string; members: Array<string> }> = []
-  for (let pass = 0; pass < CHANNELS_PER_USER; pass++) {
-    const order = shuffle([...userIds])
-    for (let i = 0; i < order.length;) {
-      const size = Math.min(order.length - i, 50 + Math.floor(Math.random() * 151))
-      const members = order.slice(i, i + size)
-      // A short tail joins the previous channel of this pass rather than making a channel under 50.
-      if (size < 50 && channels.length > 0) channels[channels.length - 1].members.push(...members)
-      else channels.push({ id: newId(), members })
-      i += size
-    }
-  }
-  for (const channel of channels) {
-    await client.query(
-      `INSERT INTO channels (id, create_at, update_at, team_id, type, name, display_name, last_post_at, last_root_post_at, total_msg_count, total_msg_count_root)
-       VALUES ($1, $2, $2, $3, 'O', $4, $4, $5, $5, $6, $6)`,
-      [channel.id, at, teamId, `load-${channel.id}`, at + POSTS_PER_CHANNEL * 1000, POSTS_PER_CHANNEL]
-    )
-    const members = [...new Set(channel.members)]
-    await client.query(`INSERT INTO channel_members (channel_id, user_id, roles) SELECT $1, id, 'channel_user' FROM unnest($2::text[]) AS id`, [channel.id, members])
-    for (const m of members) membership.get(m)!.push(channel.id)
-  }
-  await client.query(
-    `INSERT INTO posts (id, create_at, update_at, user_id, channel_id, message)
-     SELECT substr(md5(random()::text || c.id || i::text), 1, 26), $1::bigint + i * 1000, $1::bigint + i * 1000,
-            (SELECT user_id FROM channel_members m WHERE m.channel_id = c.id LIMIT 1), c.id, 'seeded message ' || i
-     FROM channels c, generate_series(1, $2::int) AS i`,
-    [at, POSTS_PER_CHANNEL]
-  )
-  await client.query("ANALYZE")
-  const tokens = await sessionTokens(client, userIds)
-  await client.end()
-  const users: Array<User> = userIds.map((id, i) => {
-    const mine = membership.get(id)!
-    return { id, token: tokens[i], channels: mine, current: mine[0] }
-  })
-  return { users, channels: channels.length }
-}
 
 interface Window {
   latencies: Array<number>
@@ -117,21 +50,39 @@ interface Window {
   requests: number
   deliveries: Array<number>
   errorSamples: Map<string, number>
+  /** Requests issued in the window and not answered yet: id -> time sent and kind. */
+  outstanding: Map<number, { readonly started: number; readonly kind: string }>
+  /** Latencies per kind of request (page, view, older page, post, unread). */
+  byKind: Map<string, Array<number>>
 }
 
-const newWindow = (): Window => ({ latencies: [], errors: 0, requests: 0, deliveries: [], errorSamples: new Map() })
+const newWindow = (): Window => ({ latencies: [], errors: 0, requests: 0, deliveries: [], errorSamples: new Map(), outstanding: new Map(), byKind: new Map() })
+
+const recordLatency = (w: Window, kind: string, ms: number) => {
+  w.latencies.push(ms)
+  const list = w.byKind.get(kind)
+  if (list === undefined) w.byKind.set(kind, [ms])
+  else list.push(ms)
+}
+
+/**
+ * After a level's measured seconds, its requests still unanswered get this long; those that stay unanswered count as
+ * errors with the time they waited. (Counting only the requests answered within the window, as the bench did before,
+ * left out exactly the slowest ones: with a backlog of more than the window, a level measured 0 requests.)
+ */
+const DRAIN_SECONDS = Number(process.env.BENCH_LOAD_DRAIN_SECONDS ?? 10)
 
 export const runLoad = async () => {
   const database = await scratchDatabase()
   const maxUsers = LEVELS[LEVELS.length - 1]
   let service: Running | undefined
-  const sockets: Array<WebSocket> = []
+  const workers: Array<Worker> = []
   const results: Array<Record<string, unknown>> = []
   const before = machine()
   try {
     service = await startService(database.url, { SERVICE_DB_POOL__MAX_CONNECTIONS: process.env.BENCH_LOAD_POOL ?? "10" })
     console.log(`load simulation: levels ${LEVELS.join(", ")} users, ${SECONDS} s each after ${WARMUP} s warm-up, ${RATE} req/s per user; machine ${before.cores} cores, load ${before.load}`)
-    const seeded = await seed(database.url, maxUsers)
+    const seeded = await seed(database.url, maxUsers, CHANNELS_PER_USER)
     console.log(`seeded ${maxUsers} users, ${seeded.channels} channels of 50-200 members, ${POSTS_PER_CHANNEL} posts each`)
     const users = seeded.users
     const base = new URL(service.url)
@@ -144,33 +95,42 @@ export const runLoad = async () => {
     const sentAt = new Map<number, number>()
     let tag = 0
 
-    const call = (user: User, method: string, path: string, body?: unknown) =>
+    /** Answers received (of any window), for the throughput of the measured seconds. */
+    let answered = 0
+    let callId = 0
+    const call = (kind: string, user: User, method: string, path: string, body?: unknown) =>
       new Promise<void>((resolve) => {
         const started = performance.now()
         const payload = body === undefined ? undefined : JSON.stringify(body)
         const w = window
+        const id = ++callId
+        w.outstanding.set(id, { started, kind })
         const req = httpRequest({
           host: base.hostname, port: base.port, method, path, agent,
           headers: { Authorization: `Bearer ${user.token}`, ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}) }
         }, (res) => {
           res.resume()
           res.on("end", () => {
+            answered++
+            resolve()
+            if (!w.outstanding.delete(id)) return
             w.requests++
-            w.latencies.push(performance.now() - started)
+            recordLatency(w, kind, performance.now() - started)
             if ((res.statusCode ?? 500) >= 400) {
               w.errors++
               const key = `${method} ${path.replace(/[a-z0-9]{26}/g, ":id").replace(/\?.*/, "")} ${res.statusCode}`
               w.errorSamples.set(key, (w.errorSamples.get(key) ?? 0) + 1)
             }
-            resolve()
           })
         })
         req.on("error", (error) => {
+          answered++
+          resolve()
+          if (!w.outstanding.delete(id)) return
           w.requests++
           w.errors++
-          w.latencies.push(performance.now() - started)
+          recordLatency(w, kind, performance.now() - started)
           w.errorSamples.set(String(error.message), (w.errorSamples.get(String(error.message)) ?? 0) + 1)
-          resolve()
         })
         req.end(payload)
       })
@@ -181,19 +141,19 @@ export const runLoad = async () => {
           const previous = u.current
           const next = u.channels[Math.floor(Math.random() * u.channels.length)]
           u.current = next
-          await call(u, "GET", `/api/v4/channels/${next}/posts?page=0&per_page=60`)
-          await call(u, "POST", "/api/v4/channels/members/me/view", { channel_id: next, prev_channel_id: previous })
+          await call("page", u, "GET", `/api/v4/channels/${next}/posts?page=0&per_page=60`)
+          await call("view", u, "POST", "/api/v4/channels/members/me/view", { channel_id: next, prev_channel_id: previous })
         }
       },
-      { weight: 25, requests: 1, run: (u) => call(u, "GET", `/api/v4/channels/${u.current}/posts?page=1&per_page=60`) },
+      { weight: 25, requests: 1, run: (u) => call("older page", u, "GET", `/api/v4/channels/${u.current}/posts?page=1&per_page=60`) },
       {
         weight: 15, requests: 1, run: (u) => {
           const t = ++tag
           sentAt.set(t, performance.now())
-          return call(u, "POST", "/api/v4/posts", { channel_id: u.current, message: `load lt-${t}- a message of ordinary length for the simulation` })
+          return call("post", u, "POST", "/api/v4/posts", { channel_id: u.current, message: `load lt-${t}- a message of ordinary length for the simulation` })
         }
       },
-      { weight: 25, requests: 1, run: (u) => call(u, "GET", "/api/v4/users/me/teams/unread") }
+      { weight: 25, requests: 1, run: (u) => call("unread", u, "GET", "/api/v4/users/me/teams/unread") }
     ]
     const totalWeight = actions.reduce((a, x) => a + x.weight, 0)
     const pick = () => {
@@ -202,23 +162,42 @@ export const runLoad = async () => {
       return actions[0]
     }
 
-    const connect = (user: User) =>
-      new Promise<void>((resolve, reject) => {
-        const ws = new WebSocket(`ws://${base.host}/api/v4/websocket`, { headers: { Authorization: `Bearer ${user.token}` } })
-        ws.once("message", () => resolve())
-        ws.on("message", (raw: Buffer) => {
-          const at = performance.now()
-          // The posted event carries the post as a JSON string; the tag is found without parsing the frame.
-          const text = raw.toString("latin1")
-          const i = text.indexOf("lt-")
-          if (i === -1 || !text.includes("\"posted\"")) return
-          const sent = sentAt.get(Number.parseInt(text.slice(i + 3, i + 15), 10))
-          if (sent !== undefined) window.deliveries.push(at - sent)
-        })
-        ws.on("error", reject)
-        ws.on("close", () => window.errorSamples.set("websocket closed", (window.errorSamples.get("websocket closed") ?? 0) + 1))
-        sockets.push(ws)
+    // The sockets live in worker threads; arrivals of posted events come back in batches (absolute times in ms).
+    const answers = new Map<number, (failed: Array<string>) => void>()
+    let request = 0
+    for (let w = 0; w < SOCKET_WORKERS; w++) {
+      // Workers do not inherit the tsx loader of `node --import tsx`: the worker registers it, then loads the file.
+      const worker = new Worker(
+        `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL("./load-sockets.ts", import.meta.url).href)}) })`,
+        { eval: true }
+      )
+      worker.on("message", (message: { type: string; id?: number; failed?: Array<string>; tags?: Float64Array; at?: Float64Array; count?: number }) => {
+        if (message.type === "connected") answers.get(message.id!)?.(message.failed!)
+        else if (message.type === "arrivals") {
+          for (let i = 0; i < message.tags!.length; i++) {
+            const sent = sentAt.get(message.tags![i])
+            if (sent !== undefined) window.deliveries.push(message.at![i] - performance.timeOrigin - sent)
+          }
+        } else if (message.type === "closed" && running) {
+          window.errorSamples.set("websocket closed", (window.errorSamples.get("websocket closed") ?? 0) + message.count!)
+        }
       })
+      worker.on("error", (error) => console.error("socket worker failed:", error))
+      workers.push(worker)
+    }
+    /** Opens the sockets of users [from, to), spread over the workers; resolves when each has its hello. */
+    const connect = (from: number, to: number) =>
+      Promise.all(workers.map((worker, w) =>
+        new Promise<void>((resolve, reject) => {
+          const id = ++request
+          const tokens = users.slice(from, to).filter((_, i) => (from + i) % SOCKET_WORKERS === w).map((u) => u.token)
+          answers.set(id, (failed) => {
+            answers.delete(id)
+            if (failed.length > 0) reject(new Error(`${failed.length} sockets failed to connect: ${[...new Set(failed)].join("; ")}`))
+            else resolve()
+          })
+          worker.postMessage({ type: "connect", id, url: `ws://${base.host}/api/v4/websocket`, tokens })
+        })))
 
     let active = 0
     let running = true
@@ -249,7 +228,7 @@ export const runLoad = async () => {
     for (const level of LEVELS) {
       const connectStarted = performance.now()
       for (let i = active; i < level; i += 100) {
-        await Promise.all(users.slice(i, Math.min(level, i + 100)).map(connect))
+        await connect(i, Math.min(level, i + 100))
         active = Math.min(level, i + 100)
       }
       const connectSeconds = (performance.now() - connectStarted) / 1000
@@ -259,7 +238,11 @@ export const runLoad = async () => {
       const pPids = await pgPids()
       const s0 = treeReading(sPids)
       const p0 = treeReading(pPids)
+      const answered0 = answered
       const g0 = process.cpuUsage()
+      const gw0 = runqueueWait(process.pid)
+      const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+      loopDelay.enable()
       const t0 = performance.now()
       let serviceRss = 0
       let pgRss = 0
@@ -271,9 +254,22 @@ export const runLoad = async () => {
       const measured = window
       window = newWindow()
       const wall = (performance.now() - t0) / 1000
+      const throughput = (answered - answered0) / wall
       const s1 = treeReading(sPids)
       const p1 = treeReading(pPids)
       const g1 = process.cpuUsage(g0)
+      const gw1 = runqueueWait(process.pid)
+      loopDelay.disable()
+      const drainUntil = performance.now() + DRAIN_SECONDS * 1000
+      while (measured.outstanding.size > 0 && performance.now() < drainUntil) await sleep(100)
+      const unanswered = measured.outstanding.size
+      for (const { started, kind } of measured.outstanding.values()) {
+        measured.requests++
+        measured.errors++
+        recordLatency(measured, kind, performance.now() - started)
+      }
+      measured.outstanding.clear()
+      if (unanswered > 0) measured.errorSamples.set(`no answer within the window and ${DRAIN_SECONDS} s after`, unanswered)
       // Deliveries still in flight arrive into the next window; a short wait lets the last posts land.
       const lat = measured.latencies.sort((a, b) => a - b)
       const avg = lat.reduce((a, b) => a + b, 0) / Math.max(1, lat.length)
@@ -282,11 +278,17 @@ export const runLoad = async () => {
       const result = {
         users: level,
         connectSeconds: Number(connectSeconds.toFixed(1)),
+        // Requests issued in the window per second (what was due, about users x RATE) and answers per second.
         requestsPerSecond: Number((measured.requests / wall).toFixed(1)),
+        answersPerSecond: Number(throughput.toFixed(1)),
         avgMs: Number(avg.toFixed(1)),
         p99Ms: Number(percentile(lat, 99).toFixed(1)),
         errorRate,
         errors: Object.fromEntries(measured.errorSamples),
+        byKind: Object.fromEntries([...measured.byKind].map(([kind, list]) => {
+          const sorted = list.sort((a, b) => a - b)
+          return [kind, { count: sorted.length, avgMs: Number((sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(1)), p99Ms: Number(percentile(sorted, 99).toFixed(1)) }]
+        })),
         deliveries: deliveries.length,
         deliveryP99Ms: Number(percentile(deliveries, 99).toFixed(1)),
         serviceCpuPercent: Number((((s1.cpu - s0.cpu) / wall) * 100).toFixed(0)),
@@ -294,17 +296,30 @@ export const runLoad = async () => {
         postgresCpuPercent: Number((((p1.cpu - p0.cpu) / wall) * 100).toFixed(0)),
         postgresRssMb: Math.round(pgRss / 1048576),
         generatorCpuPercent: Number((((g1.user + g1.system) / 1e6 / wall) * 100).toFixed(0)),
+        // Time runnable but waiting for a core, in % of the wall time (summed over threads): CPU wanted and not had.
+        serviceWaitPercent: Number((((s1.wait - s0.wait) / wall) * 100).toFixed(0)),
+        postgresWaitPercent: Number((((p1.wait - p0.wait) / wall) * 100).toFixed(0)),
+        generatorWaitPercent: Number((((gw1 - gw0) / wall) * 100).toFixed(0)),
+        generatorLoopDelayP99Ms: Number((loopDelay.percentile(99) / 1e6).toFixed(1)),
+        // CPU per request (ms, the fan-out of posts included): moves much less with the machine's load than req/s.
+        serviceCpuMsPerRequest: Number((((s1.cpu - s0.cpu) * 1000) / Math.max(1, measured.requests)).toFixed(2)),
+        postgresCpuMsPerRequest: Number((((p1.cpu - p0.cpu) * 1000) / Math.max(1, measured.requests)).toFixed(2)),
+        generatorCpuMsPerRequest: Number((((g1.user + g1.system) / 1e3) / Math.max(1, measured.requests)).toFixed(2)),
         load: machine().load,
         holds: false
       }
       result.holds = result.avgMs <= TARGET.avgMs && result.p99Ms <= TARGET.p99Ms && result.errorRate <= TARGET.errorRate && measured.requests > 0
       results.push(result)
       console.log(
-        `N=${level}: ${result.requestsPerSecond} req/s, avg ${result.avgMs} ms, p99 ${result.p99Ms} ms, errors ${(errorRate * 100).toFixed(3)}%, ` +
+        `N=${level}: ${result.requestsPerSecond} req/s issued, ${result.answersPerSecond} answered/s, avg ${result.avgMs} ms, p99 ${result.p99Ms} ms, errors ${(errorRate * 100).toFixed(3)}%, ` +
           `delivery p99 ${result.deliveryP99Ms} ms (${deliveries.length} deliveries); service CPU ${result.serviceCpuPercent}% RSS ${result.serviceRssMb} MB; ` +
-          `PostgreSQL CPU ${result.postgresCpuPercent}% RSS ${result.postgresRssMb} MB; generator CPU ${result.generatorCpuPercent}%; load ${result.load}: ` +
+          `PostgreSQL CPU ${result.postgresCpuPercent}% RSS ${result.postgresRssMb} MB; generator CPU ${result.generatorCpuPercent}%; ` +
+          `waiting for a core: service ${result.serviceWaitPercent}%, PostgreSQL ${result.postgresWaitPercent}%, generator ${result.generatorWaitPercent}%; ` +
+          `generator event-loop delay p99 ${result.generatorLoopDelayP99Ms} ms; CPU per request: service ${result.serviceCpuMsPerRequest} ms, ` +
+          `PostgreSQL ${result.postgresCpuMsPerRequest} ms, generator ${result.generatorCpuMsPerRequest} ms; load ${result.load}: ` +
           (result.holds ? "holds" : "does NOT hold")
       )
+      console.log(`  per request: ${Object.entries(result.byKind).map(([k, v]) => `${k} ${v.count} avg ${v.avgMs} ms p99 ${v.p99Ms} ms`).join("; ")}`)
       if (measured.errors > 0) console.log(`  errors: ${JSON.stringify(result.errors)}`)
       if (result.holds) highest = level
       else if (!CONTINUE) break
@@ -313,16 +328,17 @@ export const runLoad = async () => {
     clearInterval(pacer)
     agent.destroy()
     console.table(results.map((r) => ({
-      users: r.users, "req/s": r.requestsPerSecond, "avg ms": r.avgMs, "p99 ms": r.p99Ms, "errors %": ((r.errorRate as number) * 100).toFixed(3),
+      users: r.users, "req/s": r.requestsPerSecond, "answers/s": r.answersPerSecond, "avg ms": r.avgMs, "p99 ms": r.p99Ms, "errors %": ((r.errorRate as number) * 100).toFixed(3),
       "ws p99 ms": r.deliveryP99Ms, "svc CPU %": r.serviceCpuPercent, "svc RSS MB": r.serviceRssMb, "pg CPU %": r.postgresCpuPercent,
-      "pg RSS MB": r.postgresRssMb, "gen CPU %": r.generatorCpuPercent, holds: r.holds
+      "pg RSS MB": r.postgresRssMb, "gen CPU %": r.generatorCpuPercent, "svc wait %": r.serviceWaitPercent, "gen wait %": r.generatorWaitPercent,
+      "load": String(r.load).split(" ")[0], holds: r.holds
     })))
     console.log(`highest N that holds (avg <= ${TARGET.avgMs} ms, p99 <= ${TARGET.p99Ms} ms, errors <= ${TARGET.errorRate * 100}%): ${highest === 0 ? "none" : highest}`)
     const summary = { benchmark: "load", machine: before, rate: RATE, seconds: SECONDS, levels: results, highest }
     console.log(JSON.stringify(summary))
     return summary
   } finally {
-    for (const ws of sockets) ws.terminate()
+    for (const worker of workers) await worker.terminate()
     await service?.stop()
     await database.drop()
   }

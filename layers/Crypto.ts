@@ -25,7 +25,8 @@ const ID_ALPHABET = "ybndrfg8ejkmcpqxot1uwisza345h769"
 
 /**
  * A Mattermost id: 26 lowercase base32 characters from 16 random bytes. Built as one flat string (not by appending a
- * character at a time, which leaves a rope of 26 pieces per id in memory: ids are held per socket and per row).
+ * character at a time, which leaves a rope of 26 pieces per id in memory: ids are held per socket and per row): the
+ * characters' codes go into a scratch buffer, copied out as one string.
  */
 /**
  * Random bytes for ids, drawn from the CSPRNG 4 KB at a time (as Node's randomUUID does): a `randomBytes(16)` per id
@@ -35,6 +36,10 @@ const ID_ALPHABET = "ybndrfg8ejkmcpqxot1uwisza345h769"
 const ID_POOL = randomFillSync(Buffer.allocUnsafe(4096))
 let idPoolOffset = 0
 
+/** The alphabet's character codes, and the 26 bytes of the id being built (one id at a time: this is synchronous). */
+const ID_CODES = Buffer.from(ID_ALPHABET, "latin1")
+const ID_OUT = Buffer.allocUnsafe(26)
+
 export const newId = (): string => {
   if (idPoolOffset + 16 > ID_POOL.length) {
     randomFillSync(ID_POOL)
@@ -42,7 +47,6 @@ export const newId = (): string => {
   }
   const start = idPoolOffset
   idPoolOffset += 16
-  const chars = new Array<string>(26)
   let bits = 0
   let value = 0
   let n = 0
@@ -50,12 +54,13 @@ export const newId = (): string => {
     value = ((value << 8) | ID_POOL[i]) & 0xffff
     bits += 8
     while (bits >= 5) {
-      chars[n++] = ID_ALPHABET[(value >>> (bits - 5)) & 31]
+      ID_OUT[n++] = ID_CODES[(value >>> (bits - 5)) & 31]
       bits -= 5
     }
   }
-  if (bits > 0) chars[n++] = ID_ALPHABET[(value << (5 - bits)) & 31]
-  return chars.join("")
+  if (bits > 0) ID_OUT[n++] = ID_CODES[(value << (5 - bits)) & 31]
+  // One copy into a new flat one-byte string: a third of the time of 26 one-character strings joined (issue 10).
+  return ID_OUT.toString("latin1", 0, 26)
 }
 
 export const isId = (s: string) => /^[a-z0-9]{26}$/.test(s)

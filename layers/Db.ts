@@ -1,4 +1,4 @@
-import { SqlClient, type SqlConnection } from "@effect/sql"
+import { SqlClient, type SqlConnection, Statement } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Data, Effect, Layer, Metric, Option, Redacted, Stream } from "effect"
@@ -8,6 +8,7 @@ import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
 import { serviceClient } from "./ServiceClient.ts"
 import { dbPoolSaturation } from "./Metrics.ts"
 import { CircuitOpenError, makeCircuitBreaker, Policies } from "./Resilience.ts"
+import { decodedParts } from "./Rows.ts"
 
 /**
  * PostgreSQL. Features build statements with `sql` and run them through `execute` (writes) or `read` (retried on a
@@ -85,8 +86,51 @@ const makeService = (options: PoolOptions) =>
       resetAfter: "5 seconds",
       isFailure: isConnectionFailure
     })
+    /**
+     * A statement run outside a transaction, straight on the pool: a checkout, the query, the release, in one
+     * asynchronous step. @effect/sql's own execution wraps each statement in a span (with its text as an attribute),
+     * a scope and the acquirer's steps, together a large part of the Effect runtime's share of a POST /posts in a
+     * profile (issue 10); no tracer reads those spans here. Inside a transaction, with a statement transformer, or
+     * for anything that is not a plain statement, @effect/sql runs it as before. The rows and errors are the
+     * driver's, as PgClient passes them on (SqlError "Failed to execute statement"); an interrupted statement keeps
+     * its connection until the server answers (bounded by statement_timeout) instead of being cancelled.
+     */
+    const direct = <A, R>(statement: Effect.Effect<A, SqlError, R>): Effect.Effect<A, SqlError, R> => {
+      if (!Statement.isFragment(statement) || typeof (statement as { compile?: unknown }).compile !== "function") return statement
+      if ((statement as { transformRows?: unknown }).transformRows !== undefined) return statement
+      return Effect.withFiberRuntime((fiber) => {
+        if (Option.isSome(Context.getOption(fiber.currentContext, SqlClient.TransactionConnection))) return statement
+        if (Option.isSome(fiber.getFiberRef(Statement.currentTransformer))) return statement
+        const [text, params] = (statement as unknown as Statement.Statement<A>).compile()
+        return Effect.async<A, SqlError>((resume) => {
+          pool.connect((connectError, client, release) => {
+            if (connectError !== undefined && connectError !== null || client === undefined) {
+              return resume(Effect.fail(new SqlError({ cause: connectError ?? new Error("No client returned"), message: "Failed to acquire connection" })))
+            }
+            let failed: unknown = undefined
+            const onError = (error: unknown) => {
+              failed = error
+            }
+            client.once("error", onError)
+            client.query(text, params as Array<unknown>, (error, result) => {
+              client.off("error", onError)
+              // A connection that failed is destroyed rather than returned to the pool, as PgClient does.
+              release(failed as Error | undefined)
+              if (error) resume(Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" })))
+              else resume(Effect.succeed((Array.isArray(result) ? result.map((r) => r.rows ?? []) : result.rows ?? []) as A))
+            })
+          })
+        }) as Effect.Effect<A, SqlError, R>
+      })
+    }
+    /** `direct`, also for a statement piped through a `rows(...)` decoder: the statement direct, then the decoder. */
+    const directOrDecoded = <A, R>(statement: Effect.Effect<A, SqlError, R>): Effect.Effect<A, SqlError, R> => {
+      const parts = decodedParts(statement)
+      if (parts === undefined) return direct(statement)
+      return Effect.flatMap(direct(parts.statement as Effect.Effect<ReadonlyArray<unknown>, SqlError, R>), parts.decode) as Effect.Effect<A, SqlError, R>
+    }
     const guard = <A, R>(statement: Effect.Effect<A, SqlError, R>) =>
-      breaker.protect(statement).pipe(Effect.mapError((cause) => new DbError({ cause })))
+      breaker.protect(directOrDecoded(statement)).pipe(Effect.mapError((cause) => new DbError({ cause })))
 
     const saturation = Effect.sync(() =>
       options.maxConnections === 0 ? 0 : Math.min(1, (pool.totalCount - pool.idleCount) / options.maxConnections)

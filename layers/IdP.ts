@@ -1,6 +1,7 @@
-import { Clock, Context, Data, type Duration, Effect, Layer, Redacted, SynchronizedRef } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, Redacted, SynchronizedRef } from "effect"
 import * as client from "openid-client"
 import { sha256Hex } from "./Crypto.ts"
+import { asFetch, makeOperator, type OutboundError, type OutboundHttpService } from "./OutboundHttp.ts"
 import { backoff, type CircuitBreaker, type CircuitOpenError, makeCircuitBreaker } from "./Resilience.ts"
 
 /**
@@ -10,6 +11,13 @@ import { backoff, type CircuitBreaker, type CircuitOpenError, makeCircuitBreaker
  * provider being down never slows another down; discovery documents are cached for an hour per configuration, and
  * each cached openid-client Configuration keeps its key set (re-fetched by openid-client after 5 minutes, or on an
  * unknown key id).
+ *
+ * Every request, openid-client's included (its `customFetch`), goes through OutboundHttp with the operator's address
+ * policy: providers are configured by a system admin, not by users, and may sit on the internal network (or on
+ * loopback in tests). Its timeout applies; its breaker per destination is off. This layer's breaker per provider is
+ * the one that decides (docs/sso.md): it counts 5xx answers as failures, which the per-destination breaker does not,
+ * and the admin test (`oidcProbe`, `codehostProbe`) bypasses it; a second breaker stacked beneath would make the
+ * probe, or one provider sharing a host with another, fail fast after failures of other calls to that host.
  *
  * Only `https` is spoken unless `allowInsecureRequests` is set, which exists for loopback test providers.
  */
@@ -107,12 +115,30 @@ export interface IdPOptions {
   /** Consecutive provider failures that open its breaker. */
   readonly breakerMaxFailures?: number
   readonly breakerResetAfter?: Duration.DurationInput
+  /** The client requests go through; by default one with the operator's policy (every address allowed). */
+  readonly http?: OutboundHttpService
 }
 
 const DISCOVERY_TTL_MS = 60 * 60 * 1000
 const USER_AGENT = "the-service-sso"
 
 export const wellKnownUrl = (issuer: string) => `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`
+
+/** A provider's answer larger than this (a discovery document, a key set, a token) is refused. */
+const MAX_ANSWER_BYTES = 1024 * 1024
+
+/** OutboundHttp's failures as fetch's were classified: a bad or refused URL is "rejected", the rest "unavailable". */
+const fromOutbound = (e: OutboundError): IdPError => {
+  switch (e._tag) {
+    case "OutboundTimeout":
+      return new IdPError({ kind: "unavailable", reason: "timeout" })
+    case "OutboundInvalidUrl":
+    case "OutboundRefused":
+      return new IdPError({ kind: "rejected", reason: e.message })
+    default:
+      return new IdPError({ kind: "unavailable", reason: "network error" })
+  }
+}
 
 const isTimeout = (e: unknown) => e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")
 
@@ -147,6 +173,8 @@ export const make = (options: IdPOptions = {}) =>
   Effect.gen(function*() {
     const insecure = options.allowInsecureRequests ?? false
     const timeoutMs = (options.timeoutSeconds ?? 5) * 1000
+    const http = options.http ?? (yield* makeOperator({ breakerPerDestination: false }))
+    const viaOutbound = asFetch(http, { timeout: Duration.millis(timeoutMs), maxBytes: MAX_ANSWER_BYTES })
     const breakers = yield* SynchronizedRef.make(new Map<string, CircuitBreaker>())
     const discoveries = yield* SynchronizedRef.make(new Map<string, { fingerprint: string; config: client.Configuration; expiresAt: number }>())
     const retryOnce = { schedule: backoff({ base: "100 millis", times: 1 }), while: (e: IdPError | CircuitOpenError) => e._tag === "IdPError" && e.kind === "unavailable" }
@@ -179,22 +207,28 @@ export const make = (options: IdPOptions = {}) =>
         catch: classify
       })
 
-    const fetchJson = (raw: string, init: RequestInit = {}) =>
+    const fetchJson = (raw: string, init: { readonly method?: "POST"; readonly headers: Record<string, string>; readonly body?: string }) =>
       Effect.flatMap(checkScheme(raw), (url) =>
-        Effect.tryPromise({
-          try: async () => {
-            const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) })
-            const text = await response.text()
+        http.request({
+          url: url.toString(),
+          method: init.method ?? "GET",
+          headers: init.headers,
+          body: init.body,
+          timeout: Duration.millis(timeoutMs),
+          maxBytes: MAX_ANSWER_BYTES,
+          maxRedirects: 0
+        }).pipe(
+          Effect.mapError(fromOutbound),
+          Effect.map((answer) => {
             let body: unknown = undefined
             try {
-              body = text === "" ? undefined : JSON.parse(text)
+              body = answer.body === "" ? undefined : JSON.parse(answer.body)
             } catch {
               body = undefined
             }
-            return { status: response.status, body }
-          },
-          catch: classify
-        }))
+            return { status: answer.status, body }
+          })
+        ))
 
     const discover = (issuerUrl: string) =>
       Effect.flatMap(fetchJson(wellKnownUrl(issuerUrl), { headers: { accept: "application/json", "user-agent": USER_AGENT } }), ({ status, body }) => {
@@ -232,6 +266,8 @@ export const make = (options: IdPOptions = {}) =>
         client.enableNonRepudiationChecks(config)
         if (insecure) client.allowInsecureRequests(config)
         config.timeout = timeoutMs / 1000
+        // Token, key set and userinfo requests go through OutboundHttp like this layer's own.
+        config[client.customFetch] = viaOutbound
         yield* SynchronizedRef.update(discoveries, (m) => new Map(m).set(c.providerId, { fingerprint, config, expiresAt: now + DISCOVERY_TTL_MS }))
         return config
       })
@@ -289,7 +325,7 @@ export const make = (options: IdPOptions = {}) =>
           fetchJson(`${c.webBaseUrl}/login/oauth/access_token`, {
             method: "POST",
             headers: { accept: "application/json", "content-type": "application/x-www-form-urlencoded", "user-agent": USER_AGENT },
-            body: new URLSearchParams({ client_id: c.clientId, client_secret: Redacted.value(c.clientSecret), code, redirect_uri: redirectUri })
+            body: new URLSearchParams({ client_id: c.clientId, client_secret: Redacted.value(c.clientSecret), code, redirect_uri: redirectUri }).toString()
           }).pipe(
             Effect.flatMap(({ status, body }) => {
               if (status >= 500) return Effect.fail(new IdPError({ kind: "unavailable", reason: `token endpoint answered HTTP ${status}`, status }))

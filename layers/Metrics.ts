@@ -29,6 +29,24 @@ export const dbPoolSaturation = Metric.gauge(saturation.name, { description: sat
 const sockets = declare("service_websocket_active_connections", "gauge", "WebSocket connections open on this node")
 export const websocketActiveConnections = Metric.gauge(sockets.name, { description: sockets.help })
 
+const inFlight = declare("service_http_requests_in_flight", "gauge", "HTTP requests received and not yet answered on this node, the scrape included")
+export const httpRequestsInFlight = Metric.gauge(inFlight.name, { description: inFlight.help })
+let requestsInFlight = 0
+
+/**
+ * Counts a request from its arrival (headers read) until its response ends or its connection goes: requests still
+ * being read, processed or written, such as those a stopping node waits for. A plain number per request, read into
+ * the gauge when the metrics are rendered.
+ */
+export const trackInFlight = (response: { on: (event: "close", listener: () => void) => unknown }) => {
+  requestsInFlight++
+  // One shared listener ("close" comes once per response): no closure or once-wrapper made per request.
+  response.on("close", requestEnded)
+}
+const requestEnded = () => {
+  requestsInFlight--
+}
+
 const breakerChanges = declare(
   "service_circuit_breaker_state_changes_total",
   "counter",
@@ -43,7 +61,8 @@ export const circuitBreakerStateChanges = Metric.counter(breakerChanges.name, { 
 const registerUntagged = Effect.all([
   Metric.value(httpRequestDuration),
   Metric.value(dbPoolSaturation),
-  Metric.value(websocketActiveConnections)
+  Metric.value(websocketActiveConnections),
+  Effect.suspend(() => Metric.set(httpRequestsInFlight, requestsInFlight))
 ], { discard: true })
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")

@@ -1,7 +1,7 @@
-import { Context, Data, Duration, Effect, Layer } from "effect"
+import { Cause, Context, Data, Duration, Effect, Exit, Layer, Option } from "effect"
 import { lookup as dnsLookup } from "node:dns/promises"
-import { request as httpRequest, type IncomingMessage } from "node:http"
-import { request as httpsRequest } from "node:https"
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http"
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import { isIP, type LookupFunction } from "node:net"
 import { type AddressPolicy, makePolicy } from "./outbound/AddressPolicy.ts"
 import { type CircuitBreaker, CircuitOpenError, makeCircuitBreaker } from "./Resilience.ts"
@@ -12,7 +12,12 @@ import { type CircuitBreaker, CircuitOpenError, makeCircuitBreaker } from "./Res
  * reach its own network. Host names are resolved first, every address is checked against the policy, and the
  * connection goes to the checked address (a second resolution could answer differently: DNS rebinding); each
  * redirect is checked the same way. Every call has a timeout, a cap on the answer's size, and a circuit breaker per
- * destination host so that a dead integration fails fast instead of holding workers.
+ * destination (host and port) so that a dead integration fails fast instead of holding workers (unless the caller
+ * keeps its own breaker: `breakerPerDestination`).
+ *
+ * Calls to destinations the operator configures (identity providers, push services, the admin CLI's health check)
+ * use the same code with the operator's policy (`makeOperator`): what the configuration names may be on loopback or
+ * the internal network. Libraries that take a fetch function (openid-client) get one over a service (`asFetch`).
  */
 
 export interface OutboundRequest {
@@ -116,6 +121,11 @@ export interface Transport {
 export interface OutboundOptions {
   /** SERVICE_ALLOW_INTERNAL_CONNECTIONS: host names, addresses and CIDR ranges that may be reached anyway. */
   readonly allow: ReadonlyArray<string>
+  /**
+   * False for a client whose caller keeps its own breaker with its own rule of what a failure is (IdP per provider,
+   * PushSender per transport): two breakers stacked would let one path's failures fail another's calls fast.
+   */
+  readonly breakerPerDestination?: boolean
   /** Breakers are kept for this many hosts at most; the least recently used is forgotten past it. */
   readonly maxBreakers?: number
   readonly breakerFailures?: number
@@ -154,6 +164,7 @@ const checkedAddresses = (transport: Transport, policy: AddressPolicy, url: URL)
 export const make = (transport: Transport, options: OutboundOptions): Effect.Effect<OutboundHttpService> =>
   Effect.sync(() => {
     const policy = makePolicy(options.allow)
+    const perDestination = options.breakerPerDestination ?? true
     const maxBreakers = options.maxBreakers ?? 1000
     const breakers = new Map<string, CircuitBreaker>()
 
@@ -180,15 +191,16 @@ export const make = (transport: Transport, options: OutboundOptions): Effect.Eff
     const hop = (url: URL, method: string, headers: Readonly<Record<string, string>>, body: string | undefined, maxBytes: number, deadline: number) =>
       Effect.gen(function*() {
         const addresses = yield* checkedAddresses(transport, policy, url)
-        const breaker = yield* breakerFor(url.hostname)
-        return yield* breaker.protect(
-          transport.send({ url, addresses, method, headers, body, maxBytes }).pipe(
-            Effect.timeoutFail({
-              duration: Duration.millis(Math.max(0, deadline)),
-              onTimeout: () => new OutboundTimeout({ host: url.hostname, afterMs: deadline })
-            })
-          )
+        const send = transport.send({ url, addresses, method, headers, body, maxBytes }).pipe(
+          Effect.timeoutFail({
+            duration: Duration.millis(Math.max(0, deadline)),
+            onTimeout: () => new OutboundTimeout({ host: url.hostname, afterMs: deadline })
+          })
         )
+        if (!perDestination) return yield* send
+        // Host and port: two services on one machine (providers on loopback, say) fail independently.
+        const breaker = yield* breakerFor(url.host)
+        return yield* breaker.protect(send)
       })
 
     const request = (req: OutboundRequest): Effect.Effect<OutboundResponse, OutboundError> =>
@@ -253,9 +265,21 @@ const lowerHeaders = (message: IncomingMessage): Record<string, string> => {
   return out
 }
 
+/**
+ * Keep-alive agents for the operator's destinations (identity providers, FCM, the push proxy): their addresses are
+ * not checked (every one is allowed), so a connection may be reused, and a push then costs no new TCP and TLS
+ * handshake. Calls on a user's behalf never reuse one (`agent: false`): each connection goes to an address checked
+ * for that very call.
+ */
+export interface ReusedConnections {
+  readonly http: HttpAgent
+  readonly https: HttpsAgent
+}
+
 export const liveTransport = (
   resolve: (host: string) => Promise<ReadonlyArray<string>> = async (host) =>
-    (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address)
+    (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address),
+  reused?: ReusedConnections
 ): Transport => ({
   resolve: (host) =>
     Effect.tryPromise({
@@ -271,12 +295,13 @@ export const liveTransport = (
         if ((opts as { all?: boolean }).all === true) (callback as (e: null, a: typeof all) => void)(null, all)
         else callback(null, all[0].address, all[0].family)
       }
-      const send = hop.url.protocol === "https:" ? httpsRequest : httpRequest
+      const secure = hop.url.protocol === "https:"
+      const send = secure ? httpsRequest : httpRequest
       const req = send(hop.url, {
         method: hop.method,
         headers: hop.body === undefined ? hop.headers : { ...hop.headers, "content-length": String(Buffer.byteLength(hop.body)) },
         lookup: pinned,
-        agent: false
+        agent: reused === undefined ? false : secure ? reused.https : reused.http
       })
       let settled = false
       const finish = (outcome: Effect.Effect<RawAnswer, OutboundUnreachable | OutboundTooLarge>) => {
@@ -313,17 +338,96 @@ export const liveTransport = (
     })
 })
 
-export const makeLive = (options: OutboundOptions & { readonly resolve?: (host: string) => Promise<ReadonlyArray<string>> }) =>
-  make(liveTransport(options.resolve), options)
+export const makeLive = (
+  options: OutboundOptions & {
+    readonly resolve?: (host: string) => Promise<ReadonlyArray<string>>
+    readonly reused?: ReusedConnections
+  }
+) => make(liveTransport(options.resolve, options.reused), options)
 
 /** The live layer; `allow` is SERVICE_ALLOW_INTERNAL_CONNECTIONS. */
 export const layer = (allow: ReadonlyArray<string>): Layer.Layer<OutboundHttp> => Layer.effect(OutboundHttp, makeLive({ allow }))
 
+/** Every IPv4 and IPv6 address. */
+const EVERYWHERE = ["0.0.0.0/0", "::/0"]
+
 /**
- * For calls to a destination the operator names, never a user (the admin CLI's `health` asks the operator's own
- * server, usually on loopback): every address is allowed; timeouts, size cap and breakers still apply.
+ * For calls to destinations the operator names, never a user: the admin CLI's `health` (the operator's own server,
+ * usually on loopback), identity providers and push services (set by a system admin, on loopback in tests and often
+ * on the internal network in production). Every address is allowed; timeouts and size cap still apply, and the
+ * breaker per destination unless the caller keeps its own (`breakerPerDestination: false`: IdP, PushSender).
  */
-export const layerOperator: Layer.Layer<OutboundHttp> = Layer.effect(OutboundHttp, makeLive({ allow: ["0.0.0.0/0", "::/0"] }))
+export const makeOperator = (options: Omit<OutboundOptions, "allow"> = {}) =>
+  makeLive({
+    ...options,
+    allow: EVERYWHERE,
+    // Idle connections are kept (unreferenced, so they never hold a process open) until the other side closes them;
+    // at most 50 per destination.
+    reused: {
+      http: new HttpAgent({ keepAlive: true, maxSockets: 50 }),
+      https: new HttpsAgent({ keepAlive: true, maxSockets: 50 })
+    }
+  })
+
+export const layerOperator: Layer.Layer<OutboundHttp> = Layer.effect(OutboundHttp, makeOperator())
+
+// ---------------------------------------------------------------------------------------------------------------
+// A fetch function over a service, for libraries that make their own requests (openid-client's customFetch).
+
+/** What such a library passes to fetch. */
+export interface FetchInit {
+  readonly method?: string
+  readonly headers?: HeadersInit
+  readonly body?: unknown
+  readonly redirect?: string
+  readonly signal?: AbortSignal | null
+}
+
+const FETCH_METHODS = new Set(["GET", "HEAD", "POST", "PUT"])
+/** Statuses whose response has no body, for which `new Response` refuses one. */
+const NULL_BODY = new Set([101, 204, 205, 304])
+
+/**
+ * `fetch` through `service`: the same checks, timeout, size cap and breaker as any call. Failures reject as fetch's
+ * do, so that the library reports them as it would: a timeout as a DOMException named TimeoutError (as an expired
+ * AbortSignal.timeout), anything else as a TypeError (fetch's network error). `redirect: "manual"` returns the
+ * redirect itself; otherwise redirects are followed (and checked) by the service.
+ */
+export const asFetch = (service: OutboundHttpService, defaults: { readonly timeout?: Duration.DurationInput; readonly maxBytes?: number } = {}) =>
+  async (input: string | URL, init: FetchInit = {}): Promise<Response> => {
+    const method = (init.method ?? "GET").toUpperCase()
+    if (!FETCH_METHODS.has(method)) throw new TypeError(`fetch: the method ${method} is not supported`)
+    const raw = init.body
+    const body = raw === undefined || raw === null
+      ? undefined
+      : typeof raw === "string"
+      ? raw
+      : raw instanceof URLSearchParams
+      ? raw.toString()
+      : undefined
+    if (body === undefined && raw !== undefined && raw !== null) throw new TypeError("fetch: only string and form bodies are supported")
+    const exit = await Effect.runPromiseExit(
+      service.request({
+        url: input.toString(),
+        method: method as OutboundRequest["method"],
+        headers: Object.fromEntries(new Headers(init.headers).entries()),
+        body,
+        timeout: defaults.timeout,
+        maxBytes: defaults.maxBytes,
+        maxRedirects: init.redirect === "manual" ? 0 : undefined
+      }),
+      init.signal ? { signal: init.signal } : undefined
+    )
+    if (init.signal?.aborted) throw init.signal.reason
+    if (Exit.isSuccess(exit)) {
+      const answer = exit.value
+      if (answer.status < 200 || answer.status > 599) throw new TypeError(`fetch: unexpected status ${answer.status}`)
+      return new Response(NULL_BODY.has(answer.status) ? null : answer.body, { status: answer.status, headers: answer.headers })
+    }
+    const error = Cause.failureOption(exit.cause)
+    if (Option.isSome(error) && error.value._tag === "OutboundTimeout") throw new DOMException(error.value.message, "TimeoutError")
+    throw new TypeError(Option.isSome(error) ? error.value.message : "fetch failed", { cause: Cause.squash(exit.cause) })
+  }
 
 // ---------------------------------------------------------------------------------------------------------------
 // In memory: names from a table, answers from handlers registered per origin; the same checks apply.

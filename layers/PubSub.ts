@@ -10,6 +10,11 @@ import { makeCircuitBreaker, Policies, type CircuitOpenError } from "./Resilienc
 export class PubSubError extends Data.TaggedError("PubSubError")<{ readonly op: string; readonly cause: unknown }> {}
 
 export interface PubSubService {
+  /**
+   * Whether a message can reach another process (Redis: yes). In memory it reaches only this process's own
+   * subscribers, so a publisher that is the topic's only reader here (the event bus) need not publish at all.
+   */
+  readonly reachesOtherNodes: boolean
   readonly publish: (topic: string, message: string) => Effect.Effect<void, PubSubError | CircuitOpenError>
   /** Messages published to the topic from now on, by any node (this one included). */
   readonly subscribe: (topic: string) => Stream.Stream<string>
@@ -23,16 +28,21 @@ export interface PubSubService {
 
 export class PubSub extends Context.Tag("service/PubSub")<PubSub, PubSubService>() {}
 
-export const makeMemory = Effect.gen(function*() {
-  const hub = yield* EffectPubSub.unbounded<{ topic: string; message: string }>()
+export const makeMemory = Effect.sync(() => {
+  // One hub per topic: a message wakes only its own topic's subscribers. With one hub for every topic, each post's
+  // event woke the user cache's, the takeover's and the outgoing hooks' subscribers too, a fiber step each only to
+  // drop it (issue 10).
+  const hubs = new Map<string, EffectPubSub.PubSub<string>>()
+  const hubOf = (topic: string) => {
+    let hub = hubs.get(topic)
+    if (hub === undefined) hubs.set(topic, hub = Effect.runSync(EffectPubSub.unbounded<string>()))
+    return hub
+  }
   const service: PubSubService = {
-    publish: (topic, message) => Effect.asVoid(EffectPubSub.publish(hub, { topic, message })),
+    reachesOtherNodes: false,
+    publish: (topic, message) => Effect.asVoid(EffectPubSub.publish(hubOf(topic), message)),
     gaps: Stream.never,
-    subscribe: (topic) =>
-      Stream.fromPubSub(hub).pipe(
-        Stream.filter((m) => m.topic === topic),
-        Stream.map((m) => m.message)
-      )
+    subscribe: (topic) => Stream.suspend(() => Stream.fromPubSub(hubOf(topic)))
   }
   return service
 })
@@ -84,6 +94,7 @@ export const makeRedis = (url: Redacted.Redacted) =>
     })
     const breaker = yield* makeCircuitBreaker({ name: "redis-pubsub", maxFailures: 3, resetAfter: "1 second" })
     const service: PubSubService = {
+      reachesOtherNodes: true,
       publish: (topic, message) =>
         breaker.protect(
           Effect.tryPromise({ try: () => publisher.publish(topic, message), catch: (cause) => new PubSubError({ op: "publish", cause }) }).pipe(

@@ -1,4 +1,5 @@
 import { Context, type Duration, Effect, Layer, Metric } from "effect"
+import { makeOperator } from "./OutboundHttp.ts"
 import * as Apns from "./push/Apns.ts"
 import * as Fcm from "./push/Fcm.ts"
 import type { Credentials, PushNotification, PushSendError, SendOutcome } from "./push/Model.ts"
@@ -9,7 +10,11 @@ import * as PushProxy from "./push/PushProxy.ts"
  * over HTTP/2 (iOS), plus an in-memory transport for tests. One `send` is one attempt at one device: the caller
  * (the push queue) owns retries, so that a retry waits without holding a worker. Each transport has its own circuit
  * breaker, throttle and per-attempt timeout; credentials travel with every call because an administrator may change
- * them at any time.
+ * them at any time. The proxy and FCM requests go through OutboundHttp with the operator's address policy (the
+ * destinations are an administrator's settings, not a user's); APNs needs HTTP/2 and keeps its own (push/Apns.ts).
+ * The breaker per transport (push/Guard.ts) is the one that decides, for all three alike (docs/push.md: it counts
+ * 429 and 5xx, and its state is in /api/v1/health/stats), so OutboundHttp's breaker per destination is off here:
+ * stacked beneath, it would open on its own count and fail the transport's calls outside the documented rule.
  */
 
 export * from "./push/Model.ts"
@@ -43,8 +48,9 @@ export interface LiveOptions {
 /** The live transports; they hold provider connections, cached access tokens and provider JWTs. */
 export const makeLive = (options: LiveOptions = {}) => Effect.gen(function*() {
   const timeout = options.timeout ?? "5 seconds"
-  const proxy = yield* PushProxy.make(timeout)
-  const fcm = yield* Fcm.make(timeout)
+  const http = yield* makeOperator({ breakerPerDestination: false })
+  const proxy = yield* PushProxy.make(timeout, http)
+  const fcm = yield* Fcm.make(timeout, http)
   const apns = yield* Apns.make(timeout)
   const service: PushSenderService = {
     send: (credentials, push) => {

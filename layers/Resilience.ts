@@ -103,8 +103,17 @@ export const makeCircuitBreaker = (options: BreakerOptions): Effect.Effect<Circu
       state: Effect.sync(() => current),
       // Uninterruptible between the permit and the outcome handler, so that an interrupted trial always frees its
       // permit (catch handlers do not run on interruption; onExit does).
-      protect: (call) =>
-        Effect.uninterruptibleMask((restore) =>
+      protect: (call) => Effect.suspend(() =>
+        // Closed without failures (nearly every call): no permit to take or free, so no mask and no outcome handler
+        // on success; only a failure that counts is recorded (issue 10: fewer steps around every statement). A
+        // failure counted by another call meanwhile is then reset by the next call that starts after it.
+        current === CLOSED
+          ? Effect.tapErrorCause(call, (cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.void
+            const failure = Cause.failureOption(cause)
+            return Option.isNone(failure) || isFailure(failure.value) ? onFailure : Effect.void
+          })
+          : Effect.uninterruptibleMask((restore) =>
           Effect.zipRight(
             acquire,
             restore(call).pipe(
@@ -116,7 +125,7 @@ export const makeCircuitBreaker = (options: BreakerOptions): Effect.Effect<Circu
               })
             )
           )
-        )
+        ))
     }
     registry.set(options.name, breaker)
     return breaker

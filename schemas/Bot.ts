@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** Bots on the wire (@mattermost/types bots.d.ts). */
+/** The bodies of bot creation and patches (@mattermost/types bots.d.ts); the bot itself is schemas/wire/Bot.ts. */
 
 const DisplayName = Schema.String.pipe(Schema.maxLength(64, { message: () => "at most 64 characters" }))
 const Description = Schema.String.pipe(Schema.maxLength(1024, { message: () => "at most 1024 characters" }))
@@ -17,14 +17,3 @@ export const PatchBot = Schema.Struct({
   description: Schema.optional(Description)
 })
 export type PatchBot = typeof PatchBot.Type
-
-export interface BotWire {
-  readonly user_id: string
-  readonly username: string
-  readonly display_name: string
-  readonly description: string
-  readonly owner_id: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-}

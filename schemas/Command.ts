@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 
 /**
- * Slash commands on the wire (@mattermost/types integrations.d.ts Command, CommandArgs, CommandResponse,
- * AutocompleteSuggestion) and interactive dialogs (OpenDialogRequest, DialogSubmission, SubmitDialogResponse).
+ * Slash commands as they come in (@mattermost/types integrations.d.ts Command, CommandArgs, CommandResponse) and
+ * interactive dialogs (OpenDialogRequest, DialogSubmission, SubmitDialogResponse). What the server answers is
+ * schemas/wire/Command.ts.
  */
 
 const Text = (max: number) => Schema.String.pipe(Schema.maxLength(max, { message: () => `at most ${max} characters` }))
@@ -44,26 +45,6 @@ export const ExecuteCommand = Schema.Struct({
 })
 export type ExecuteCommand = typeof ExecuteCommand.Type
 
-export interface CommandWire {
-  readonly id: string
-  readonly token: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-  readonly creator_id: string
-  readonly team_id: string
-  readonly trigger: string
-  readonly method: string
-  readonly username: string
-  readonly icon_url: string
-  readonly auto_complete: boolean
-  readonly auto_complete_desc: string
-  readonly auto_complete_hint: string
-  readonly display_name: string
-  readonly description: string
-  readonly url: string
-}
-
 const Attachments = Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
 const responseFields = {
@@ -90,14 +71,6 @@ export const CommandResponse = Schema.Struct({
 })
 export type CommandResponse = typeof CommandResponse.Type
 export type CommandAnswer = typeof ExtraResponse.Type
-
-export interface AutocompleteSuggestion {
-  readonly Complete: string
-  readonly Suggestion: string
-  readonly Hint: string
-  readonly Description: string
-  readonly IconData: string
-}
 
 const DialogOption = Schema.Struct({ text: Schema.String, value: Schema.Unknown })
 

@@ -28,12 +28,32 @@ export class Invalid extends Data.TaggedError("Invalid")<Details & { readonly fi
 export class TooLarge extends Data.TaggedError("TooLarge")<Details> {}
 /** Something this depends on cannot answer now; retrying later may succeed. */
 export class Unavailable extends Data.TaggedError("Unavailable")<Details> {}
+/** A feature an administrator has switched off (Mattermost answers these 501). */
+export class Disabled extends Data.TaggedError("Disabled")<Details> {}
+/**
+ * An integration the server called for the user (a slash command's URL, a dialog's) failed, refused or answered
+ * something unusable: the integration's failure, not the server's. `detailed` says why, for the admin.
+ */
+export class IntegrationFailed extends Data.TaggedError("IntegrationFailed")<Details> {}
+/** An integration the server called for the user did not answer in time. */
+export class IntegrationTimeout extends Data.TaggedError("IntegrationTimeout")<Details> {}
 
-export type DomainError = NotFound | Forbidden | Unauthenticated | Conflict | Invalid | TooLarge | Unavailable
+export type DomainError =
+  | NotFound
+  | Forbidden
+  | Unauthenticated
+  | Conflict
+  | Invalid
+  | TooLarge
+  | Unavailable
+  | Disabled
+  | IntegrationFailed
+  | IntegrationTimeout
 
 export const isDomainError = (u: unknown): u is DomainError =>
   u instanceof NotFound || u instanceof Forbidden || u instanceof Unauthenticated || u instanceof Conflict || u instanceof Invalid ||
-  u instanceof TooLarge || u instanceof Unavailable
+  u instanceof TooLarge || u instanceof Unavailable || u instanceof Disabled || u instanceof IntegrationFailed ||
+  u instanceof IntegrationTimeout
 
 /** Constructors in the shape of Mattermost's (id, message), for call sites that read best that way. */
 export const notFound = (id: string, message: string) => new NotFound({ id, message })
@@ -42,6 +62,11 @@ export const conflict = (id: string, message: string) => new Conflict({ id, mess
 export const invalid = (id: string, message: string, field?: string) => new Invalid(field === undefined ? { id, message } : { id, message, field })
 export const tooLarge = (id: string, message: string) => new TooLarge({ id, message })
 export const unavailable = (id: string, message: string) => new Unavailable({ id, message })
+export const disabled = (id: string, message: string) => new Disabled({ id, message })
+export const integrationFailed = (id: string, message: string, detailed?: string) =>
+  new IntegrationFailed(detailed === undefined ? { id, message } : { id, message, detailed })
+export const integrationTimeout = (id: string, message: string, detailed?: string) =>
+  new IntegrationTimeout(detailed === undefined ? { id, message } : { id, message, detailed })
 
 /** Mattermost's error for a missing or malformed parameter. */
 export const invalidParam = (field: string) =>

@@ -50,6 +50,12 @@ export interface AppConfigShape {
   readonly emailBatchingCheckMs: number
   /** The hand-written dispatch of the hottest routes in front of the router (src/http/FastPath.ts); on by default. */
   readonly httpFastPath: boolean
+  /**
+   * Worker processes sharing the listening port (node:cluster), so one machine's cores all serve; 1 runs the server
+   * in this process. More than one needs PostgreSQL and Redis (SERVICE_DATABASE_URL, SERVICE_CACHE_URL): workers are
+   * nodes of a cluster and meet there, as nodes on different machines do.
+   */
+  readonly workers: number
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -181,6 +187,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     forcePathStyle: Config.boolean("SERVICE_FILES_S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false))
   }),
   httpFastPath: Config.boolean("SERVICE_HTTP_FAST_PATH").pipe(Config.withDefault(true)),
+  workers: boundedInt("SERVICE_WORKERS", 1, 1, 64),
   smtpUrl: optionalSecretUrl("SERVICE_SMTP_URL", ["smtp:", "smtps:"]),
   smtpUsername: Config.option(Config.nonEmptyString("SERVICE_SMTP_USERNAME")),
   smtpPassword: Config.option(Config.redacted("SERVICE_SMTP_PASSWORD")),
@@ -238,6 +245,7 @@ const hints: Record<string, string> = {
   SERVICE_SMTP_PASSWORD: "the SMTP password, when it is not in SERVICE_SMTP_URL",
   SERVICE_EMAIL_FROM: "the sender of every mail, e.g. Chat <chat@example.com>",
   SERVICE_EMAIL_BATCHING_CHECK_MS: "milliseconds between looks at waiting notification emails, such as 15000 (100 to 3600000)",
+  SERVICE_WORKERS: "the number of worker processes, such as 2 on a 2-core machine (1 to 64); more than 1 needs SERVICE_DATABASE_URL and SERVICE_CACHE_URL",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 
@@ -301,6 +309,13 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
       hint: hintFor("SERVICE_DATABASE_URL"),
       severity: "warning"
     })
+  }
+  if (c.workers > 1) {
+    // Workers are separate processes: an embedded database or an in-memory cache and bus would be one per worker,
+    // and a post written on one would never reach the sockets of another.
+    for (const [variable, set] of [["SERVICE_DATABASE_URL", Option.isSome(c.databaseUrl)], ["SERVICE_CACHE_URL", Option.isSome(c.cacheUrl)]] as const) {
+      if (!set) problems.push({ variable, message: "required when SERVICE_WORKERS is more than 1", hint: hintFor(variable), severity: "error" })
+    }
   }
   if (Option.isSome(c.webappDir)) {
     const problem = webappDirProblem(c.webappDir.value)

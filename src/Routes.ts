@@ -44,6 +44,7 @@ import * as Sso from "./sso/Routes.ts"
 import * as LoginPage from "./web/LoginPage.ts"
 import * as WebApp from "./web/WebApp.ts"
 import * as Imports from "./imports/ImportRoutes.ts"
+import * as OpenApiDocument from "./openapi/Routes.ts"
 
 /** Every route the service serves, one line per feature; the feature folder's Routes file lists its paths. */
 export const served = HttpRouter.concatAll(
@@ -80,6 +81,7 @@ export const served = HttpRouter.concatAll(
   Devices.routes,
   PushAdmin.routes,
   Imports.routes,
+  OpenApiDocument.routes,
   Calls.routes,
   Plugins.routes,
   Posts.routes,

@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
+import { trackInFlight } from "../layers/Metrics.ts"
 import * as WebSocketLayer from "../layers/WebSocket.ts"
 import * as Composition from "./Composition.ts"
 import { AppConfig, type ResolvedConfig } from "./Config.ts"
@@ -36,8 +37,11 @@ const createGuardedServer = (sockets: SocketServerService, fast: FastPath.FastPa
   } as Server["close"]
   const emit = server.emit
   server.emit = function(this: Server, event: string | symbol, ...args: Array<unknown>) {
-    // The hottest requests are answered before the platform's listener sees them (src/http/FastPath.ts).
-    if (event === "request" && fast !== undefined && fast(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
+    if (event === "request") {
+      trackInFlight(args[1] as ServerResponse)
+      // The hottest requests are answered before the platform's listener sees them (src/http/FastPath.ts).
+      if (fast !== undefined && fast(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
+    }
     if (event === "upgrade") {
       const [request, socket, head] = args as [IncomingMessage, Duplex, Buffer]
       socket.on("error", () => {})

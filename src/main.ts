@@ -1,5 +1,6 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger } from "effect"
+import cluster from "node:cluster"
 import { checkConfig } from "./cli/CheckConfig.ts"
 import { ADMIN_COMMANDS, HELP, TRANSFER_FLAGS } from "./cli/Help.ts"
 import type { ResolvedConfig } from "./Config.ts"
@@ -30,13 +31,30 @@ const armShutdownDeadline = (deadlineMs: number) =>
     }
   })
 
-const serve = withConfig((config) =>
+/**
+ * A worker of SERVICE_WORKERS gets a stop signal twice when a service manager signals the whole process group and the
+ * supervisor forwards it: the second must not take the default action (exit at once, mid-stop). If the supervisor
+ * dies, the channel to it closes and Node ends the worker; an error writing to that channel is not a crash.
+ */
+const workerSignals = () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => {})
+  cluster.worker?.on("error", () => {})
+}
+
+const serveHere = (config: ResolvedConfig) =>
   Effect.gen(function*() {
     yield* armShutdownDeadline(config.shutdownDeadlineMs)
+    if (cluster.isWorker) yield* Effect.sync(workerSignals)
     const { HttpServer } = yield* Effect.promise(() => import("@effect/platform"))
     const { makeServer } = yield* Effect.promise(() => import("./Server.ts"))
     return yield* Layer.launch(HttpServer.withLogAddress(makeServer(config)))
-  }).pipe(Effect.ensuring(Effect.logInfo("shutdown complete"))))
+  }).pipe(Effect.ensuring(Effect.logInfo("shutdown complete")))
+
+/** The server in this process, or (SERVICE_WORKERS > 1, in the first process) the supervisor of its workers. */
+const serve = withConfig((config) =>
+  config.workers > 1 && cluster.isPrimary
+    ? Effect.flatMap(Effect.promise(() => import("./cli/Cluster.ts")), (Cluster) => Cluster.supervise(config))
+    : serveHere(config))
 
 const migrateOnly = withConfig((config) =>
   Effect.gen(function*() {

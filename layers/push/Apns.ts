@@ -9,6 +9,10 @@ import type { ApnsCredentials, PushNotification, PushSendError, SendOutcome } fr
  * Apple Push Notification service over HTTP/2 (sso-push-notes.md section 5): one long-lived connection per origin,
  * token-based authentication with an ES256 provider JWT that is reused for 40 minutes (Apple wants it renewed no
  * more than once every 20 and no less than once every 60 minutes), VoIP pushes on the `<bundle>.voip` topic.
+ *
+ * APNs speaks HTTP/2 only, and OutboundHttp (node:http, HTTP/1.1) cannot carry it, so this transport keeps its own
+ * node:http2 connections; the guard's timeout, throttle and breaker apply as for the others, and the origin is the
+ * operator's (APNs or a configured base URL), never a user's.
  */
 
 const APNS_QUOTA_PER_SECOND = 1000

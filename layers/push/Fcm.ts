@@ -1,5 +1,6 @@
 import { Clock, type Duration, Effect, Option, SynchronizedRef } from "effect"
 import { importPKCS8, SignJWT } from "jose"
+import type { OutboundHttpService } from "../OutboundHttp.ts"
 import { failure, makeGuard, refuse, request } from "./Guard.ts"
 import type { FcmCredentials, PushNotification, PushSendError, SendOutcome, ServiceAccount } from "./Model.ts"
 
@@ -57,7 +58,7 @@ const errorCode = (body: unknown) => {
   return { code: detail ?? error?.status ?? "", message: error?.message ?? "" }
 }
 
-export const make = (timeout: Duration.DurationInput) => Effect.gen(function*() {
+export const make = (timeout: Duration.DurationInput, http: OutboundHttpService) => Effect.gen(function*() {
   const guard = yield* makeGuard({ transport: "fcm", perSecond: FCM_QUOTA_PER_SECOND, timeout })
   const minted = yield* SynchronizedRef.make(new Map<string, MintedToken>())
 
@@ -76,11 +77,11 @@ export const make = (timeout: Duration.DurationInput) => Effect.gen(function*() 
             .sign(await importPKCS8(account.private_key, "RS256")),
         catch: () => failure("fcm", "the service-account private key is not a valid RS256 PKCS#8 key", false)
       })
-      const answer = yield* request("fcm", account.token_uri, {
+      const answer = yield* request(http, "fcm", account.token_uri, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }).toString()
-      })
+      }, timeout)
       if (answer.status !== 200) return yield* refuse("fcm", answer, "from the OAuth token endpoint")
       const body = answer.body as { access_token?: unknown; expires_in?: unknown } | null
       if (typeof body?.access_token !== "string") return yield* Effect.fail(failure("fcm", "the token endpoint returned no access_token", true))
@@ -112,11 +113,11 @@ export const make = (timeout: Duration.DurationInput) => Effect.gen(function*() 
     Effect.gen(function*() {
       const token = yield* accessToken(credentials, renew)
       const url = `${credentials.baseUrl.replace(/\/+$/, "")}/v1/projects/${encodeURIComponent(credentials.projectId)}/messages:send`
-      const answer = yield* request("fcm", url, {
+      const answer = yield* request(http, "fcm", url, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
         body: JSON.stringify(toFcmMessage(push))
-      })
+      }, timeout)
       if (answer.status === 200) return { _tag: "Sent" } as const
       const { code, message } = errorCode(answer.body)
       if (code === "UNREGISTERED" || code === "SENDER_ID_MISMATCH") return { _tag: "InvalidToken", reason: code } as const

@@ -1,10 +1,12 @@
 import { Clock, Duration, Effect, Option, RateLimiter } from "effect"
+import type { OutboundHttpService } from "../OutboundHttp.ts"
 import { makeCircuitBreaker } from "../Resilience.ts"
 import { PushSendError, type Transport } from "./Model.ts"
 
 /**
  * What every push attempt passes through, per transport: a throttle at the provider's quota, a circuit breaker that
- * counts only failures worth retrying (an unreachable or overloaded provider, not a refused token), and a timeout.
+ * counts only failures worth retrying (an unreachable or overloaded provider, not a refused token: 429 and 5xx
+ * count here), and a timeout. It is the only breaker on a push: PushSender's OutboundHttp keeps none per destination.
  */
 export interface GuardOptions {
   readonly transport: Transport
@@ -58,22 +60,41 @@ export interface HttpAnswer {
   readonly body: unknown
 }
 
-/** One HTTP request; the fetch is aborted when the attempt is interrupted (timeout). Network errors are retryable. */
-export const request = (transport: Transport, url: string, init: RequestInit): Effect.Effect<HttpAnswer, PushSendError> =>
-  Effect.tryPromise({
-    try: async (signal) => {
-      const response = await fetch(url, { ...init, signal })
-      const text = await response.text()
-      let body: unknown = text
+export interface PushRequest {
+  readonly method: "POST"
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/**
+ * One HTTP request through OutboundHttp (its timeout and size cap; the request is dropped when the attempt is
+ * interrupted). Every failure to get an answer is retryable; a timeout reads as the guard's.
+ */
+export const request = (
+  http: OutboundHttpService,
+  transport: Transport,
+  url: string,
+  init: PushRequest,
+  timeout: Duration.DurationInput
+): Effect.Effect<HttpAnswer, PushSendError> =>
+  http.request({ url, method: init.method, headers: init.headers, body: init.body, timeout }).pipe(
+    Effect.map((answer) => {
+      let body: unknown = answer.body
       try {
-        body = text === "" ? null : JSON.parse(text)
+        body = answer.body === "" ? null : JSON.parse(answer.body)
       } catch {
-        body = text
+        body = answer.body
       }
-      return { status: response.status, headers: response.headers, body }
-    },
-    catch: (cause) => failure(transport, `network: ${cause instanceof Error ? cause.message : String(cause)}`, true)
-  })
+      return { status: answer.status, headers: new Headers(answer.headers), body }
+    }),
+    Effect.mapError((e) =>
+      e._tag === "OutboundTimeout"
+        ? failure(transport, "timeout", true)
+        : e._tag === "CircuitOpenError"
+        ? failure(transport, e.message, true, Option.some(e.retryAfterMs))
+        : failure(transport, `network: ${e.message}`, true)
+    )
+  )
 
 /** Fails with a retryable error (honouring Retry-After) on 429/5xx, a permanent one on other non-2xx answers. */
 export const refuse = (transport: Transport, answer: HttpAnswer, reason: string) =>

@@ -1,4 +1,5 @@
 import { type Duration, Effect, Option } from "effect"
+import type { OutboundHttpService } from "../OutboundHttp.ts"
 import { failure, makeGuard, refuse, request } from "./Guard.ts"
 import type { ProxyCredentials, PushNotification, SendOutcome } from "./Model.ts"
 
@@ -30,16 +31,16 @@ export const toProxyPayload = (push: PushNotification): Record<string, unknown> 
   }
 }
 
-export const make = (timeout: Duration.DurationInput) => Effect.gen(function*() {
+export const make = (timeout: Duration.DurationInput, http: OutboundHttpService) => Effect.gen(function*() {
   const guard = yield* makeGuard({ transport: "proxy", perSecond: PROXY_QUOTA_PER_SECOND, timeout })
 
   const send = (credentials: ProxyCredentials, push: PushNotification) =>
     guard(Effect.gen(function*() {
-      const answer = yield* request("proxy", `${credentials.url.replace(/\/+$/, "")}/api/v1/send_push`, {
+      const answer = yield* request(http, "proxy", `${credentials.url.replace(/\/+$/, "")}/api/v1/send_push`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(toProxyPayload(push))
-      })
+      }, timeout)
       if (answer.status < 200 || answer.status >= 300) return yield* refuse("proxy", answer, "from the push proxy")
       const body = (answer.body ?? {}) as { status?: string; error?: string }
       switch (body.status) {

@@ -1,6 +1,7 @@
 import type { Statement } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8Text, rows } from "../../layers/Rows.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { Forbidden, NotFound } from "../../schemas/Errors.ts"
 
@@ -37,17 +38,24 @@ export interface TeamAccess {
 
 export type AccessError = NotFound | Forbidden | DbError
 
+/**
+ * `channel`'s check as the head of a larger statement (issue 10: a channel page is one statement). `cte` is a WITH
+ * item named `access`: no row for an unknown channel, else one row of the channel's columns, the caller's memberships
+ * and `allowed` (the decision `channel` makes, written in SQL), so the rest of the statement reads nothing the caller
+ * may not read. `decide` answers what `channel` answers from that row read back as JSON (`row_to_json(access)`;
+ * undefined when there was no row): 404, 403 or the access.
+ */
+export interface ChannelGate {
+  readonly cte: Statement.Fragment
+  readonly decide: (row: unknown) => Effect.Effect<ChannelAccess, AccessError>
+}
+
 export interface AccessService {
   readonly team: (caller: Caller, teamId: string) => Effect.Effect<void, AccessError>
   /** As `team`, and tells whether the caller administers the team. */
   readonly teamMember: (caller: Caller, teamId: string) => Effect.Effect<TeamAccess, AccessError>
   readonly channel: (caller: Caller, channelId: string, mode: "read" | "write") => Effect.Effect<ChannelAccess, AccessError>
-  /**
-   * As `channel`, with one more value computed by the same statement (`value`, an expression): a read the request
-   * makes next anyway, saved a round trip. The value is computed whatever the answer and returned only on access.
-   */
-  readonly channelWith: <A>(caller: Caller, channelId: string, mode: "read" | "write", value: Statement.Fragment) =>
-    Effect.Effect<ChannelAccess & { readonly value: A }, AccessError>
+  readonly channelGate: (caller: Caller, channelId: string, mode: "read" | "write") => ChannelGate
   /** Resolves a post to its channel and checks the channel for the caller. */
   readonly post: (caller: Caller, postId: string, mode: "read" | "write") => Effect.Effect<ChannelAccess & { readonly postUserId: string }, AccessError>
   /** Channel ids the caller may read (member channels), for search and bulk queries. */
@@ -56,18 +64,23 @@ export interface AccessService {
 
 export class Access extends Context.Tag("service/Access")<Access, AccessService>() {}
 
-interface ChannelAccessRow {
-  readonly id: string
-  readonly team_id: string
-  readonly type: string
-  readonly name: string
-  readonly display_name: string
-  readonly delete_at: string
-  readonly is_member: boolean
-  readonly is_team_member: boolean
-  readonly is_channel_admin: boolean
-  readonly is_team_admin: boolean
-}
+const ChannelAccessRow = Schema.Struct({
+  id: Schema.String,
+  team_id: Schema.String,
+  type: Schema.String,
+  name: Schema.String,
+  display_name: Schema.String,
+  delete_at: Int8Text,
+  is_member: Schema.Boolean,
+  is_team_member: Schema.Boolean,
+  is_channel_admin: Schema.Boolean,
+  is_team_admin: Schema.Boolean
+})
+type ChannelAccessRow = typeof ChannelAccessRow.Type
+const ChannelAccessRows = rows("Access channel", ChannelAccessRow)
+const PostChannels = rows("Access post channel", Schema.Struct({ ...ChannelAccessRow.fields, post_user_id: Schema.String }))
+const TeamMembers = rows("Access team member", Schema.Struct({ member: Schema.Boolean, admin: Schema.Boolean }))
+const ChannelIds = rows("Access channel ids", Schema.Struct({ channel_id: Schema.String }))
 
 export const make = Effect.gen(function*() {
   const db = yield* Db
@@ -79,12 +92,11 @@ export const make = Effect.gen(function*() {
     EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId} AND cm.scheme_admin) AS is_channel_admin,
     EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0 AND tm.scheme_admin) AS is_team_admin`
 
-  const channelRow = <Extra = {}>(caller: Caller, where: ReturnType<typeof sql.literal>, extra: Statement.Fragment = sql``) =>
-    db.read(sql<ChannelAccessRow & Extra>`
+  const channelRow = (caller: Caller, where: ReturnType<typeof sql.literal>) =>
+    db.read(sql`
       SELECT c.id, c.team_id, c.type, c.name, c.display_name, c.delete_at,
              ${membership(caller)}
-             ${extra}
-             ${where}`)
+             ${where}`.pipe(ChannelAccessRows))
 
   const decide = (caller: Caller, row: ChannelAccessRow, mode: "read" | "write"): Effect.Effect<ChannelAccess, Forbidden> => {
     const access: ChannelAccess = {
@@ -97,12 +109,40 @@ export const make = Effect.gen(function*() {
     return Effect.fail(new Forbidden({ id: "api.context.permissions.app_error", message: "You do not have the appropriate permissions for this channel." }))
   }
 
+  const channelNotFound = () => new NotFound({ id: "app.channel.get.existing.app_error", message: "Channel not found." })
+
+  // The same decision as `decide`, in SQL, over the columns of `membership`.
+  const allowedSql = (caller: Caller, mode: "read" | "write") =>
+    caller.isSystemAdmin
+      ? sql`true`
+      : mode === "read"
+      ? sql`a.is_member OR (a.type = 'O' AND a.is_team_member)`
+      : sql`a.is_member`
+
+  const channelGate = (caller: Caller, channelId: string, mode: "read" | "write"): ChannelGate => ({
+    cte: sql`access AS (
+      SELECT a.*, (${allowedSql(caller, mode)}) AS allowed
+      FROM (SELECT c.id, c.team_id, c.type, c.name, c.display_name, c.delete_at,
+                   ${membership(caller)}
+            FROM channels c WHERE c.id = ${channelId}) a)`,
+    decide: (row) => {
+      if (row === undefined || row === null) return Effect.fail(channelNotFound())
+      let decoded: ChannelAccessRow
+      try {
+        decoded = ChannelAccessRows.decode([row])[0]
+      } catch (defect) {
+        return Effect.die(defect)
+      }
+      return decide(caller, decoded, mode)
+    }
+  })
+
   const teamMember = (caller: Caller, teamId: string) =>
     Effect.gen(function*() {
-      const rows = yield* db.read(sql<{ member: boolean; admin: boolean }>`
+      const rows = yield* db.read(sql`
         SELECT tm.user_id IS NOT NULL AS member, COALESCE(tm.scheme_admin, false) AS admin
         FROM teams t LEFT JOIN team_members tm ON tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0
-        WHERE t.id = ${teamId}`)
+        WHERE t.id = ${teamId}`.pipe(TeamMembers))
       if (rows.length === 0) return yield* new NotFound({ id: "app.team.get.find.app_error", message: "Team not found." })
       if (!rows[0].member && !caller.isSystemAdmin) {
         return yield* new Forbidden({ id: "api.context.permissions.app_error", message: "You are not a member of this team." })
@@ -116,30 +156,24 @@ export const make = Effect.gen(function*() {
     channel: (caller, channelId, mode) =>
       Effect.gen(function*() {
         const rows = yield* channelRow(caller, sql`FROM channels c WHERE c.id = ${channelId}`)
-        if (rows.length === 0) return yield* new NotFound({ id: "app.channel.get.existing.app_error", message: "Channel not found." })
+        if (rows.length === 0) return yield* channelNotFound()
         return yield* decide(caller, rows[0], mode)
       }),
-    channelWith: <A>(caller: Caller, channelId: string, mode: "read" | "write", value: Statement.Fragment) =>
-      Effect.gen(function*() {
-        const rows = yield* channelRow<{ readonly value: A }>(caller, sql`FROM channels c WHERE c.id = ${channelId}`, sql`, ${value} AS value`)
-        if (rows.length === 0) return yield* new NotFound({ id: "app.channel.get.existing.app_error", message: "Channel not found." })
-        const access = yield* decide(caller, rows[0], mode)
-        return { ...access, value: rows[0].value }
-      }),
+    channelGate,
     post: (caller, postId, mode) =>
       Effect.gen(function*() {
-        const rows = yield* db.read(sql<ChannelAccessRow & { post_user_id: string }>`
+        const rows = yield* db.read(sql`
           SELECT c.id, c.team_id, c.type, c.name, c.display_name, c.delete_at, p.user_id AS post_user_id,
                  ${membership(caller)}
           FROM posts p JOIN channels c ON c.id = p.channel_id
-          WHERE p.id = ${postId} AND p.delete_at = 0`)
+          WHERE p.id = ${postId} AND p.delete_at = 0`.pipe(PostChannels))
         if (rows.length === 0) return yield* new NotFound({ id: "app.post.get.app_error", message: "Post not found." })
         const access = yield* decide(caller, rows[0], mode)
         return { ...access, postUserId: rows[0].post_user_id }
       }),
     readableChannelIds: (caller) =>
       Effect.map(
-        db.read(sql<{ channel_id: string }>`SELECT channel_id FROM channel_members WHERE user_id = ${caller.userId}`),
+        db.read(sql`SELECT channel_id FROM channel_members WHERE user_id = ${caller.userId}`.pipe(ChannelIds)),
         (rows) => rows.map((r) => r.channel_id)
       )
   }

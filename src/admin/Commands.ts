@@ -3,6 +3,7 @@ import * as CryptoLayer from "../../layers/Crypto.ts"
 import { Crypto, isId, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
 import { OutboundHttp } from "../../layers/OutboundHttp.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { AppConfig } from "../Config.ts"
 import { checkSecretStrength } from "../config/SecretRules.ts"
@@ -88,7 +89,7 @@ export const createUser = (input: NewUserInput) =>
       Effect.catchIf((e) => e === "username_exists", () => refuse(`username refused: an account with the username "${username}" already exists`)),
       Effect.catchIf((e) => e === "email_exists", () => refuse(`email refused: an account with the email "${email}" already exists`))
     )
-    yield* (yield* EventBus).publish("new_user", { user_id: row.id }, {})
+    yield* (yield* EventBus).publish(DomainEvent.NewUser({ userId: row.id }), {})
     const final = input.systemAdmin && !row.roles.includes("system_admin")
       ? Option.getOrElse(yield* UserAdmin.setSystemRoles(row.id, SYSTEM_ADMIN, now), () => row)
       : row

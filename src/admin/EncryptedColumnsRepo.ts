@@ -1,7 +1,11 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { JsonObject, rows } from "../../layers/Rows.ts"
 import { PRIVATE_FIELDS } from "../push/PushSettings.ts"
 import { SECTION as SIGNING_KEY_SECTION } from "../system/SigningKey.ts"
+
+const Secrets = rows("EncryptedColumnsRepo providers", Schema.Struct({ id: Schema.String, client_secret_encrypted: Schema.String }))
+const Sections = rows("EncryptedColumnsRepo sections", Schema.Struct({ section: Schema.String, value: JsonObject }))
 
 /**
  * Every value stored encrypted under SERVICE_ENCRYPTION_KEY (layers/Crypto.ts), for key rotation:
@@ -31,16 +35,16 @@ export const rewriteAll = <E, R>(
 ) =>
   Effect.gen(function*() {
     let rewritten = 0
-    const providers = yield* sql<{ id: string; client_secret_encrypted: string }>`
-      SELECT id, client_secret_encrypted FROM sso_providers WHERE client_secret_encrypted <> '' ORDER BY id FOR UPDATE`
+    const providers = yield* sql`
+      SELECT id, client_secret_encrypted FROM sso_providers WHERE client_secret_encrypted <> '' ORDER BY id FOR UPDATE`.pipe(Secrets)
     for (const p of providers) {
       const next = yield* rewrite({ where: `sso_providers ${p.id}`, ciphertext: p.client_secret_encrypted, replaceable: false })
       if (next === undefined) continue
       yield* sql`UPDATE sso_providers SET client_secret_encrypted = ${next} WHERE id = ${p.id}`
       rewritten++
     }
-    const sections = yield* sql<{ section: string; value: Record<string, unknown> }>`
-      SELECT section, value FROM server_config WHERE section IN ('push', ${SIGNING_KEY_SECTION}) ORDER BY section FOR UPDATE`
+    const sections = yield* sql`
+      SELECT section, value FROM server_config WHERE section IN ('push', ${SIGNING_KEY_SECTION}) ORDER BY section FOR UPDATE`.pipe(Sections)
     for (const { section, value } of sections) {
       const updated: Record<string, unknown> = { ...value }
       let changed = false

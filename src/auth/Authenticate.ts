@@ -56,9 +56,22 @@ const clearCookie = Cookies.serializeCookie(
   Cookies.unsafeMakeCookie(SESSION_COOKIE, "", { path: "/", maxAge: 0, httpOnly: true })
 )
 
-const toCaller = (session: Session, location: Caller["tokenLocation"]): Caller => {
+const makeCaller = (session: Session, location: Caller["tokenLocation"]): Caller => {
   const roles = session.roles.split(" ").filter((r) => r !== "")
   return { session, userId: session.user_id, roles, isSystemAdmin: roles.includes("system_admin"), tokenLocation: location }
+}
+
+/**
+ * The caller made once per session object and token location: the session cache hands out the same decoded object
+ * for as long as the session's cached text is unchanged (Sessions' memo), so a caller's repeated requests share one
+ * immutable Caller instead of splitting its roles each time (issue 10). A changed session is a new object.
+ */
+const callers = { cookie: new WeakMap<Session, Caller>(), header: new WeakMap<Session, Caller>() }
+const toCaller = (session: Session, location: Caller["tokenLocation"]): Caller => {
+  const memo = callers[location]
+  let caller = memo.get(session)
+  if (caller === undefined) memo.set(session, caller = makeCaller(session, location))
+  return caller
 }
 
 /** Spreading an error drops its message (Error's own property is not enumerable), hence the explicit fields. */

@@ -1,21 +1,8 @@
 import { Schema } from "effect"
+import { Session as SessionSchema } from "../../schemas/wire/Session.ts"
 
-/** A session as stored and as `GET /users/{id}/sessions` returns it (token blanked), see @mattermost/types sessions.d.ts. */
-export const Session = Schema.Struct({
-  id: Schema.String,
-  token: Schema.String,
-  create_at: Schema.Number,
-  expires_at: Schema.Number,
-  last_activity_at: Schema.Number,
-  user_id: Schema.String,
-  device_id: Schema.String,
-  roles: Schema.String,
-  is_oauth: Schema.Boolean,
-  expired_notify: Schema.Boolean,
-  props: Schema.Record({ key: Schema.String, value: Schema.String }),
-  team_members: Schema.Array(Schema.Unknown),
-  local: Schema.Boolean
-})
+/** A session as stored and as `GET /users/{id}/sessions` returns it (token blanked): the wire Schema. */
+export const Session = SessionSchema
 export type Session = typeof Session.Type
 
 export const SessionJson = Schema.parseJson(Session)

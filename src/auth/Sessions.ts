@@ -1,10 +1,11 @@
 import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { AppConfig } from "../Config.ts"
 import { Cache } from "../../layers/Cache.ts"
 import { isId, newId, sha256Hex } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { IdRow, Int8, rows, StringMap } from "../../layers/Rows.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { SESSION_ENDED_EVENT } from "./SessionEnded.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { makeAccessTokenRepo } from "../tokens/AccessTokenRepo.ts"
 import { makeTokens } from "./Tokens.ts"
@@ -55,24 +56,28 @@ export interface SessionsService {
 
 export class Sessions extends Context.Tag("service/Sessions")<Sessions, SessionsService>() {}
 
-interface SessionRow {
-  readonly id: string
-  readonly user_id: string
-  readonly create_at: string | number
-  readonly expires_at: string | number
-  readonly last_activity_at: string | number
-  readonly device_id: string
-  readonly roles: string
-  readonly is_oauth: boolean
-  readonly props: Record<string, string>
-}
+/** A sessions row as read (bigint columns decoded to numbers). */
+const SessionRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  create_at: Int8,
+  expires_at: Int8,
+  last_activity_at: Int8,
+  device_id: Schema.String,
+  roles: Schema.String,
+  is_oauth: Schema.Boolean,
+  props: StringMap
+})
+type SessionRow = typeof SessionRow.Type
+const SessionRows = rows("Sessions sessions", SessionRow)
+const Ids = rows("Sessions ids", IdRow)
 
 const fromRow = (row: SessionRow): Session => ({
   id: row.id,
   token: "",
-  create_at: Number(row.create_at),
-  expires_at: Number(row.expires_at),
-  last_activity_at: Number(row.last_activity_at),
+  create_at: row.create_at,
+  expires_at: row.expires_at,
+  last_activity_at: row.last_activity_at,
   user_id: row.user_id,
   device_id: row.device_id,
   roles: row.roles,
@@ -127,10 +132,10 @@ export const make = Effect.gen(function*() {
   const bus = yield* EventBus
   /** After the DELETE (autocommitted): every node closes the sockets these sessions authenticated. */
   const ended = (ids: ReadonlyArray<string>) =>
-    ids.length === 0 ? Effect.void : bus.publish(SESSION_ENDED_EVENT, { session_ids: ids }, {})
+    ids.length === 0 ? Effect.void : bus.publish(DomainEvent.SessionEnded({ sessionIds: ids }), {})
 
   const get = (id: string) =>
-    db.read(sql<SessionRow>`SELECT * FROM sessions WHERE id = ${id}`).pipe(
+    db.read(sql`SELECT * FROM sessions WHERE id = ${id}`.pipe(SessionRows)).pipe(
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow))
     )
 
@@ -225,39 +230,39 @@ export const make = Effect.gen(function*() {
       }),
     get,
     listForUser: (userId) =>
-      db.read(sql<SessionRow>`SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY last_activity_at DESC`).pipe(
+      db.read(sql`SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY last_activity_at DESC`.pipe(SessionRows)).pipe(
         Effect.map((rows) => rows.map(fromRow))
       ),
     revoke: (id) =>
       db.execute(sql`DELETE FROM sessions WHERE id = ${id}`).pipe(Effect.zipRight(forget(id)), Effect.zipRight(ended([id]))),
     revokeForUser: (userId, options = {}) =>
       Effect.gen(function*() {
-        const rows = yield* db.execute(sql<{ id: string }>`
+        const rows = yield* db.execute(sql`
           DELETE FROM sessions WHERE user_id = ${userId}
             AND id <> ${options.exceptSessionId ?? ""}
             ${options.deviceId !== undefined ? sql`AND device_id = ${options.deviceId}` : sql``}
-          RETURNING id`)
+          RETURNING id`.pipe(Ids))
         yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
         yield* ended(rows.map((r) => r.id))
         return rows.map((r) => r.id)
       }),
     revokeAll: Effect.gen(function*() {
-      const rows = yield* db.execute(sql<{ id: string }>`DELETE FROM sessions RETURNING id`)
+      const rows = yield* db.execute(sql`DELETE FROM sessions RETURNING id`.pipe(Ids))
       yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
       yield* ended(rows.map((r) => r.id))
       return rows.length
     }),
     setRolesForUser: (userId, roles) =>
       Effect.gen(function*() {
-        const rows = yield* db.execute(sql<{ id: string }>`UPDATE sessions SET roles = ${roles} WHERE user_id = ${userId} RETURNING id`)
+        const rows = yield* db.execute(sql`UPDATE sessions SET roles = ${roles} WHERE user_id = ${userId} RETURNING id`.pipe(Ids))
         yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
       }),
     updateDevice: (id, deviceId, props, options = {}) =>
       Effect.gen(function*() {
-        const rows = yield* db.execute(sql<SessionRow>`
+        const rows = yield* db.execute(sql`
           UPDATE sessions SET device_id = ${deviceId}, props = props || ${JSON.stringify(props)}::jsonb,
             expires_at = ${options.expiresAt === undefined ? sql`expires_at` : sql`${options.expiresAt}`}
-          WHERE id = ${id} RETURNING *`)
+          WHERE id = ${id} RETURNING *`.pipe(SessionRows))
         yield* forget(id)
         return Option.map(Option.fromNullable(rows[0]), fromRow)
       }),

@@ -1,11 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import { Bot } from "../../schemas/wire/Bot.ts"
+import { User } from "../../schemas/wire/User.ts"
 import type { DbError } from "../../layers/Db.ts"
 import { CreateBot, PatchBot } from "../../schemas/Bot.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { type ApiError, badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
 import { toWire as toUserWire } from "../users/UserWire.ts"
 import * as Bots from "./Bots.ts"
 
@@ -44,41 +46,41 @@ const handle = <A, R>(effect: Effect.Effect<A, BotErrors | ApiError | DbError, R
   }))
 
 const create = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const body = yield* Decode.body(CreateBot)
-  return created(yield* Bots.create(caller, body))
+  return yield* respondWith(Bot, yield* Bots.create(caller, body), 201)
 }))
 
 const list = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(ListQuery)
-  return json(yield* Bots.list(caller, { page: q.page, perPage: q.per_page, includeDeleted: q.include_deleted, onlyOrphaned: q.only_orphaned }))
+  return yield* respondWithAll(Bot, yield* Bots.list(caller, { page: q.page, perPage: q.per_page, includeDeleted: q.include_deleted, onlyOrphaned: q.only_orphaned }))
 }))
 
 const get = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { bot_user_id } = yield* Decode.params(BotParams)
   const { include_deleted } = yield* Decode.query(GetQuery)
-  return json(yield* Bots.get(caller, bot_user_id, include_deleted))
+  return yield* respondWith(Bot, yield* Bots.get(caller, bot_user_id, include_deleted))
 }))
 
 const patch = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { bot_user_id } = yield* Decode.params(BotParams)
   const body = yield* Decode.body(PatchBot)
-  return json(yield* Bots.patch(caller, bot_user_id, body))
+  return yield* respondWith(Bot, yield* Bots.patch(caller, bot_user_id, body))
 }))
 
 const setActive = (active: boolean) => handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { bot_user_id } = yield* Decode.params(BotParams)
-  return json(yield* Bots.setActive(caller, bot_user_id, active))
+  return yield* respondWith(Bot, yield* Bots.setActive(caller, bot_user_id, active))
 }))
 
 const assign = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { bot_user_id, user_id } = yield* Decode.params(AssignParams)
-  return json(yield* Bots.assign(caller, bot_user_id, user_id))
+  return yield* respondWith(Bot, yield* Bots.assign(caller, bot_user_id, user_id))
 }))
 
 const ConvertBody = Schema.Struct({
@@ -90,29 +92,29 @@ const ConvertQuery = Schema.Struct({ set_system_admin: Schema.optionalWith(Decod
 const UserParams = Schema.Struct({ user_id: Decode.Id })
 
 const convertToUser = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { bot_user_id } = yield* Decode.params(BotParams)
   const { set_system_admin } = yield* Decode.query(ConvertQuery)
   const body = yield* Decode.body(ConvertBody)
   const row = yield* Bots.convertToUser(caller, bot_user_id, body, set_system_admin)
-  return json(toUserWire(row, { userId: caller.userId, isSystemAdmin: caller.isSystemAdmin }))
+  return yield* respondWith(User, toUserWire(row, { userId: caller.userId, isSystemAdmin: caller.isSystemAdmin }))
 }))
 
 const convertToBot = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { user_id } = yield* Decode.params(UserParams)
-  return json(yield* Bots.convertToBot(caller, user_id))
+  return yield* respondWith(Bot, yield* Bots.convertToBot(caller, user_id))
 }))
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/bots/:bot_user_id/convert_to_user", convertToUser),
-  HttpRouter.post("/api/v4/users/:user_id/convert_to_bot", convertToBot),
-  HttpRouter.post("/api/v4/bots", create),
-  HttpRouter.get("/api/v4/bots", list),
-  HttpRouter.get("/api/v4/bots/:bot_user_id", get),
-  HttpRouter.put("/api/v4/bots/:bot_user_id", patch),
-  HttpRouter.patch("/api/v4/bots/:bot_user_id", patch),
-  HttpRouter.post("/api/v4/bots/:bot_user_id/disable", setActive(false)),
-  HttpRouter.post("/api/v4/bots/:bot_user_id/enable", setActive(true)),
-  HttpRouter.post("/api/v4/bots/:bot_user_id/assign/:user_id", assign)
+  HttpRouter.post("/api/v4/bots/:bot_user_id/convert_to_user", authed(convertToUser)),
+  HttpRouter.post("/api/v4/users/:user_id/convert_to_bot", authed(convertToBot)),
+  HttpRouter.post("/api/v4/bots", authed(create)),
+  HttpRouter.get("/api/v4/bots", authed(list)),
+  HttpRouter.get("/api/v4/bots/:bot_user_id", authed(get)),
+  HttpRouter.put("/api/v4/bots/:bot_user_id", authed(patch)),
+  HttpRouter.patch("/api/v4/bots/:bot_user_id", authed(patch)),
+  HttpRouter.post("/api/v4/bots/:bot_user_id/disable", authed(setActive(false))),
+  HttpRouter.post("/api/v4/bots/:bot_user_id/enable", authed(setActive(true))),
+  HttpRouter.post("/api/v4/bots/:bot_user_id/assign/:user_id", authed(assign))
 )

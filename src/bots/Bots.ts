@@ -1,7 +1,8 @@
 import { Clock, Data, Effect, Option } from "effect"
 import { Crypto, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
-import type { BotWire, PatchBot } from "../../schemas/Bot.ts"
+import type { PatchBot } from "../../schemas/Bot.ts"
+import type { Bot } from "../../schemas/wire/Bot.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
@@ -24,7 +25,7 @@ export class BotOwnerNotFound extends Data.TaggedError("BotOwnerNotFound")<{}> {
 export class BotUsernameTaken extends Data.TaggedError("BotUsernameTaken")<{}> {}
 export class BotBadUsername extends Data.TaggedError("BotBadUsername")<{ readonly reason: string }> {}
 
-export const toWire = (row: BotRow): BotWire => ({
+export const toWire = (row: BotRow): Bot => ({
   user_id: row.user_id,
   username: row.username,
   display_name: row.display_name,

@@ -1,8 +1,11 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { IdRow, rows } from "../../layers/Rows.ts"
 import { UserRepo } from "../users/UserRepo.ts"
 import { insertBot } from "./Bots.ts"
+
+const Ids = rows("SystemBot ids", IdRow)
 
 /**
  * The bot the server speaks as (reminders, notices): Mattermost's "system-bot", created the first time it is needed
@@ -21,7 +24,7 @@ export class SystemBot extends Context.Tag("service/SystemBot")<SystemBot, Syste
 
 const findByUsername = Effect.flatMap(Db, (db) =>
   Effect.map(
-    db.read(db.sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = ${SYSTEM_BOT_USERNAME} AND is_bot`),
+    db.read(db.sql`SELECT id FROM users WHERE lower(username) = ${SYSTEM_BOT_USERNAME} AND is_bot`.pipe(Ids)),
     (rows) => Option.fromNullable(rows[0]?.id)
   ))
 

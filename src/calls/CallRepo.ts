@@ -1,6 +1,7 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8, JsonObjectOf, rows } from "../../layers/Rows.ts"
 
 /**
  * Calls, enough to ring: the one active call of a channel (end_at = 0), who dismissed its notification, and the
@@ -40,16 +41,19 @@ export interface CallRepoService {
 
 export class CallRepo extends Context.Tag("service/CallRepo")<CallRepo, CallRepoService>() {}
 
-interface Row {
-  readonly id: string
-  readonly channel_id: string
-  readonly owner_id: string
-  readonly start_at: string
-  readonly end_at: string
-  readonly thread_id: string
-  readonly post_id: string
-  readonly dismissed: Record<string, boolean>
-}
+const Dismissed = JsonObjectOf<Record<string, boolean>>()
+const Row = Schema.Struct({
+  id: Schema.String,
+  channel_id: Schema.String,
+  owner_id: Schema.String,
+  start_at: Int8,
+  end_at: Int8,
+  thread_id: Schema.String,
+  post_id: Schema.String,
+  dismissed: Schema.NullOr(Dismissed)
+})
+type Row = typeof Row.Type
+const CallRows = rows("CallRepo calls", Row)
 
 const fromRow = (row: Row): CallRow => ({
   ...row,
@@ -58,16 +62,19 @@ const fromRow = (row: Row): CallRow => ({
   dismissed: row.dismissed ?? {}
 })
 
-interface StateRow {
-  readonly channel_id: string
-  readonly enabled: boolean | null
-  readonly call_id: string | null
-  readonly owner_id: string | null
-  readonly start_at: string | null
-  readonly thread_id: string | null
-  readonly post_id: string | null
-  readonly dismissed: Record<string, boolean> | null
-}
+const StateRow = Schema.Struct({
+  channel_id: Schema.String,
+  enabled: Schema.NullOr(Schema.Boolean),
+  call_id: Schema.NullOr(Schema.String),
+  owner_id: Schema.NullOr(Schema.String),
+  start_at: Schema.NullOr(Int8),
+  thread_id: Schema.NullOr(Schema.String),
+  post_id: Schema.NullOr(Schema.String),
+  dismissed: Schema.NullOr(Dismissed)
+})
+type StateRow = typeof StateRow.Type
+const StateRows = rows("CallRepo channel states", StateRow)
+const Admins = rows("CallRepo isChannelAdmin", Schema.Struct({ scheme_admin: Schema.Boolean }))
 
 const stateFromRow = (row: StateRow): ChannelCallState => ({
   channel_id: row.channel_id,
@@ -92,41 +99,41 @@ export const make = Effect.gen(function*() {
   const first = (rows: ReadonlyArray<Row>) => Option.map(Option.fromNullable(rows[0]), fromRow)
 
   const service: CallRepoService = {
-    active: (channelId) => Effect.map(db.read(sql<Row>`SELECT * FROM calls WHERE channel_id = ${channelId} AND end_at = 0`), first),
+    active: (channelId) => Effect.map(db.read(sql`SELECT * FROM calls WHERE channel_id = ${channelId} AND end_at = 0`.pipe(CallRows)), first),
     start: (channelId, ownerId, now) =>
       Effect.map(
-        db.execute(sql<Row>`
+        db.execute(sql`
           INSERT INTO calls (id, channel_id, owner_id, start_at) VALUES (${newId()}, ${channelId}, ${ownerId}, ${now})
           ON CONFLICT (channel_id) WHERE end_at = 0 DO NOTHING
-          RETURNING *`),
+          RETURNING *`.pipe(CallRows)),
         first
       ),
     end: (channelId, now) =>
-      Effect.map(db.execute(sql<Row>`UPDATE calls SET end_at = ${now} WHERE channel_id = ${channelId} AND end_at = 0 RETURNING *`), first),
+      Effect.map(db.execute(sql`UPDATE calls SET end_at = ${now} WHERE channel_id = ${channelId} AND end_at = 0 RETURNING *`.pipe(CallRows)), first),
     dismiss: (channelId, userId) =>
       Effect.map(
-        db.execute(sql<Row>`
+        db.execute(sql`
           UPDATE calls SET dismissed = dismissed || jsonb_build_object(${userId}::text, true)
-          WHERE channel_id = ${channelId} AND end_at = 0 RETURNING *`),
+          WHERE channel_id = ${channelId} AND end_at = 0 RETURNING *`.pipe(CallRows)),
         first
       ),
     channelState: (channelId) =>
       Effect.map(
-        db.read(sql<StateRow>`
+        db.read(sql`
           SELECT ${channelId}::text AS channel_id, cc.enabled, c.id AS call_id, c.owner_id, c.start_at, c.thread_id, c.post_id, c.dismissed
           FROM (SELECT 1) AS one
           LEFT JOIN calls_channels cc ON cc.channel_id = ${channelId}
-          LEFT JOIN calls c ON c.channel_id = ${channelId} AND c.end_at = 0`),
+          LEFT JOIN calls c ON c.channel_id = ${channelId} AND c.end_at = 0`.pipe(StateRows)),
         (rows) => stateFromRow(rows[0])
       ),
     statesForUser: (userId) =>
       Effect.map(
-        db.read(sql<StateRow>`
+        db.read(sql`
           SELECT cm.channel_id, cc.enabled, c.id AS call_id, c.owner_id, c.start_at, c.thread_id, c.post_id, c.dismissed
           FROM channel_members cm
           LEFT JOIN calls_channels cc ON cc.channel_id = cm.channel_id
           LEFT JOIN calls c ON c.channel_id = cm.channel_id AND c.end_at = 0
-          WHERE cm.user_id = ${userId} AND (cc.channel_id IS NOT NULL OR c.id IS NOT NULL)`),
+          WHERE cm.user_id = ${userId} AND (cc.channel_id IS NOT NULL OR c.id IS NOT NULL)`.pipe(StateRows)),
         (rows) => rows.map(stateFromRow)
       ),
     setEnabled: (channelId, enabled) =>
@@ -135,8 +142,8 @@ export const make = Effect.gen(function*() {
         ON CONFLICT (channel_id) DO UPDATE SET enabled = EXCLUDED.enabled`).pipe(Effect.asVoid),
     isChannelAdmin: (channelId, userId) =>
       Effect.map(
-        db.read(sql<{ scheme_admin: boolean }>`
-          SELECT scheme_admin FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${userId}`),
+        db.read(sql`
+          SELECT scheme_admin FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${userId}`.pipe(Admins)),
         (rows) => rows[0]?.scheme_admin === true
       )
   }

@@ -1,14 +1,16 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { CallChannelState, CallsConfig, CallState, CallsVersion } from "../../schemas/wire/Calls.ts"
 import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { ApiError, badRequest, forbidden } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { Push } from "../push/Push.ts"
 import { CallRepo } from "./CallRepo.ts"
-import { CALLS_BUILD, CALLS_PLUGIN_ID, CALLS_VERSION, CallEvents, callsConfig, toCallState, toChannelState } from "./CallWire.ts"
+import { CALLS_PLUGIN_ID, callsConfig, callsVersion, toCallState, toChannelState } from "./CallWire.ts"
 
 /**
  * The Calls plugin surface the apps need to show and ring calls, under /plugins/com.mattermost.calls (not /api/v4),
@@ -25,27 +27,27 @@ const isDirectOrGroup = (type: string) => type === "D" || type === "G"
 
 const noCall = () => badRequest("app.calls.no_call_ongoing.app_error", "There is no call ongoing in this channel.")
 
-const version = Effect.succeed(json({ version: CALLS_VERSION, build: CALLS_BUILD }))
+const version = respondWith(CallsVersion, callsVersion)
 
-const config = Effect.as(requireCaller, json(callsConfig))
+const config = respondWith(CallsConfig, callsConfig)
 
 const channels = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const repo = yield* CallRepo
-  return json((yield* repo.statesForUser(caller.userId)).map(toChannelState))
+  return yield* respondWithAll(CallChannelState, (yield* repo.statesForUser(caller.userId)).map(toChannelState))
 })
 
 const channelState = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
   yield* (yield* Access).channel(caller, channel_id, "read")
   const repo = yield* CallRepo
-  return json(toChannelState(yield* repo.channelState(channel_id)))
+  return yield* respondWith(CallChannelState, toChannelState(yield* repo.channelState(channel_id)))
 })
 
 /** Switches calls on or off in a channel: system admins, channel admins, and members of a DM or group channel. */
 const setEnabled = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
   const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
   const { enabled } = yield* Decode.body(EnabledBody)
@@ -55,8 +57,8 @@ const setEnabled = Effect.gen(function*() {
   }
   yield* repo.setEnabled(channel_id, enabled)
   const bus = yield* EventBus
-  yield* bus.publish(enabled ? CallEvents.enableVoice : CallEvents.disableVoice, {}, { channel_id })
-  return json({ channel_id, enabled })
+  yield* bus.publish(enabled ? DomainEvent.CallsEnabled() : DomainEvent.CallsDisabled(), { channel_id })
+  return yield* respondWith(CallChannelState, { channel_id, enabled })
 })
 
 /**
@@ -64,7 +66,7 @@ const setEnabled = Effect.gen(function*() {
  * other members.
  */
 const start = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
   const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
   if (channel.delete_at > 0) return yield* badRequest("app.calls.channel_archived.app_error", "Calls cannot start in an archived channel.")
@@ -78,25 +80,24 @@ const start = Effect.gen(function*() {
   }
   const call = started.value
   const bus = yield* EventBus
-  yield* bus.publish(CallEvents.callStart, {
+  yield* bus.publish(DomainEvent.CallStarted({
     id: call.id,
-    channelID: channel_id,
-    start_at: call.start_at,
-    thread_id: call.thread_id,
-    post_id: call.post_id,
-    owner_id: call.owner_id,
-    host_id: call.owner_id
-  }, { channel_id })
+    channelId: channel_id,
+    startAt: call.start_at,
+    threadId: call.thread_id,
+    postId: call.post_id,
+    ownerId: call.owner_id
+  }), { channel_id })
   if (isDirectOrGroup(channel.type)) {
     const push = yield* Push
     yield* push.submit({ _tag: "Ring", callId: call.id, channelId: channel_id, callerId: caller.userId, threadId: call.thread_id, postId: call.post_id, skip: [] })
   }
-  return json(toCallState(call), 201)
+  return yield* respondWith(CallState, toCallState(call), 201)
 })
 
 /** POST /calls/{channel_id}/ring: rings the other members again, except those who dismissed this call. */
 const ring = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
   const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
   if (!isDirectOrGroup(channel.type)) return yield* badRequest("app.calls.ring_not_supported.app_error", "Only calls in direct and group messages ring.")
@@ -119,20 +120,20 @@ const ring = Effect.gen(function*() {
 
 /** POST /calls/{channel_id}/dismiss-notification: stops the ringing for the caller, on all their devices. */
 const dismiss = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
   yield* (yield* Access).channel(caller, channel_id, "read")
   const repo = yield* CallRepo
   const dismissed = yield* repo.dismiss(channel_id, caller.userId)
   if (Option.isNone(dismissed)) return yield* noCall()
   const bus = yield* EventBus
-  yield* bus.publish(CallEvents.dismissed, { userID: caller.userId, callID: dismissed.value.id }, { user_id: caller.userId })
+  yield* bus.publish(DomainEvent.CallDismissed({ userId: caller.userId, callId: dismissed.value.id }), { user_id: caller.userId })
   return ok()
 })
 
 /** POST /calls/{channel_id}/end: the call's owner or a system admin ends it for everyone. */
 const end = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
   yield* (yield* Access).channel(caller, channel_id, "read")
   const repo = yield* CallRepo
@@ -145,18 +146,18 @@ const end = Effect.gen(function*() {
   const ended = yield* repo.end(channel_id, now)
   if (Option.isNone(ended)) return yield* noCall()
   const bus = yield* EventBus
-  yield* bus.publish(CallEvents.callEnd, { channelID: channel_id, callID: ended.value.id }, { channel_id })
+  yield* bus.publish(DomainEvent.CallEnded({ channelId: channel_id, callId: ended.value.id }), { channel_id })
   return ok()
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get(`${BASE}/version`, version),
-  HttpRouter.get(`${BASE}/config`, config),
-  HttpRouter.get(`${BASE}/channels`, channels),
-  HttpRouter.get(`${BASE}/:channel_id`, channelState),
-  HttpRouter.post(`${BASE}/:channel_id`, setEnabled),
-  HttpRouter.post(`${BASE}/calls/:channel_id/start`, start),
-  HttpRouter.post(`${BASE}/calls/:channel_id/ring`, ring),
-  HttpRouter.post(`${BASE}/calls/:channel_id/dismiss-notification`, dismiss),
-  HttpRouter.post(`${BASE}/calls/:channel_id/end`, end)
+  HttpRouter.get(`${BASE}/version`, publicRoute(version)),
+  HttpRouter.get(`${BASE}/config`, authed(config)),
+  HttpRouter.get(`${BASE}/channels`, authed(channels)),
+  HttpRouter.get(`${BASE}/:channel_id`, authed(channelState)),
+  HttpRouter.post(`${BASE}/:channel_id`, authed(setEnabled)),
+  HttpRouter.post(`${BASE}/calls/:channel_id/start`, authed(start)),
+  HttpRouter.post(`${BASE}/calls/:channel_id/ring`, authed(ring)),
+  HttpRouter.post(`${BASE}/calls/:channel_id/dismiss-notification`, authed(dismiss)),
+  HttpRouter.post(`${BASE}/calls/:channel_id/end`, authed(end))
 )

@@ -1,4 +1,5 @@
 import { Option } from "effect"
+import type { CallChannelState, CallsConfig, CallState, CallsVersion } from "../../schemas/wire/Calls.ts"
 import type { CallRow, ChannelCallState } from "./CallRepo.ts"
 
 /**
@@ -21,7 +22,9 @@ export const callsManifest = {
 /** Calls are enabled in a channel unless someone switched them off there. */
 export const DEFAULT_ENABLED = true
 
-export const callsConfig = {
+export const callsVersion: CallsVersion = { version: CALLS_VERSION, build: CALLS_BUILD }
+
+export const callsConfig: CallsConfig = {
   ICEServers: [],
   ICEServersConfigs: [],
   DefaultEnabled: DEFAULT_ENABLED,
@@ -43,7 +46,7 @@ export const callsConfig = {
   TranscribeAPI: "whisper.cpp"
 }
 
-export const toCallState = (call: CallRow) => ({
+export const toCallState = (call: CallRow): CallState => ({
   id: call.id,
   channel_id: call.channel_id,
   start_at: call.start_at,
@@ -59,17 +62,8 @@ export const toCallState = (call: CallRow) => ({
   dismissed_notification: call.dismissed
 })
 
-export const toChannelState = (state: ChannelCallState) => ({
+export const toChannelState = (state: ChannelCallState): CallChannelState => ({
   channel_id: state.channel_id,
   enabled: Option.getOrElse(state.enabled, () => DEFAULT_ENABLED),
   ...(Option.isSome(state.call) ? { call: toCallState(state.call.value) } : {})
 })
-
-/** The WebSocket events, named as the plugin names them. */
-export const CallEvents = {
-  callStart: `custom_${CALLS_PLUGIN_ID}_call_start`,
-  callEnd: `custom_${CALLS_PLUGIN_ID}_call_end`,
-  dismissed: `custom_${CALLS_PLUGIN_ID}_user_dismissed_notification`,
-  enableVoice: `custom_${CALLS_PLUGIN_ID}_channel_enable_voice`,
-  disableVoice: `custom_${CALLS_PLUGIN_ID}_channel_disable_voice`
-} as const

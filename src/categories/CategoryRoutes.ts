@@ -1,12 +1,15 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { ownDataInTeam } from "../access/UserParam.ts"
+import { authed } from "../auth/Guards.ts"
 import { TeamId, UserIdOrMe } from "../../schemas/Params.ts"
+import { CategoryOrder, ChannelCategory, OrderedChannelCategories } from "../../schemas/wire/ChannelCategory.ts"
 import * as CategoryRepo from "./CategoryRepo.ts"
 import type * as CategoryStore from "./CategoryStore.ts"
 import type { Category } from "./CategoryWire.ts"
@@ -38,19 +41,19 @@ const publishUpdated = (userId: string, teamId: string, categories: ReadonlyArra
   Effect.gen(function*() {
     if (categories.length === 0) return
     const bus = yield* EventBus
-    yield* bus.publish("sidebar_category_updated", { updatedCategories: JSON.stringify(categories) }, { user_id: userId, team_id: teamId })
+    yield* bus.publish(DomainEvent.CategoriesUpdated({ categories }), { user_id: userId, team_id: teamId })
   })
 
 const getCategories = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const categories = yield* CategoryRepo.read(userId, teamId)
-  return json({ categories, order: categories.map((c) => c.id) })
+  return yield* respondWith(OrderedChannelCategories, { categories, order: categories.map((c) => c.id) })
 })
 
 const getOrder = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const categories = yield* CategoryRepo.read(userId, teamId)
-  return json(categories.map((c) => c.id))
+  return yield* respondWith(CategoryOrder, categories.map((c) => c.id))
 })
 
 const putOrder = Effect.gen(function*() {
@@ -58,8 +61,8 @@ const putOrder = Effect.gen(function*() {
   const order = yield* Decode.body(OrderBody)
   yield* CategoryRepo.reorder(userId, teamId, order)
   const bus = yield* EventBus
-  yield* bus.publish("sidebar_category_order_updated", { order, team_id: teamId }, { user_id: userId, team_id: teamId })
-  return json(order)
+  yield* bus.publish(DomainEvent.CategoryOrderUpdated({ order, teamId }), { user_id: userId, team_id: teamId })
+  return yield* respondWith(CategoryOrder, order)
 })
 
 const findCategory = (categories: ReadonlyArray<Category>, id: string) =>
@@ -71,7 +74,7 @@ const getCategory = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const params = yield* Decode.params(CategoryParams)
   const categories = yield* CategoryRepo.read(userId, teamId)
-  return json(yield* findCategory(categories, params.category_id))
+  return yield* respondWith(ChannelCategory, yield* findCategory(categories, params.category_id))
 })
 
 /** A custom category (CategoryRepo.create places it). */
@@ -92,9 +95,9 @@ const createCategory = Effect.gen(function*() {
     channelIds: body.channel_ids ?? []
   })
   const bus = yield* EventBus
-  yield* bus.publish("sidebar_category_created", { category_id: id }, { user_id: userId, team_id: teamId })
+  yield* bus.publish(DomainEvent.CategoryCreated({ categoryId: id }), { user_id: userId, team_id: teamId })
   yield* publishUpdated(userId, teamId, changed(before, after))
-  return json(yield* findCategory(after, id), 201)
+  return yield* respondWith(ChannelCategory, yield* findCategory(after, id), 201)
 })
 
 const updateMany = (userId: string, teamId: string, updates: ReadonlyArray<CategoryStore.CategoryUpdate>) =>
@@ -112,7 +115,7 @@ const updateCategory = Effect.gen(function*() {
     return yield* badRequest("api.sidebar_category.invalid.app_error", "The category id in the body does not match the URL.")
   }
   const after = yield* updateMany(userId, teamId, [{ ...body, id: params.category_id }])
-  return json(yield* findCategory(after, params.category_id))
+  return yield* respondWith(ChannelCategory, yield* findCategory(after, params.category_id))
 })
 
 const updateCategories = Effect.gen(function*() {
@@ -120,7 +123,7 @@ const updateCategories = Effect.gen(function*() {
   const body = yield* Decode.body(CategoriesBody)
   const after = yield* updateMany(userId, teamId, body)
   const ids = new Set(body.map((c) => c.id))
-  return json(after.filter((c) => ids.has(c.id)))
+  return yield* respondWithAll(ChannelCategory, after.filter((c) => ids.has(c.id)))
 })
 
 /** Deletes a custom category; its channels return to the default categories. */
@@ -129,7 +132,7 @@ const deleteCategory = Effect.gen(function*() {
   const params = yield* Decode.params(CategoryParams)
   const { before, after } = yield* CategoryRepo.remove(userId, teamId, params.category_id)
   const bus = yield* EventBus
-  yield* bus.publish("sidebar_category_deleted", { category_id: params.category_id }, { user_id: userId, team_id: teamId })
+  yield* bus.publish(DomainEvent.CategoryDeleted({ categoryId: params.category_id }), { user_id: userId, team_id: teamId })
   yield* publishUpdated(userId, teamId, changed(before, after))
   return ok()
 })
@@ -137,12 +140,12 @@ const deleteCategory = Effect.gen(function*() {
 const base = "/api/v4/users/:user_id/teams/:team_id/channels/categories"
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get(base, getCategories),
-  HttpRouter.post(base, createCategory),
-  HttpRouter.put(base, updateCategories),
-  HttpRouter.get(`${base}/order`, getOrder),
-  HttpRouter.put(`${base}/order`, putOrder),
-  HttpRouter.get(`${base}/:category_id`, getCategory),
-  HttpRouter.put(`${base}/:category_id`, updateCategory),
-  HttpRouter.del(`${base}/:category_id`, deleteCategory)
+  HttpRouter.get(base, authed(getCategories)),
+  HttpRouter.post(base, authed(createCategory)),
+  HttpRouter.put(base, authed(updateCategories)),
+  HttpRouter.get(`${base}/order`, authed(getOrder)),
+  HttpRouter.put(`${base}/order`, authed(putOrder)),
+  HttpRouter.get(`${base}/:category_id`, authed(getCategory)),
+  HttpRouter.put(`${base}/:category_id`, authed(updateCategory)),
+  HttpRouter.del(`${base}/:category_id`, authed(deleteCategory))
 )

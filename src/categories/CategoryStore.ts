@@ -1,21 +1,39 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { Int8Text, rows, StringList } from "../../layers/Rows.ts"
 import { Invalid } from "../../schemas/Errors.ts"
+import { ChannelCategory } from "../../schemas/wire/ChannelCategory.ts"
 import { type CategoryRow, SORT_DISTANCE, toCategory } from "./CategoryWire.ts"
 import * as Sidebar from "./Sidebar.ts"
+
+/** A category row with its position and channel ids (CategoryWire.ts's CategoryRow, decoded). */
+const Categories = rows("CategoryStore list", Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  team_id: Schema.String,
+  display_name: Schema.String,
+  type: ChannelCategory.fields.type,
+  sort_order: Int8Text,
+  position: Int8Text,
+  sorting: ChannelCategory.fields.sorting,
+  muted: Schema.Boolean,
+  collapsed: Schema.Boolean,
+  channel_ids: StringList
+}))
+const ChannelTypes = rows("CategoryStore channel types", Schema.Struct({ id: Schema.String, type: Schema.String }))
 
 /** Reads and rewrites of one user's categories of one team; statements run inside the caller's transaction. */
 
 /** The user's categories of the team in sidebar order, each with its channel ids in order (one query). */
 export const list = (sql: SqlClient.SqlClient, userId: string, teamId: string) =>
   Effect.map(
-    sql<CategoryRow>`
+    sql`
       SELECT cat.*, row_number() OVER (ORDER BY cat.sort_order, cat.id) - 1 AS position,
              COALESCE(array_agg(sc.channel_id ORDER BY sc.sort_order, sc.channel_id) FILTER (WHERE sc.channel_id IS NOT NULL), '{}') AS channel_ids
       FROM sidebar_categories cat LEFT JOIN sidebar_channels sc ON sc.category_id = cat.id
       WHERE cat.user_id = ${userId} AND cat.team_id = ${teamId}
       GROUP BY cat.id
-      ORDER BY cat.sort_order, cat.id`,
+      ORDER BY cat.sort_order, cat.id`.pipe(Categories),
     (rows) => rows.map(toCategory)
   )
 
@@ -38,9 +56,9 @@ const checkChannels = (sql: SqlClient.SqlClient, userId: string, teamId: string,
   Effect.gen(function*() {
     const ids = [...new Set(updates.flatMap((u) => u.channel_ids))]
     if (ids.length === 0) return
-    const rows = yield* sql<{ id: string; type: string }>`
+    const rows = yield* sql`
       SELECT c.id, c.type FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-      WHERE cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)} AND (c.team_id = ${teamId} OR c.team_id = '')`
+      WHERE cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)} AND (c.team_id = ${teamId} OR c.team_id = '')`.pipe(ChannelTypes)
     if (rows.length !== ids.length) return yield* invalid("A category may only hold channels of this team that the user belongs to.")
     const direct = new Set(rows.filter((r) => r.type === "D" || r.type === "G").map((r) => r.id))
     for (const u of updates) {

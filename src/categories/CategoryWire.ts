@@ -1,3 +1,5 @@
+import type { ChannelCategory } from "../../schemas/wire/ChannelCategory.ts"
+
 /**
  * ChannelCategory of @mattermost/types, from a category row with its channel ids aggregated in order, plus the
  * `sort_order` of Mattermost's SidebarCategory (the mobile app stores `sort_order / 10` and sorts by it): the
@@ -9,10 +11,10 @@ export interface CategoryRow {
   readonly user_id: string
   readonly team_id: string
   readonly display_name: string
-  readonly type: string
+  readonly type: ChannelCategory["type"]
   readonly sort_order: string
   readonly position: string
-  readonly sorting: string
+  readonly sorting: ChannelCategory["sorting"]
   readonly muted: boolean
   readonly collapsed: boolean
   readonly channel_ids: ReadonlyArray<string>
@@ -21,7 +23,7 @@ export interface CategoryRow {
 /** Mattermost's MinimalSidebarSortDistance. */
 export const SORT_DISTANCE = 10
 
-export const toCategory = (row: CategoryRow) => ({
+export const toCategory = (row: CategoryRow): ChannelCategory => ({
   id: row.id,
   user_id: row.user_id,
   team_id: row.team_id,
@@ -34,4 +36,4 @@ export const toCategory = (row: CategoryRow) => ({
   collapsed: row.collapsed
 })
 
-export type Category = ReturnType<typeof toCategory>
+export type Category = ChannelCategory

@@ -1,16 +1,22 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8Text, rows } from "../../layers/Rows.ts"
 import type { AllChannelsSearchBody } from "../../schemas/ChannelSearch.ts"
 import { likePrefix } from "../search/Like.ts"
-import type { ChannelRow } from "./ChannelWire.ts"
+import { ChannelRow } from "./ChannelRows.ts"
+
+
 
 /** Channel search across teams, within what the caller may see. */
-export interface ChannelWithTeamRow extends ChannelRow {
-  readonly team_display_name: string
-  readonly team_name: string
-  readonly team_update_at: string
-  readonly total: string
-}
+export const ChannelWithTeamRow = Schema.Struct({
+  ...ChannelRow.fields,
+  team_display_name: Schema.String,
+  team_name: Schema.String,
+  team_update_at: Int8Text,
+  total: Int8Text
+})
+export type ChannelWithTeamRow = typeof ChannelWithTeamRow.Type
+const ChannelsWithTeam = rows("AllChannelsSearchRepo search", ChannelWithTeamRow)
 
 export interface AllChannelsSearchRepoService {
   readonly search: (
@@ -46,11 +52,11 @@ export const make = Effect.gen(function*() {
           (c.type = 'O' AND EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${viewer.userId} AND tm.delete_at = 0))
           OR EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${viewer.userId}))`)
       }
-      return db.read(sql<ChannelWithTeamRow>`
+      return db.read(sql`
         SELECT c.*, t.display_name AS team_display_name, t.name AS team_name, t.update_at AS team_update_at, count(*) OVER () AS total
         FROM channels c JOIN teams t ON t.id = c.team_id
         WHERE ${sql.and(filters)}
-        ORDER BY c.display_name, c.id LIMIT ${limit} OFFSET ${offset}`)
+        ORDER BY c.display_name, c.id LIMIT ${limit} OFFSET ${offset}`.pipe(ChannelsWithTeam))
     }
   }
   return service

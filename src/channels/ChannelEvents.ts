@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
 import type { EventBusService } from "../events/EventBus.ts"
 import type { ChannelRow } from "./ChannelWire.ts"
 import { toChannel } from "./ChannelWire.ts"
@@ -8,14 +9,14 @@ import type { NewMember } from "./Membership.ts"
 
 export const usersAdded = (bus: EventBusService, members: ReadonlyArray<NewMember>) =>
   Effect.forEach(members, (m) =>
-    bus.publish("user_added", { user_id: m.userId, team_id: m.channel.team_id }, { channel_id: m.channel.id }), { discard: true })
+    bus.publish(DomainEvent.UserAdded({ userId: m.userId, teamId: m.channel.team_id }), { channel_id: m.channel.id }), { discard: true })
 
 /** Two copies, as Mattermost sends them: to the channel's members and to the removed user. */
 export const userRemoved = (bus: EventBusService, channelId: string, userId: string, removerId: string) =>
   Effect.zipRight(
-    bus.publish("user_removed", { user_id: userId, remover_id: removerId }, { channel_id: channelId }),
-    bus.publish("user_removed", { channel_id: channelId, remover_id: removerId }, { user_id: userId })
+    bus.publish(DomainEvent.UserRemoved({ userId, removerId }), { channel_id: channelId }),
+    bus.publish(DomainEvent.RemovedFromChannel({ channelId, removerId }), { user_id: userId })
   )
 
 export const channelUpdated = (bus: EventBusService, row: ChannelRow) =>
-  bus.publish("channel_updated", { channel: JSON.stringify(toChannel(row)) }, { channel_id: row.id })
+  bus.publish(DomainEvent.ChannelUpdated({ channel: toChannel(row) }), { channel_id: row.id })

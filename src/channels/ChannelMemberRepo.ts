@@ -1,16 +1,26 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { Int8Text, rows } from "../../layers/Rows.ts"
+import { ChannelMemberRow as MemberRow } from "./ChannelRows.ts"
 import type { ChannelMemberRow } from "./ChannelWire.ts"
 import * as Membership from "./Membership.ts"
+
+const Members = rows("ChannelMemberRepo members", MemberRow)
+const UserIds = rows("ChannelMemberRepo user ids", Schema.Struct({ user_id: Schema.String }))
+const ViewedAt = rows("ChannelMemberRepo markViewed", Schema.Struct({ channel_id: Schema.String, last_viewed_at: Int8Text }))
+const MembersWithTotals = rows(
+  "ChannelMemberRepo withChannelTotals",
+  Schema.Struct({ ...MemberRow.fields, team_id: Schema.String, total_msg_count: Int8Text, total_msg_count_root: Int8Text })
+)
 
 /** Channel memberships' SQL. `ChannelRepo.membersOf` reads members by id. */
 
 export const listPage = (channelId: string, limit: number, offset: number) =>
   Effect.gen(function*() {
     const db = yield* Db
-    return yield* db.read(db.sql<ChannelMemberRow>`
+    return yield* db.read(db.sql`
       SELECT * FROM channel_members WHERE channel_id = ${channelId}
-      ORDER BY user_id LIMIT ${limit} OFFSET ${offset}`)
+      ORDER BY user_id LIMIT ${limit} OFFSET ${offset}`.pipe(Members))
   })
 
 /** How many of these users are active live members of the team. */
@@ -18,9 +28,9 @@ export const countActiveTeamMembers = (teamId: string, userIds: ReadonlyArray<st
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    const rows = yield* db.read(sql<{ user_id: string }>`
+    const rows = yield* db.read(sql`
       SELECT tm.user_id FROM team_members tm JOIN users u ON u.id = tm.user_id
-      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND tm.user_id IN ${sql.in(userIds)}`)
+      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND tm.user_id IN ${sql.in(userIds)}`.pipe(UserIds))
     return rows.length
   })
 
@@ -65,7 +75,7 @@ export const markViewed = (userId: string, channelIds: ReadonlyArray<string>, no
     const sql = db.sql
     // One statement (atomic on its own); the outer SELECT sees the rows as they were before the UPDATE, which for the
     // rows it did not change is as they are.
-    return yield* db.execute(sql<{ channel_id: string; last_viewed_at: string }>`
+    return yield* db.execute(sql`
       WITH changed AS (
         UPDATE channel_members cm SET
           last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
@@ -79,7 +89,7 @@ export const markViewed = (userId: string, channelIds: ReadonlyArray<string>, no
       SELECT channel_id, last_viewed_at FROM changed
       UNION ALL
       SELECT channel_id, last_viewed_at FROM channel_members
-      WHERE user_id = ${userId} AND channel_id IN ${sql.in(channelIds)} AND channel_id NOT IN (SELECT channel_id FROM changed)`)
+      WHERE user_id = ${userId} AND channel_id IN ${sql.in(channelIds)} AND channel_id NOT IN (SELECT channel_id FROM changed)`.pipe(ViewedAt))
   })
 
 export type MemberWithTotals = ChannelMemberRow & { team_id: string; total_msg_count: string; total_msg_count_root: string }
@@ -88,9 +98,9 @@ export type MemberWithTotals = ChannelMemberRow & { team_id: string; total_msg_c
 export const withChannelTotals = (channelId: string, userId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const [row] = yield* db.read(db.sql<MemberWithTotals>`
+    const [row] = yield* db.read(db.sql`
       SELECT cm.*, c.team_id, c.total_msg_count, c.total_msg_count_root
       FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-      WHERE cm.channel_id = ${channelId} AND cm.user_id = ${userId}`)
+      WHERE cm.channel_id = ${channelId} AND cm.user_id = ${userId}`.pipe(MembersWithTotals))
     return Option.fromNullable(row)
   })

@@ -1,17 +1,19 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { ChannelMember, ChannelUnread, ChannelViewResponse } from "../../schemas/wire/ChannelMember.ts"
 import { ChannelParams, isId, PagingQuery, UserIdOrMe, UserParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
 import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { json, ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
 import * as ChannelMemberRepo from "./ChannelMemberRepo.ts"
 import { memberMissing, membersOf } from "./ChannelRepo.ts"
-import { toChannelMember } from "./ChannelWire.ts"
+import { toChannelMember, toViewResponse } from "./ChannelWire.ts"
 
 /** Channel memberships: list, add, remove, notify props, roles, view and unread. */
 
@@ -21,33 +23,33 @@ const RolesBody = Schema.Struct({ roles: Schema.String })
 const SchemeRolesBody = Schema.Struct({ scheme_admin: Schema.Boolean, scheme_user: Schema.Boolean })
 
 const listMembers = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParams)
   const q = yield* Decode.query(PagingQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const rows = yield* ChannelMemberRepo.listPage(channel_id, q.per_page, q.page * q.per_page)
-  return json(rows.map(toChannelMember))
+  return yield* respondWithAll(ChannelMember, rows.map(toChannelMember))
 })
 
 const getMember = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(ChannelUserParams)
   const access = yield* Access
   yield* access.channel(caller, params.channel_id, "read")
   const [row] = yield* membersOf(params.channel_id, [resolveUserId(caller, params.user_id)])
   if (row === undefined) return yield* memberMissing()
-  return json(toChannelMember(row))
+  return yield* respondWith(ChannelMember, toChannelMember(row))
 })
 
 const membersByIds = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParams)
   const ids = yield* Decode.body(IdsBody)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const rows = yield* membersOf(channel_id, [...new Set(ids)])
-  return json(rows.map(toChannelMember))
+  return yield* respondWithAll(ChannelMember, rows.map(toChannelMember))
 })
 
 const AddBody = Schema.Struct({
@@ -62,7 +64,7 @@ const AddBody = Schema.Struct({
  * fixed at creation, as in Mattermost.
  */
 const addMembers = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParams)
   const body = yield* Decode.body(AddBody)
   const access = yield* Access
@@ -87,12 +89,12 @@ const addMembers = Effect.gen(function*() {
   yield* ChannelEvents.usersAdded(bus, added)
   const rows = yield* membersOf(channel_id, userIds)
   const members = rows.map(toChannelMember)
-  return json(body.user_ids !== undefined ? members : members[0], 201)
+  return yield* (body.user_ids !== undefined ? respondWithAll(ChannelMember, members, 201) : respondWith(ChannelMember, members[0], 201))
 })
 
 /** Leaving, or removing someone (members may, per Mattermost's default manage_*_channel_members). */
 const removeMember = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(ChannelUserParams)
   const userId = resolveUserId(caller, params.user_id)
   const access = yield* Access
@@ -115,7 +117,7 @@ const memberUpdated = (channelId: string, userId: string) =>
   Effect.gen(function*() {
     const [row] = yield* membersOf(channelId, [userId])
     const bus = yield* EventBus
-    yield* bus.publish("channel_member_updated", { channelMember: JSON.stringify(toChannelMember(row)) }, { user_id: userId })
+    yield* bus.publish(DomainEvent.ChannelMemberUpdated({ member: toChannelMember(row) }), { user_id: userId })
   })
 
 const NotifyProps = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -137,9 +139,9 @@ const NOTIFY_VALUES: Record<string, ReadonlyArray<string> | undefined> = {
 
 /** Only the member (or a system admin) changes their notification settings; unknown keys are kept as given. */
 const updateNotifyProps = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(ChannelUserParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const props = yield* Decode.body(NotifyProps)
   const access = yield* Access
   yield* access.channel(caller, params.channel_id, "read")
@@ -156,7 +158,7 @@ const updateNotifyProps = Effect.gen(function*() {
 
 const setAdmin = (channelId: string, userId: string, admin: boolean) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const access = yield* Access
     const { channel, isAdmin } = yield* access.channel(caller, channelId, "read")
     if (!isAdmin) return yield* permissionDenied("this channel")
@@ -171,7 +173,7 @@ const setAdmin = (channelId: string, userId: string, admin: boolean) =>
 
 /** Channel roles: "channel_user" or "channel_user channel_admin". */
 const updateRoles = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(ChannelUserParams)
   const { roles } = yield* Decode.body(RolesBody)
   const set = new Set(roles.split(" ").filter((r) => r !== ""))
@@ -182,7 +184,7 @@ const updateRoles = Effect.gen(function*() {
 })
 
 const updateSchemeRoles = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(ChannelUserParams)
   const body = yield* Decode.body(SchemeRolesBody)
   if (!body.scheme_user) {
@@ -191,7 +193,7 @@ const updateSchemeRoles = Effect.gen(function*() {
   return yield* setAdmin(params.channel_id, resolveUserId(caller, params.user_id), body.scheme_admin)
 })
 
-const ViewBody = Schema.Struct({
+export const ViewBody = Schema.Struct({
   channel_id: Schema.optionalWith(Schema.String, { default: () => "" }),
   prev_channel_id: Schema.optionalWith(Schema.String, { default: () => "" }),
   collapsed_threads_supported: Schema.optional(Schema.Boolean)
@@ -209,43 +211,47 @@ const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: 
     const ids = [...new Set(channelIds.filter((id) => id !== ""))]
     if (ids.some((id) => !isId(id))) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid channel_id.")
     const rows = yield* ChannelMemberRepo.markViewed(userId, ids, yield* Clock.currentTimeMillis)
-    const times = Object.fromEntries(rows.map((r) => [r.channel_id, Number(r.last_viewed_at)]))
+    const answer = toViewResponse(rows)
+    const times = answer.last_viewed_at_times
     if (rows.length > 0) {
       const bus = yield* EventBus
-      yield* bus.publish("multiple_channels_viewed", { channel_times: times }, { user_id: userId })
-      if (current in times) yield* bus.publish("channel_viewed", { channel_id: current }, { user_id: userId })
+      yield* bus.publish(DomainEvent.MultipleChannelsViewed({ channelTimes: times }), { user_id: userId })
+      if (current in times) yield* bus.publish(DomainEvent.ChannelViewed({ channelId: current }), { user_id: userId })
     }
-    return json({ status: "OK", last_viewed_at_times: times })
+    return answer
   })
 
+/** POST /channels/members/{user_id}/view once the user and the body are known (also src/http/FastPath.ts). */
+export const viewedChannel = (userId: string, body: typeof ViewBody.Type) =>
+  markViewed(userId, [body.channel_id, body.prev_channel_id], body.channel_id)
+
 const viewChannel = Effect.gen(function*() {
-  const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const body = yield* Decode.body(ViewBody)
-  return yield* markViewed(userId, [body.channel_id, body.prev_channel_id], body.channel_id)
+  // Already in wire form (toViewResponse is the Schema's precompiled encoder): this route is hot, as on the fast path.
+  return json(yield* viewedChannel(userId, body))
 })
 
 /** Marks several channels read at once (the webapp's "mark as read"). */
 const markRead = Effect.gen(function*() {
-  const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const ids = yield* Decode.body(IdsBody)
-  return yield* markViewed(userId, ids, "")
+  return yield* respondWith(ChannelViewResponse, yield* markViewed(userId, ids, ""))
 })
 
 const channelUnread = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(ChannelUserParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const access = yield* Access
   yield* access.channel(caller, params.channel_id, "read")
   const found = yield* ChannelMemberRepo.withChannelTotals(params.channel_id, userId)
   if (Option.isNone(found)) return yield* memberMissing()
   const row = found.value
   const markAll = row.notify_props.mark_unread !== "mention"
-  return json({
+  return yield* respondWith(ChannelUnread, {
     team_id: row.team_id,
     channel_id: row.channel_id,
     user_id: row.user_id,
@@ -260,15 +266,15 @@ const channelUnread = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/channels/:channel_id/members", listMembers),
-  HttpRouter.post("/api/v4/channels/:channel_id/members", addMembers),
-  HttpRouter.post("/api/v4/channels/:channel_id/members/ids", membersByIds),
-  HttpRouter.get("/api/v4/channels/:channel_id/members/:user_id", getMember),
-  HttpRouter.del("/api/v4/channels/:channel_id/members/:user_id", removeMember),
-  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/notify_props", updateNotifyProps),
-  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/roles", updateRoles),
-  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/schemeRoles", updateSchemeRoles),
-  HttpRouter.post("/api/v4/channels/members/:user_id/view", viewChannel),
-  HttpRouter.post("/api/v4/channels/members/:user_id/mark_read", markRead),
-  HttpRouter.get("/api/v4/users/:user_id/channels/:channel_id/unread", channelUnread)
+  HttpRouter.get("/api/v4/channels/:channel_id/members", authed(listMembers)),
+  HttpRouter.post("/api/v4/channels/:channel_id/members", authed(addMembers)),
+  HttpRouter.post("/api/v4/channels/:channel_id/members/ids", authed(membersByIds)),
+  HttpRouter.get("/api/v4/channels/:channel_id/members/:user_id", authed(getMember)),
+  HttpRouter.del("/api/v4/channels/:channel_id/members/:user_id", authed(removeMember)),
+  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/notify_props", authed(updateNotifyProps)),
+  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/roles", authed(updateRoles)),
+  HttpRouter.put("/api/v4/channels/:channel_id/members/:user_id/schemeRoles", authed(updateSchemeRoles)),
+  HttpRouter.post("/api/v4/channels/members/:user_id/view", authed(viewChannel)),
+  HttpRouter.post("/api/v4/channels/members/:user_id/mark_read", authed(markRead)),
+  HttpRouter.get("/api/v4/users/:user_id/channels/:channel_id/unread", authed(channelUnread))
 )

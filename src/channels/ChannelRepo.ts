@@ -1,17 +1,25 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { IdRow, Int8, rows } from "../../layers/Rows.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { Invalid, NotFound } from "../../schemas/Errors.ts"
 import { likePrefix } from "../search/Like.ts"
-import type { ChannelMemberRow, ChannelRow } from "./ChannelWire.ts"
+import { ChannelMemberRow, ChannelRow } from "./ChannelRows.ts"
 import * as Membership from "./Membership.ts"
+
+const Channels = rows("ChannelRepo channels", ChannelRow)
+const Members = rows("ChannelRepo members", ChannelMemberRow)
+const IdUsernames = rows("ChannelRepo activeUsers", Schema.Struct({ id: Schema.String, username: Schema.String }))
+const Stats = rows("ChannelRepo stats", Schema.Struct({ members: Int8, guests: Int8, pinned: Int8, files: Schema.NullOr(Int8) }))
+const Timezones = rows("ChannelRepo memberTimezones", Schema.Struct({ tz: Schema.NullOr(Schema.String) }))
+const Ids = rows("ChannelRepo ids", IdRow)
 
 /** Channels' SQL: channels, a team's channel lists, a user's own channels and memberships (after the Access check). */
 
 export const channelById = (channelId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const [row] = yield* db.read(db.sql<ChannelRow>`SELECT * FROM channels WHERE id = ${channelId}`)
+    const [row] = yield* db.read(db.sql`SELECT * FROM channels WHERE id = ${channelId}`.pipe(Channels))
     if (row === undefined) return yield* new NotFound({ id: "app.channel.get.existing.app_error", message: "Channel not found." })
     return row
   })
@@ -21,8 +29,8 @@ export const membersOf = (channelId: string, userIds: ReadonlyArray<string>) =>
     if (userIds.length === 0) return [] as ReadonlyArray<ChannelMemberRow>
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<ChannelMemberRow>`
-      SELECT * FROM channel_members WHERE channel_id = ${channelId} AND user_id IN ${sql.in(userIds)}`)
+    return yield* db.read(sql`
+      SELECT * FROM channel_members WHERE channel_id = ${channelId} AND user_id IN ${sql.in(userIds)}`.pipe(Members))
   })
 
 export const memberMissing = () =>
@@ -47,12 +55,12 @@ export const create = (c: NewChannel, now: number) =>
     const db = yield* Db
     const sql = db.sql
     return yield* db.transaction(Effect.gen(function*() {
-      const rows = yield* sql<ChannelRow>`
+      const rows = yield* sql`
         INSERT INTO channels (id, create_at, update_at, team_id, type, display_name, name, header, purpose, creator_id)
         VALUES (${newId()}, ${now}, ${now}, ${c.teamId}, ${c.type}, ${c.displayName}, ${c.name},
                 ${c.header}, ${c.purpose}, ${c.creatorId})
         ON CONFLICT (team_id, name) DO NOTHING
-        RETURNING *`
+        RETURNING *`.pipe(Channels)
       if (rows.length === 0) return yield* nameTaken()
       const added = yield* Membership.add(sql, [{ channel: rows[0], userId: c.creatorId, admin: true }], now)
       return { channel: rows[0], added }
@@ -76,7 +84,7 @@ export const patch = (channel: Pick<ChannelRow, "id" | "team_id" | "name">, p: C
         const clash = yield* sql`SELECT 1 FROM channels WHERE team_id = ${channel.team_id} AND name = ${p.name} AND id <> ${channel.id}`
         if (clash.length > 0) return yield* nameTaken()
       }
-      return yield* sql<ChannelRow>`
+      return yield* sql`
         UPDATE channels SET
           name = COALESCE(${p.name ?? null}, name),
           display_name = COALESCE(${p.displayName ?? null}, display_name),
@@ -84,7 +92,7 @@ export const patch = (channel: Pick<ChannelRow, "id" | "team_id" | "name">, p: C
           purpose = COALESCE(${p.purpose ?? null}, purpose),
           update_at = ${now}
         WHERE id = ${channel.id}
-        RETURNING *`
+        RETURNING *`.pipe(Channels)
     }))
     return rows[0]
   })
@@ -96,16 +104,16 @@ export const archive = (channelId: string, now: number) =>
 export const restore = (channelId: string, now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.transaction(db.sql<ChannelRow>`
-      UPDATE channels SET delete_at = 0, update_at = ${now} WHERE id = ${channelId} RETURNING *`)
+    const rows = yield* db.transaction(db.sql`
+      UPDATE channels SET delete_at = 0, update_at = ${now} WHERE id = ${channelId} RETURNING *`.pipe(Channels))
     return rows[0]
   })
 
 export const setPrivacy = (channelId: string, privacy: "O" | "P", now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.transaction(db.sql<ChannelRow>`
-      UPDATE channels SET type = ${privacy}, update_at = ${now} WHERE id = ${channelId} RETURNING *`)
+    const rows = yield* db.transaction(db.sql`
+      UPDATE channels SET type = ${privacy}, update_at = ${now} WHERE id = ${channelId} RETURNING *`.pipe(Channels))
     return rows[0]
   })
 
@@ -114,8 +122,8 @@ export const activeUsers = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<{ id: string; username: string }>`
-      SELECT id, username FROM users WHERE id IN ${sql.in(ids)} AND delete_at = 0`)
+    return yield* db.read(sql`
+      SELECT id, username FROM users WHERE id IN ${sql.in(ids)} AND delete_at = 0`.pipe(IdUsernames))
   })
 
 /** Members (less deactivated users), guests, pinned posts and, when asked for, files of a channel. */
@@ -125,14 +133,14 @@ export const stats = (channelId: string, withFiles: boolean) =>
     const sql = db.sql
     // Members are counted from the channel's own rows of channel_members (its primary key), less those whose user is
     // deactivated (users_deactivated_idx holds only those, a handful): joining users instead reads every user.
-    const [row] = yield* db.read(sql<{ members: string; guests: string; pinned: string; files: string | null }>`
+    const [row] = yield* db.read(sql`
       SELECT m.members, m.guests,
              (SELECT count(*) FROM posts WHERE channel_id = ${channelId} AND is_pinned AND delete_at = 0) AS pinned,
              ${withFiles ? sql`(SELECT count(*) FROM file_infos WHERE channel_id = ${channelId} AND delete_at = 0)` : sql`NULL`} AS files
       FROM (SELECT count(*) AS members, count(*) FILTER (WHERE cm.scheme_guest) AS guests
             FROM channel_members cm
             WHERE cm.channel_id = ${channelId}
-              AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND u.delete_at <> 0)) m`)
+              AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND u.delete_at <> 0)) m`.pipe(Stats))
     return {
       members: Number(row.members),
       guests: Number(row.guests),
@@ -147,13 +155,13 @@ export const memberTimezones = (channelId: string) =>
     const db = yield* Db
     // A primary-key lookup per member (scalar subquery): as a join, the planner hashes the whole users table as soon as
     // the channel has a few hundred members.
-    const rows = yield* db.read(db.sql<{ tz: string | null }>`
+    const rows = yield* db.read(db.sql`
       SELECT DISTINCT (
         SELECT CASE WHEN u.timezone->>'useAutomaticTimezone' = 'true' THEN u.timezone->>'automaticTimezone'
                     ELSE u.timezone->>'manualTimezone' END
         FROM users u WHERE u.id = cm.user_id AND u.delete_at = 0) AS tz
       FROM channel_members cm
-      WHERE cm.channel_id = ${channelId}`)
+      WHERE cm.channel_id = ${channelId}`.pipe(Timezones))
     return rows.map((r) => r.tz).filter((tz): tz is string => tz !== null && tz !== "")
   })
 
@@ -171,16 +179,16 @@ export const teamPage = (teamId: string, filter: TeamChannelFilter, userId: stri
       : sql`
         c.delete_at <> 0 AND (c.type = 'O' OR (c.type = 'P' AND EXISTS (
           SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${userId})))`
-    return yield* db.read(sql<ChannelRow>`
+    return yield* db.read(sql`
       SELECT c.* FROM channels c WHERE c.team_id = ${teamId} AND ${where}
-      ORDER BY c.display_name, c.id LIMIT ${limit} OFFSET ${offset}`)
+      ORDER BY c.display_name, c.id LIMIT ${limit} OFFSET ${offset}`.pipe(Channels))
   })
 
 /** A team's channel (any state) by name. */
 export const byTeamAndName = (teamId: string, name: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const [row] = yield* db.read(db.sql<ChannelRow>`SELECT * FROM channels WHERE team_id = ${teamId} AND name = ${name}`)
+    const [row] = yield* db.read(db.sql`SELECT * FROM channels WHERE team_id = ${teamId} AND name = ${name}`.pipe(Channels))
     return Option.fromNullable(row)
   })
 
@@ -188,7 +196,7 @@ export const byTeamAndName = (teamId: string, name: string) =>
 export const teamIdByName = (teamName: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const [team] = yield* db.read(db.sql<{ id: string }>`SELECT id FROM teams WHERE name = ${teamName}`)
+    const [team] = yield* db.read(db.sql`SELECT id FROM teams WHERE name = ${teamName}`.pipe(Ids))
     return Option.map(Option.fromNullable(team), (t) => t.id)
   })
 
@@ -203,11 +211,11 @@ export const autocomplete = (teamId: string, userId: string, term: string, limit
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<ChannelRow>`
+    return yield* db.read(sql`
       SELECT c.* FROM channels c
       WHERE c.team_id = ${teamId} AND c.delete_at = 0 AND ${matches(sql, term)}
         AND (c.type = 'O' OR EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${userId}))
-      ORDER BY c.display_name, c.id LIMIT ${limit}`)
+      ORDER BY c.display_name, c.id LIMIT ${limit}`.pipe(Channels))
   })
 
 /** The user's own channels of the team matching the term. */
@@ -215,10 +223,10 @@ export const memberChannelsMatching = (teamId: string, userId: string, term: str
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<ChannelRow>`
+    return yield* db.read(sql`
       SELECT c.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
       WHERE cm.user_id = ${userId} AND c.team_id = ${teamId} AND ${matches(sql, term)}
-      ORDER BY c.display_name, c.id LIMIT ${limit}`)
+      ORDER BY c.display_name, c.id LIMIT ${limit}`.pipe(Channels))
   })
 
 /** A team's public channels (live or archived) matching the term. */
@@ -226,11 +234,11 @@ export const searchPublic = (teamId: string, term: string, archived: boolean, li
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<ChannelRow>`
+    return yield* db.read(sql`
       SELECT c.* FROM channels c
       WHERE c.team_id = ${teamId} AND c.type = 'O' AND ${archived ? sql`c.delete_at <> 0` : sql`c.delete_at = 0`}
         AND ${matches(sql, term)}
-      ORDER BY c.display_name, c.id LIMIT ${limit}`)
+      ORDER BY c.display_name, c.id LIMIT ${limit}`.pipe(Channels))
   })
 
 /** Archived channels too, when asked, if archived at or after `lastDeleteAt`. */
@@ -244,21 +252,21 @@ export const ofUser = (userId: string, teamId: string | undefined, archived: Arc
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<ChannelRow>`
+    return yield* db.read(sql`
       SELECT c.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
       WHERE cm.user_id = ${userId} ${teamId === undefined ? sql`` : sql`AND (c.team_id = ${teamId} OR c.team_id = '')`}
         AND (c.delete_at = 0 OR (${archived.include} AND c.delete_at >= ${archived.since}))
-      ORDER BY c.display_name, c.id`)
+      ORDER BY c.display_name, c.id`.pipe(Channels))
   })
 
 /** The user's memberships of one team's channels and of their DMs and GMs. */
 export const membershipsInTeam = (userId: string, teamId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    return yield* db.read(db.sql<ChannelMemberRow>`
+    return yield* db.read(db.sql`
       SELECT cm.* FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
       WHERE cm.user_id = ${userId} AND (c.team_id = ${teamId} OR c.team_id = '')
-      ORDER BY cm.channel_id`)
+      ORDER BY cm.channel_id`.pipe(Members))
   })
 
 /** A page of the user's memberships, or all of them when `page` is undefined. */
@@ -266,9 +274,9 @@ export const membershipsOfUser = (userId: string, page: { readonly limit: number
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<ChannelMemberRow>`
+    return yield* db.read(sql`
       SELECT * FROM channel_members WHERE user_id = ${userId} ORDER BY channel_id
-      ${page === undefined ? sql`` : sql`LIMIT ${page.limit} OFFSET ${page.offset}`}`)
+      ${page === undefined ? sql`` : sql`LIMIT ${page.limit} OFFSET ${page.offset}`}`.pipe(Members))
   })
 
 /** The user's live group messages with a member matching every word (a prefix of a name, case-insensitive). */
@@ -280,8 +288,8 @@ export const searchGroups = (userId: string, words: ReadonlyArray<string>, limit
       SELECT 1 FROM channel_members m JOIN users u ON u.id = m.user_id
       WHERE m.channel_id = c.id AND (u.username ILIKE ${likePrefix(word)} OR u.first_name ILIKE ${likePrefix(word)}
         OR u.last_name ILIKE ${likePrefix(word)} OR u.nickname ILIKE ${likePrefix(word)}))`)
-    return yield* db.read(sql<ChannelRow>`
+    return yield* db.read(sql`
       SELECT c.* FROM channel_members mine JOIN channels c ON c.id = mine.channel_id
       WHERE mine.user_id = ${userId} AND c.type = 'G' AND c.delete_at = 0 AND ${sql.and(matchesWord)}
-      ORDER BY c.display_name, c.id LIMIT ${limit}`)
+      ORDER BY c.display_name, c.id LIMIT ${limit}`.pipe(Channels))
   })

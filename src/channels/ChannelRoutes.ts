@@ -1,11 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { Channel, ChannelStats, ChannelTimezones } from "../../schemas/wire/Channel.ts"
 import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
 import * as ChannelRepo from "./ChannelRepo.ts"
 import { channelNameProblem, fieldsProblem } from "./ChannelValidation.ts"
@@ -38,7 +40,7 @@ const fieldError = (fields: Parameters<typeof fieldsProblem>[0]) => {
 }
 
 const createChannel = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(CreateChannelBody)
   const access = yield* Access
   yield* access.team(caller, input.team_id)
@@ -57,17 +59,17 @@ const createChannel = Effect.gen(function*() {
     creatorId: caller.userId
   }, now)
   const bus = yield* EventBus
-  yield* bus.publish("channel_created", { channel_id: channel.id, team_id: channel.team_id }, { user_id: caller.userId })
+  yield* bus.publish(DomainEvent.ChannelCreated({ channelId: channel.id, teamId: channel.team_id }), { user_id: caller.userId })
   yield* ChannelEvents.usersAdded(bus, added)
-  return json(toChannel(channel), 201)
+  return yield* respondWith(Channel, toChannel(channel), 201)
 })
 
 const getChannel = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
-  return json(toChannel(yield* ChannelRepo.channelById(channel_id)))
+  return yield* respondWith(Channel, toChannel(yield* ChannelRepo.channelById(channel_id)))
 })
 
 /**
@@ -76,7 +78,7 @@ const getChannel = Effect.gen(function*() {
  */
 const patchChannel = (partial: boolean) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { channel_id } = yield* Decode.params(ChannelIdParams)
     const access = yield* Access
     const { channel } = yield* access.channel(caller, channel_id, "write")
@@ -109,12 +111,12 @@ const patchChannel = (partial: boolean) =>
     }, now)
     const bus = yield* EventBus
     yield* ChannelEvents.channelUpdated(bus, updated)
-    return json(toChannel(updated))
+    return yield* respondWith(Channel, toChannel(updated))
   })
 
 /** Archives (soft-deletes) a team channel; members may, as Mattermost's default delete_*_channel permissions allow. */
 const archiveChannel = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   const { channel } = yield* access.channel(caller, channel_id, "write")
@@ -130,13 +132,13 @@ const archiveChannel = Effect.gen(function*() {
   const now = yield* Clock.currentTimeMillis
   yield* ChannelRepo.archive(channel_id, now)
   const bus = yield* EventBus
-  yield* bus.publish("channel_deleted", { channel_id, delete_at: now }, { team_id: channel.team_id })
+  yield* bus.publish(DomainEvent.ChannelDeleted({ channelId: channel_id, deleteAt: now }), { team_id: channel.team_id })
   return ok()
 })
 
 /** Restoring takes a team admin (Mattermost's manage_team), as archived channels are out of members' reach. */
 const restoreChannel = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   const { channel } = yield* access.channel(caller, channel_id, "read")
@@ -147,15 +149,15 @@ const restoreChannel = Effect.gen(function*() {
   }
   const restored = yield* ChannelRepo.restore(channel_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
-  yield* bus.publish("channel_restored", { channel_id }, { team_id: channel.team_id })
-  return json(toChannel(restored))
+  yield* bus.publish(DomainEvent.ChannelRestored({ channelId: channel_id }), { team_id: channel.team_id })
+  return yield* respondWith(Channel, toChannel(restored))
 })
 
 const PrivacyBody = Schema.Struct({ privacy: Schema.Literal("O", "P") })
 
 /** Converts between public and private: team admins (convert_*_channel_* belong to team_admin). */
 const updatePrivacy = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   const { channel } = yield* access.channel(caller, channel_id, "read")
@@ -170,9 +172,9 @@ const updatePrivacy = Effect.gen(function*() {
   }
   const converted = yield* ChannelRepo.setPrivacy(channel_id, privacy, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
-  yield* bus.publish("channel_converted", { channel_id, channel_type: privacy }, { team_id: channel.team_id })
+  yield* bus.publish(DomainEvent.ChannelConverted({ channelId: channel_id, channelType: privacy }), { team_id: channel.team_id })
   yield* ChannelEvents.channelUpdated(bus, converted)
-  return json(toChannel(converted))
+  return yield* respondWith(Channel, toChannel(converted))
 })
 
 const knownUsers = (ids: ReadonlyArray<string>) =>
@@ -186,11 +188,11 @@ const knownUsers = (ids: ReadonlyArray<string>) =>
 const DirectBody = Schema.Tuple(Decode.Id, Decode.Id)
 
 const createDirect = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const ids = yield* Decode.body(DirectBody)
   if (!ids.includes(caller.userId) && !caller.isSystemAdmin) return yield* permissionDenied("this direct channel")
   yield* knownUsers([...new Set(ids)])
-  return json(toChannel(yield* openDirect(caller.userId, ids[0], ids[1])), 201)
+  return yield* respondWith(Channel, toChannel(yield* openDirect(caller.userId, ids[0], ids[1])), 201)
 })
 
 const GROUP_MIN = 3
@@ -198,7 +200,7 @@ const GROUP_MAX = 8
 const GroupBody = Schema.Array(Decode.Id).pipe(Schema.maxItems(100))
 
 const createGroup = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const ids = yield* Decode.body(GroupBody)
   const members = [...new Set([...ids, caller.userId])]
   if (members.length < GROUP_MIN || members.length > GROUP_MAX) {
@@ -206,19 +208,19 @@ const createGroup = Effect.gen(function*() {
       `Group message channels must contain at least ${GROUP_MIN} and no more than ${GROUP_MAX} users.`)
   }
   const users = yield* knownUsers(members)
-  return json(toChannel(yield* openGroup(caller.userId, users)), 201)
+  return yield* respondWith(Channel, toChannel(yield* openGroup(caller.userId, users)), 201)
 })
 
 const StatsQuery = Schema.Struct({ exclude_files_count: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
 
 const channelStats = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const q = yield* Decode.query(StatsQuery)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
   const stats = yield* ChannelRepo.stats(channel_id, !q.exclude_files_count)
-  return json({
+  return yield* respondWith(ChannelStats, {
     channel_id,
     member_count: stats.members,
     guest_count: stats.guests,
@@ -230,23 +232,23 @@ const channelStats = Effect.gen(function*() {
 
 /** The distinct time zones of the channel's members (for "@here" style notices in the webapp). */
 const channelTimezones = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   yield* access.channel(caller, channel_id, "read")
-  return json(yield* ChannelRepo.memberTimezones(channel_id))
+  return yield* respondWith(ChannelTimezones, yield* ChannelRepo.memberTimezones(channel_id))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/channels", createChannel),
-  HttpRouter.post("/api/v4/channels/direct", createDirect),
-  HttpRouter.post("/api/v4/channels/group", createGroup),
-  HttpRouter.get("/api/v4/channels/:channel_id", getChannel),
-  HttpRouter.put("/api/v4/channels/:channel_id", patchChannel(false)),
-  HttpRouter.put("/api/v4/channels/:channel_id/patch", patchChannel(true)),
-  HttpRouter.del("/api/v4/channels/:channel_id", archiveChannel),
-  HttpRouter.post("/api/v4/channels/:channel_id/restore", restoreChannel),
-  HttpRouter.put("/api/v4/channels/:channel_id/privacy", updatePrivacy),
-  HttpRouter.get("/api/v4/channels/:channel_id/stats", channelStats),
-  HttpRouter.get("/api/v4/channels/:channel_id/timezones", channelTimezones)
+  HttpRouter.post("/api/v4/channels", authed(createChannel)),
+  HttpRouter.post("/api/v4/channels/direct", authed(createDirect)),
+  HttpRouter.post("/api/v4/channels/group", authed(createGroup)),
+  HttpRouter.get("/api/v4/channels/:channel_id", authed(getChannel)),
+  HttpRouter.put("/api/v4/channels/:channel_id", authed(patchChannel(false))),
+  HttpRouter.put("/api/v4/channels/:channel_id/patch", authed(patchChannel(true))),
+  HttpRouter.del("/api/v4/channels/:channel_id", authed(archiveChannel)),
+  HttpRouter.post("/api/v4/channels/:channel_id/restore", authed(restoreChannel)),
+  HttpRouter.put("/api/v4/channels/:channel_id/privacy", authed(updatePrivacy)),
+  HttpRouter.get("/api/v4/channels/:channel_id/stats", authed(channelStats)),
+  HttpRouter.get("/api/v4/channels/:channel_id/timezones", authed(channelTimezones))
 )

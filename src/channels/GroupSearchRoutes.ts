@@ -1,8 +1,9 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { Channel } from "../../schemas/wire/Channel.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWithAll } from "../http/Respond.ts"
 import * as ChannelRepo from "./ChannelRepo.ts"
 import { toChannel } from "./ChannelWire.ts"
 
@@ -16,12 +17,12 @@ const SearchBody = Schema.Struct({ term: Schema.String.pipe(Schema.maxLength(256
 const LIMIT = 50
 
 const search = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { term } = yield* Decode.body(SearchBody)
   const words = term.trim().replace(/^@/, "").split(/\s+/).filter((w) => w !== "").slice(0, 8)
-  if (words.length === 0) return json([])
+  if (words.length === 0) return yield* respondWithAll(Channel, [])
   const rows = yield* ChannelRepo.searchGroups(caller.userId, words, LIMIT)
-  return json(rows.map(toChannel))
+  return yield* respondWithAll(Channel, rows.map(toChannel))
 })
 
-export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/channels/group/search", search))
+export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/channels/group/search", authed(search)))

@@ -1,8 +1,10 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { Channel } from "../../schemas/wire/Channel.ts"
+import { ChannelMember } from "../../schemas/wire/ChannelMember.ts"
+import { authed } from "../auth/Guards.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWithAll } from "../http/Respond.ts"
 import { ownDataInTeam, selfOrAdmin } from "../access/UserParam.ts"
 import { UserParams } from "../../schemas/Params.ts"
 import * as ChannelRepo from "./ChannelRepo.ts"
@@ -38,37 +40,35 @@ const myTeamChannels = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const q = yield* Decode.query(DeletedQuery)
   const rows = yield* ChannelRepo.ofUser(userId, teamId, { include: q.include_deleted, since: q.last_delete_at })
-  return json(rows.map(toChannel))
+  return yield* respondWithAll(Channel, rows.map(toChannel))
 })
 
 const myTeamChannelMembers = Effect.gen(function*() {
   const { userId, teamId } = yield* ownDataInTeam
   const rows = yield* ChannelRepo.membershipsInTeam(userId, teamId)
-  return json(rows.map(toChannelMember))
+  return yield* respondWithAll(ChannelMember, rows.map(toChannelMember))
 })
 
 /** All of the user's channels in every team (teams the user has left are not included). */
 const myChannels = Effect.gen(function*() {
-  const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
   const q = yield* Decode.query(DeletedQuery)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const rows = yield* ChannelRepo.ofUser(userId, undefined, { include: q.include_deleted, since: q.last_delete_at })
-  return json(rows.map(toChannel))
+  return yield* respondWithAll(Channel, rows.map(toChannel))
 })
 
 const myChannelMembers = Effect.gen(function*() {
-  const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
   const q = yield* Decode.query(AllPages)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const rows = yield* ChannelRepo.membershipsOfUser(userId, q.page === -1 ? undefined : { limit: q.per_page, offset: q.page * q.per_page })
-  return json(rows.map(toChannelMember))
+  return yield* respondWithAll(ChannelMember, rows.map(toChannelMember))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/channels", myTeamChannels),
-  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/channels/members", myTeamChannelMembers),
-  HttpRouter.get("/api/v4/users/:user_id/channels", myChannels),
-  HttpRouter.get("/api/v4/users/:user_id/channel_members", myChannelMembers)
+  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/channels", authed(myTeamChannels)),
+  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/channels/members", authed(myTeamChannelMembers)),
+  HttpRouter.get("/api/v4/users/:user_id/channels", authed(myChannels)),
+  HttpRouter.get("/api/v4/users/:user_id/channel_members", authed(myChannelMembers))
 )

@@ -1,11 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
+import { Channel } from "../../schemas/wire/Channel.ts"
 import { PagingQuery, TeamParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
 import * as ChannelRepo from "./ChannelRepo.ts"
 import { toChannel } from "./ChannelWire.ts"
 
@@ -22,14 +24,14 @@ const teamChannelPage = (
   adminOnly?: string
 ) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { team_id } = yield* Decode.params(TeamParams)
     const q = yield* Decode.query(PagingQuery)
     const access = yield* Access
     yield* access.team(caller, team_id)
     if (adminOnly !== undefined && !caller.isSystemAdmin) return yield* permissionDenied(adminOnly)
     const rows = yield* ChannelRepo.teamPage(team_id, filter, caller.userId, q.per_page, q.page * q.per_page)
-    return json(rows.map(toChannel))
+    return yield* respondWithAll(Channel, rows.map(toChannel))
   })
 
 const publicChannels = teamChannelPage("public")
@@ -49,7 +51,7 @@ const byName = (caller: Caller, teamId: string, name: string, includeDeleted: bo
     const row = found.value
     const access = yield* Access
     yield* access.channel(caller, row.id, "read")
-    return json(toChannel(row))
+    return yield* respondWith(Channel, toChannel(row))
   })
 
 const IncludeDeleted = Schema.Struct({ include_deleted: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
@@ -57,7 +59,7 @@ const TeamChannelNameParams = Schema.Struct({ team_id: Decode.Id, channel_name: 
 const TeamNameChannelNameParams = Schema.Struct({ team_name: Schema.String, channel_name: Schema.String })
 
 const channelByName = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(TeamChannelNameParams)
   const q = yield* Decode.query(IncludeDeleted)
   const access = yield* Access
@@ -66,7 +68,7 @@ const channelByName = Effect.gen(function*() {
 })
 
 const channelByTeamAndChannelName = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(TeamNameChannelNameParams)
   const q = yield* Decode.query(IncludeDeleted)
   const teamId = yield* ChannelRepo.teamIdByName(params.team_name)
@@ -80,24 +82,24 @@ const NameQuery = Schema.Struct({ name: Schema.optionalWith(Schema.String, { def
 
 /** Channels the caller could open from the channel switcher: public ones and private ones they belong to. */
 const autocomplete = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const { name } = yield* Decode.query(NameQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const rows = yield* ChannelRepo.autocomplete(team_id, caller.userId, name, LIMIT)
-  return json(rows.map(toChannel))
+  return yield* respondWithAll(Channel, rows.map(toChannel))
 })
 
 /** Channels to search posts in ("in:" suggestions): the caller's own channels of the team. */
 const searchAutocomplete = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const { name } = yield* Decode.query(NameQuery)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const rows = yield* ChannelRepo.memberChannelsMatching(team_id, caller.userId, name, LIMIT)
-  return json(rows.map(toChannel))
+  return yield* respondWithAll(Channel, rows.map(toChannel))
 })
 
 const SearchBody = Schema.Struct({ term: Schema.String.pipe(Schema.maxLength(256)) })
@@ -105,23 +107,23 @@ const SearchBody = Schema.Struct({ term: Schema.String.pipe(Schema.maxLength(256
 /** Public channels (live or archived) whose name or display name starts with the term. */
 const search = (archived: boolean) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { team_id } = yield* Decode.params(TeamParams)
     const { term } = yield* Decode.body(SearchBody)
     const access = yield* Access
     yield* access.team(caller, team_id)
     const rows = yield* ChannelRepo.searchPublic(team_id, term.trim(), archived, 100)
-    return json(rows.map(toChannel))
+    return yield* respondWithAll(Channel, rows.map(toChannel))
   })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/teams/:team_id/channels", publicChannels),
-  HttpRouter.get("/api/v4/teams/:team_id/channels/deleted", deletedChannels),
-  HttpRouter.get("/api/v4/teams/:team_id/channels/private", privateChannels),
-  HttpRouter.get("/api/v4/teams/:team_id/channels/autocomplete", autocomplete),
-  HttpRouter.get("/api/v4/teams/:team_id/channels/search_autocomplete", searchAutocomplete),
-  HttpRouter.post("/api/v4/teams/:team_id/channels/search", search(false)),
-  HttpRouter.post("/api/v4/teams/:team_id/channels/search_archived", search(true)),
-  HttpRouter.get("/api/v4/teams/:team_id/channels/name/:channel_name", channelByName),
-  HttpRouter.get("/api/v4/teams/name/:team_name/channels/name/:channel_name", channelByTeamAndChannelName)
+  HttpRouter.get("/api/v4/teams/:team_id/channels", authed(publicChannels)),
+  HttpRouter.get("/api/v4/teams/:team_id/channels/deleted", authed(deletedChannels)),
+  HttpRouter.get("/api/v4/teams/:team_id/channels/private", authed(privateChannels)),
+  HttpRouter.get("/api/v4/teams/:team_id/channels/autocomplete", authed(autocomplete)),
+  HttpRouter.get("/api/v4/teams/:team_id/channels/search_autocomplete", authed(searchAutocomplete)),
+  HttpRouter.post("/api/v4/teams/:team_id/channels/search", authed(search(false))),
+  HttpRouter.post("/api/v4/teams/:team_id/channels/search_archived", authed(search(true))),
+  HttpRouter.get("/api/v4/teams/:team_id/channels/name/:channel_name", authed(channelByName)),
+  HttpRouter.get("/api/v4/teams/name/:team_name/channels/name/:channel_name", authed(channelByTeamAndChannelName))
 )

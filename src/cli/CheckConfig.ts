@@ -25,7 +25,7 @@ const secretState = (secret: Option.Option<Redacted.Redacted>, production: boole
 
 export const summary = (c: AppConfigShape) => [
   `  environment        ${c.environment}`,
-  `  listen             ${c.host}:${c.port}`,
+  `  listen             ${c.host}:${c.port}${c.workers > 1 ? `, ${c.workers} worker processes` : ""}`,
   `  site URL           ${c.siteUrl}`,
   `  data directory     ${c.dataDir}`,
   `  database           ${redactUrl(c.databaseUrl, "embedded PostgreSQL under the data directory")}`,

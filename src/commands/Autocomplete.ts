@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { AutocompleteSuggestion, CommandWire } from "../../schemas/Command.ts"
+import type { AutocompleteSuggestion, Command as CommandWire } from "../../schemas/wire/Command.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { autocompleteList } from "./Commands.ts"
 

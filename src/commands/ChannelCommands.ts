@@ -1,9 +1,12 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Access, type ChannelRef } from "../access/Access.ts"
 import * as ChannelEvents from "../channels/ChannelEvents.ts"
+import { ChannelMemberRow, ChannelRow } from "../channels/ChannelRows.ts"
 import { HEADER_MAX, PURPOSE_MAX, DISPLAY_NAME_MAX } from "../channels/ChannelValidation.ts"
-import { type ChannelMemberRow, type ChannelRow, toChannelMember } from "../channels/ChannelWire.ts"
+import { toChannelMember } from "../channels/ChannelWire.ts"
 import * as Membership from "../channels/Membership.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { answer, type CommandContext, ephemeral, goTo } from "./CommandContext.ts"
@@ -18,18 +21,35 @@ const CHANNEL_HELP = "Please use the [channel handle](https://docs.mattermost.co
 
 const isDirect = (c: ChannelRef) => c.type === "D" || c.type === "G"
 
+/** A channel as Access names it (ChannelRef): delete_at is read as float8, a number. */
+const ChannelRefs = rows("ChannelCommands channel", Schema.Struct({
+  id: Schema.String,
+  team_id: Schema.String,
+  type: Schema.String,
+  name: Schema.String,
+  display_name: Schema.String,
+  delete_at: Schema.Number
+}))
+const Names = rows("ChannelCommands team name", Schema.Struct({ name: Schema.String }))
+const DisplayNames = rows("ChannelCommands team display name", Schema.Struct({ display_name: Schema.String }))
+const Named = Schema.Struct({ id: Schema.String, username: Schema.String })
+type Named = typeof Named.Type
+const NamedUsers = rows("ChannelCommands user", Named)
+const Channels = rows("ChannelCommands patch", ChannelRow)
+const Members = rows("ChannelCommands mute", ChannelMemberRow)
+
 const channelNamed = (teamId: string, name: string) =>
   Effect.gen(function*() {
     if (teamId === "" || name === "") return Option.none<ChannelRef>()
     const db = yield* Db
-    const rows = yield* db.read(db.sql<ChannelRef>`
+    const [channel] = yield* db.read(db.sql`
       SELECT id, team_id, type, name, display_name, delete_at::float8 AS delete_at FROM channels
-      WHERE team_id = ${teamId} AND name = ${name.toLowerCase()} AND delete_at = 0`)
-    return Option.fromNullable(rows[0])
+      WHERE team_id = ${teamId} AND name = ${name.toLowerCase()} AND delete_at = 0`.pipe(ChannelRefs))
+    return Option.fromNullable<ChannelRef>(channel)
   })
 
 const teamName = (teamId: string) =>
-  Effect.flatMap(Db, (db) => db.read(db.sql<{ name: string }>`SELECT name FROM teams WHERE id = ${teamId}`)).pipe(
+  Effect.flatMap(Db, (db) => db.read(db.sql`SELECT name FROM teams WHERE id = ${teamId}`.pipe(Names))).pipe(
     Effect.map((rows) => rows[0]?.name ?? "")
   )
 
@@ -90,13 +110,8 @@ const leave = (ctx: CommandContext) =>
     return goTo(`${ctx.siteUrl}/${yield* teamName(ctx.teamId)}/channels/${DEFAULT_CHANNEL}`)
   })
 
-interface Named {
-  readonly id: string
-  readonly username: string
-}
-
 const userNamed = (name: string) =>
-  Effect.flatMap(Db, (db) => db.read(db.sql<Named>`SELECT id, username FROM users WHERE lower(username) = ${name.toLowerCase()} AND delete_at = 0`)).pipe(
+  Effect.flatMap(Db, (db) => db.read(db.sql`SELECT id, username FROM users WHERE lower(username) = ${name.toLowerCase()} AND delete_at = 0`.pipe(NamedUsers))).pipe(
     Effect.map((rows) => Option.fromNullable(rows[0]))
   )
 
@@ -155,7 +170,7 @@ const invite = (ctx: CommandContext, message: string) =>
   })
 
 const teamDisplayName = (teamId: string) =>
-  Effect.flatMap(Db, (db) => db.read(db.sql<{ display_name: string }>`SELECT display_name FROM teams WHERE id = ${teamId}`)).pipe(
+  Effect.flatMap(Db, (db) => db.read(db.sql`SELECT display_name FROM teams WHERE id = ${teamId}`.pipe(DisplayNames))).pipe(
     Effect.map((rows) => rows[0]?.display_name ?? "unknown")
   )
 
@@ -181,8 +196,8 @@ const patchChannel = (channelId: string, field: "header" | "purpose" | "display_
     const db = yield* Db
     const sql = db.sql
     const now = yield* Clock.currentTimeMillis
-    const [row] = yield* db.execute(sql<ChannelRow>`
-      UPDATE channels SET ${sql(field)} = ${value}, update_at = ${now} WHERE id = ${channelId} AND delete_at = 0 RETURNING *`)
+    const [row] = yield* db.execute(sql`
+      UPDATE channels SET ${sql(field)} = ${value}, update_at = ${now} WHERE id = ${channelId} AND delete_at = 0 RETURNING *`.pipe(Channels))
     if (row !== undefined) yield* ChannelEvents.channelUpdated(yield* EventBus, row)
     return row !== undefined
   })
@@ -254,13 +269,13 @@ const mute = (ctx: CommandContext, message: string) =>
     }
     const db = yield* Db
     const now = yield* Clock.currentTimeMillis
-    const [member] = yield* db.execute(db.sql<ChannelMemberRow>`
+    const [member] = yield* db.execute(db.sql`
       UPDATE channel_members SET last_update_at = ${now}, notify_props = notify_props || jsonb_build_object('mark_unread',
         CASE WHEN notify_props->>'mark_unread' = 'mention' THEN 'all' ELSE 'mention' END)
       WHERE channel_id = ${channel.id} AND user_id = ${ctx.caller.userId}
-      RETURNING *`)
+      RETURNING *`.pipe(Members))
     if (member === undefined) return ephemeral(`Could not mute channel ${channel.display_name || name} as you are not a member.`)
-    yield* (yield* EventBus).publish("channel_member_updated", { channelMember: JSON.stringify(toChannelMember(member)) }, { user_id: ctx.caller.userId })
+    yield* (yield* EventBus).publish(DomainEvent.ChannelMemberUpdated({ member: toChannelMember(member) }), { user_id: ctx.caller.userId })
     const muted = member.notify_props.mark_unread === "mention"
     if (isDirect(channel)) {
       return ephemeral(muted ? "You will not receive notifications for this channel until channel mute is turned off." : "This channel is no longer muted.")

@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
 import type { CommandAnswer, CommandResponse } from "../../schemas/Command.ts"
+import { forbidden, invalid } from "../../schemas/Errors.ts"
 import { Access } from "../access/Access.ts"
-import { badRequest, forbidden } from "../http/ApiError.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { publishEphemeral } from "../posts/EphemeralPost.ts"
@@ -26,13 +27,15 @@ type Usernames = ReadonlyMap<string, string>
 
 const SLACK_USER = /<@([a-z0-9]{26})(?:\|[^<>]*)?>/g
 
+const IdUsernames = rows("CommandResponses usernames", Schema.Struct({ id: Schema.String, username: Schema.String }))
+
 /** The users an answer mentions Slack's way (<@id>), looked up once for the answer and its extra responses. */
 const mentionedUsernames = (response: CommandResponse) =>
   Effect.gen(function*() {
     const ids = [...new Set([...JSON.stringify(response).matchAll(SLACK_USER)].map((m) => m[1]))].slice(0, 100)
     if (ids.length === 0) return new Map<string, string>() as Usernames
     const db = yield* Db
-    const rows = yield* db.read(db.sql<{ id: string; username: string }>`SELECT id, username FROM users WHERE id IN ${db.sql.in(ids)}`)
+    const rows = yield* db.read(db.sql`SELECT id, username FROM users WHERE id IN ${db.sql.in(ids)}`.pipe(IdUsernames))
     return new Map(rows.map((r) => [r.id, r.username])) as Usernames
   })
 
@@ -59,7 +62,7 @@ const slackAttachments = (attachments: ReadonlyArray<Record<string, unknown>>, p
     return { ...a, pretext: text(a.pretext), text: text(a.text), title: text(a.title), ...(fields === undefined ? {} : { fields }) }
   })
 
-const invalidType = () => badRequest("api.context.invalid_param.app_error", "Invalid or missing post.type parameter.")
+const invalidType = () => invalid("api.context.invalid_param.app_error", "Invalid or missing post.type parameter.")
 
 const serverType = (type: string) =>
   type === "" || type === "me" || type.startsWith("custom_") ? Effect.succeed(type as "" | "me" | `custom_${string}`) : Effect.fail(invalidType())

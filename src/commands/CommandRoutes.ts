@@ -1,10 +1,11 @@
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { CreateCommand, ExecuteCommand, MoveCommand, OpenDialog, SubmitDialog, UpdateCommand } from "../../schemas/Command.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { AutocompleteSuggestion, Command, CommandResponse, CommandToken, SubmitDialogResponse } from "../../schemas/wire/Command.ts"
+import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { badRequest, invalidParam, payloadTooLarge } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { suggestions } from "./Autocomplete.ts"
 import * as Commands from "./Commands.ts"
 import { parseAnswer } from "./CustomCommand.ts"
@@ -26,67 +27,67 @@ const ListQuery = Schema.Struct({
 const SuggestionsQuery = Schema.Struct({ user_input: Schema.optionalWith(Schema.String, { default: () => "" }) })
 
 const create = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  return created(yield* Commands.create(caller, yield* Decode.body(CreateCommand)))
+  const caller = yield* CurrentCaller
+  return yield* respondWith(Command, yield* Commands.create(caller, yield* Decode.body(CreateCommand)), 201)
 })
 
 const list = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(ListQuery)
-  return json(yield* Commands.list(caller, q.team_id, q.custom_only))
+  return yield* respondWithAll(Command, yield* Commands.list(caller, q.team_id, q.custom_only))
 })
 
 const get = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { command_id } = yield* Decode.params(CommandParams)
-  return json(yield* Commands.get(caller, command_id))
+  return yield* respondWith(Command, yield* Commands.get(caller, command_id))
 })
 
 const update = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { command_id } = yield* Decode.params(CommandParams)
   const body = yield* Decode.body(UpdateCommand)
   if (body.id !== command_id) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing command parameter in request body.")
-  return json(yield* Commands.update(caller, command_id, body))
+  return yield* respondWith(Command, yield* Commands.update(caller, command_id, body))
 })
 
 const move = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { command_id } = yield* Decode.params(CommandParams)
   yield* Commands.move(caller, command_id, (yield* Decode.body(MoveCommand)).team_id)
   return ok()
 })
 
 const regenToken = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { command_id } = yield* Decode.params(CommandParams)
-  return json(yield* Commands.regenerateToken(caller, command_id))
+  return yield* respondWith(CommandToken, yield* Commands.regenerateToken(caller, command_id))
 })
 
 const remove = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { command_id } = yield* Decode.params(CommandParams)
   yield* Commands.remove(caller, command_id)
   return ok()
 })
 
 const run = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  return json(yield* execute(caller, yield* Decode.body(ExecuteCommand)))
+  const caller = yield* CurrentCaller
+  return yield* respondWith(CommandResponse, yield* execute(caller, yield* Decode.body(ExecuteCommand)))
 })
 
 const autocomplete = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
-  return json(yield* Commands.autocompleteList(caller, team_id))
+  return yield* respondWithAll(Command, yield* Commands.autocompleteList(caller, team_id))
 })
 
 const autocompleteSuggestions = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const { user_input } = yield* Decode.query(SuggestionsQuery)
   if (user_input === "") return yield* invalidParam("userInput")
-  return json(yield* suggestions(caller, team_id, user_input))
+  return yield* respondWithAll(AutocompleteSuggestion, yield* suggestions(caller, team_id, user_input))
 })
 
 /** A delayed answer is at most what an integration may answer directly. */
@@ -112,22 +113,22 @@ const openDialog = Effect.gen(function*() {
 })
 
 const submitDialog = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  return json(yield* Dialogs.submit(caller, yield* Decode.body(SubmitDialog)))
+  const caller = yield* CurrentCaller
+  return yield* respondWith(SubmitDialogResponse, yield* Dialogs.submit(caller, yield* Decode.body(SubmitDialog)))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/commands", create),
-  HttpRouter.get("/api/v4/commands", list),
-  HttpRouter.post("/api/v4/commands/execute", run),
-  HttpRouter.get("/api/v4/commands/:command_id", get),
-  HttpRouter.put("/api/v4/commands/:command_id", update),
-  HttpRouter.del("/api/v4/commands/:command_id", remove),
-  HttpRouter.put("/api/v4/commands/:command_id/move", move),
-  HttpRouter.put("/api/v4/commands/:command_id/regen_token", regenToken),
-  HttpRouter.get("/api/v4/teams/:team_id/commands/autocomplete", autocomplete),
-  HttpRouter.get("/api/v4/teams/:team_id/commands/autocomplete_suggestions", autocompleteSuggestions),
-  HttpRouter.post("/hooks/commands/:hook_id", responseUrl),
-  HttpRouter.post("/api/v4/actions/dialogs/open", openDialog),
-  HttpRouter.post("/api/v4/actions/dialogs/submit", submitDialog)
+  HttpRouter.post("/api/v4/commands", authed(create)),
+  HttpRouter.get("/api/v4/commands", authed(list)),
+  HttpRouter.post("/api/v4/commands/execute", authed(run)),
+  HttpRouter.get("/api/v4/commands/:command_id", authed(get)),
+  HttpRouter.put("/api/v4/commands/:command_id", authed(update)),
+  HttpRouter.del("/api/v4/commands/:command_id", authed(remove)),
+  HttpRouter.put("/api/v4/commands/:command_id/move", authed(move)),
+  HttpRouter.put("/api/v4/commands/:command_id/regen_token", authed(regenToken)),
+  HttpRouter.get("/api/v4/teams/:team_id/commands/autocomplete", authed(autocomplete)),
+  HttpRouter.get("/api/v4/teams/:team_id/commands/autocomplete_suggestions", authed(autocompleteSuggestions)),
+  HttpRouter.post("/hooks/commands/:hook_id", publicRoute(responseUrl)),
+  HttpRouter.post("/api/v4/actions/dialogs/open", publicRoute(openDialog)),
+  HttpRouter.post("/api/v4/actions/dialogs/submit", authed(submitDialog))
 )

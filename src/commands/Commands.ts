@@ -1,10 +1,11 @@
 import { Clock, Effect, Option } from "effect"
 import { isId, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
-import type { CommandWire, CreateCommand, UpdateCommand } from "../../schemas/Command.ts"
+import type { CreateCommand, UpdateCommand } from "../../schemas/Command.ts"
+import type { Command as CommandWire } from "../../schemas/wire/Command.ts"
+import { disabled, invalid as invalidValue, notFound, permissionDenied } from "../../schemas/Errors.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
-import { ApiError, badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { builtInWire, BUILT_INS, isBuiltIn } from "./BuiltInCommands.ts"
 import { type CommandRow, type CommandValues, makeCommandRepo } from "./CommandRepo.ts"
@@ -41,8 +42,7 @@ const sanitized = (row: CommandRow): CommandWire => ({ ...toWire(row), token: ""
 
 export const commandRepo = Effect.map(Db, makeCommandRepo)
 
-export const commandsDisabled = () =>
-  new ApiError({ status: 501, id: "api.command.disabled.app_error", message: "Commands have been disabled by the system admin." })
+export const commandsDisabled = () => disabled("api.command.disabled.app_error", "Commands have been disabled by the system admin.")
 
 const enabled = Effect.flatMap(integrationSwitches, (s) => s.enableCommands ? Effect.void : Effect.fail(commandsDisabled()))
 
@@ -65,7 +65,7 @@ const managed = (caller: Caller, commandId: string) =>
 const TRIGGER_MAX = 128
 const URL_MAX = 1024
 
-const invalid = (field: string, message: string) => badRequest(`model.command.is_valid.${field}.app_error`, message)
+const invalid = (field: string, message: string) => invalidValue(`model.command.is_valid.${field}.app_error`, message)
 
 /** Mattermost's Command.IsValid on what a client sets; the trigger is lower-cased, as Mattermost stores it. */
 const values = (input: CreateCommand | UpdateCommand) =>
@@ -95,7 +95,7 @@ const values = (input: CreateCommand | UpdateCommand) =>
     } satisfies CommandValues
   })
 
-const triggerInUse = () => badRequest("api.command.duplicate_trigger.app_error", "This trigger word is already in use. Please choose another word.")
+const triggerInUse = () => invalidValue("api.command.duplicate_trigger.app_error", "This trigger word is already in use. Please choose another word.")
 
 /** A trigger is free in a team when no built-in and no other live command of the team has it. */
 const ensureFreeTrigger = (teamId: string, trigger: string, exceptId: string) =>
@@ -103,7 +103,7 @@ const ensureFreeTrigger = (teamId: string, trigger: string, exceptId: string) =>
     if (isBuiltIn(trigger) || (yield* (yield* commandRepo).triggerTaken(teamId, trigger, exceptId))) return yield* triggerInUse()
   })
 
-const invalidTeam = () => badRequest("api.context.invalid_param.app_error", "Invalid or missing team_id parameter.")
+const invalidTeam = () => invalidValue("api.context.invalid_param.app_error", "Invalid or missing team_id parameter.")
 
 export const create = (caller: Caller, input: CreateCommand) =>
   Effect.gen(function*() {
@@ -130,7 +130,7 @@ export const update = (caller: Caller, commandId: string, input: UpdateCommand) 
     yield* enabled
     const old = yield* managed(caller, commandId)
     if (input.team_id !== "" && input.team_id !== old.team_id) {
-      return yield* badRequest("api.command.team_mismatch.app_error", "Unable to update commands across teams.")
+      return yield* invalidValue("api.command.team_mismatch.app_error", "Unable to update commands across teams.")
     }
     const v = yield* values(input)
     yield* ensureFreeTrigger(old.team_id, v.trigger, old.id)

@@ -2,8 +2,8 @@ import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { OutboundHttp, type OutboundError, type OutboundResponse } from "../../layers/OutboundHttp.ts"
 import { CommandResponse } from "../../schemas/Command.ts"
+import { integrationFailed, integrationTimeout } from "../../schemas/Errors.ts"
 import { AppConfig } from "../Config.ts"
-import { ApiError } from "../http/ApiError.ts"
 import { issueTriggerId } from "../integrations/TriggerId.ts"
 import type { CommandContext } from "./CommandContext.ts"
 import type { CommandRow, CommandRepo } from "./CommandRepo.ts"
@@ -15,12 +15,10 @@ import type { CommandRow, CommandRepo } from "./CommandRepo.ts"
  * refuses or is too slow is the integration's failure: 502 (504 for the timeout), never a 500.
  */
 
-const failure = (status: number, id: string, message: string, detailed?: string) => new ApiError({ status, id, message, detailed })
-
 const failed = (trigger: string, e: OutboundError) =>
   e._tag === "OutboundTimeout"
-    ? failure(504, "api.command.execute_command.failed.app_error", `Command with a trigger of '${trigger}' failed: the integration did not answer in time.`, e.message)
-    : failure(502, "api.command.execute_command.failed.app_error", `Command with a trigger of '${trigger}' failed.`, e.message)
+    ? integrationTimeout("api.command.execute_command.failed.app_error", `Command with a trigger of '${trigger}' failed: the integration did not answer in time.`, e.message)
+    : integrationFailed("api.command.execute_command.failed.app_error", `Command with a trigger of '${trigger}' failed.`, e.message)
 
 const decodeResponse = Schema.decodeUnknownOption(CommandResponse)
 
@@ -42,14 +40,14 @@ const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthor
 const readAnswer = (trigger: string, answer: OutboundResponse) =>
   Effect.gen(function*() {
     if (answer.status !== 200) {
-      return yield* failure(502, "api.command.execute_command.failed_resp.app_error",
+      return yield* integrationFailed("api.command.execute_command.failed_resp.app_error",
         `Command with a trigger of '${trigger}' returned response ${answer.status}${STATUS_TEXT[answer.status] ? ` ${STATUS_TEXT[answer.status]}` : ""}.`,
         answer.body.slice(0, 500))
     }
     const parsed = parseAnswer(answer.headers["content-type"] ?? "", answer.body)
-    if (Option.isNone(parsed)) return yield* failure(502, "api.command.execute_command.failed.app_error", `Command with a trigger of '${trigger}' failed.`, "the answer is not a command response")
+    if (Option.isNone(parsed)) return yield* integrationFailed("api.command.execute_command.failed.app_error", `Command with a trigger of '${trigger}' failed.`, "the answer is not a command response")
     if (parsed.value === null) {
-      return yield* failure(502, "api.command.execute_command.failed_empty.app_error", `Command with a trigger of '${trigger}' returned an empty response.`)
+      return yield* integrationFailed("api.command.execute_command.failed_empty.app_error", `Command with a trigger of '${trigger}' returned an empty response.`)
     }
     return parsed.value
   })

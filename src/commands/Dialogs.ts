@@ -1,11 +1,12 @@
 import { Duration, Effect, Schema } from "effect"
 import { OutboundHttp } from "../../layers/OutboundHttp.ts"
 import { type Dialog, SubmitDialogAnswer, type SubmitDialogRequest } from "../../schemas/Command.ts"
+import { integrationFailed, integrationTimeout, invalid, invalidParam } from "../../schemas/Errors.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { AppConfig } from "../Config.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { ApiError, badRequest, invalidParam } from "../http/ApiError.ts"
 import { verifyTriggerId } from "../integrations/TriggerId.ts"
 
 /**
@@ -20,7 +21,7 @@ const DISPLAY_NAME_MAX = 24
 const NAME_MAX = 300
 const ELEMENT_TYPES = new Set(["text", "textarea", "select", "bool", "radio", "date", "datetime"])
 
-const invalidDialog = (detail: string) => badRequest("api.context.invalid_body_param.app_error", `Invalid or missing dialog in request body: ${detail}.`)
+const invalidDialog = (detail: string) => invalid("api.context.invalid_body_param.app_error", `Invalid or missing dialog in request body: ${detail}.`)
 
 /** Mattermost's Dialog.IsValid, on what clients need to render it. */
 const problem = (dialog: Dialog): string | undefined => {
@@ -43,15 +44,17 @@ export const open = (request: { trigger_id: string; url: string; dialog: Dialog 
   Effect.gen(function*() {
     if (request.url === "") return yield* invalidParam("url")
     const { clientTriggerId, userId } = yield* verifyTriggerId(request.trigger_id).pipe(
-      Effect.mapError((e) => badRequest(e.id, e.message))
+      Effect.mapError((e) => invalid(e.id, e.message))
     )
     const reason = problem(request.dialog)
     if (reason !== undefined) return yield* invalidDialog(reason)
     const dialog = JSON.stringify({ ...request, trigger_id: clientTriggerId })
-    yield* (yield* EventBus).publish("open_dialog", { dialog }, { user_id: userId })
+    yield* (yield* EventBus).publish(DomainEvent.OpenDialog({ dialog }), { user_id: userId })
   })
 
 const decodeAnswer = Schema.decodeUnknownOption(SubmitDialogAnswer)
+
+const SUBMIT_FAILED = "app.submit_interactive_dialog.app_error"
 
 export const submit = (caller: Caller, request: SubmitDialogRequest) =>
   Effect.gen(function*() {
@@ -70,11 +73,11 @@ export const submit = (caller: Caller, request: SubmitDialogRequest) =>
         maxBytes: 1024 * 1024
       })).pipe(
         Effect.mapError((e) =>
-          new ApiError({ status: e._tag === "OutboundTimeout" ? 504 : 502, id: "app.submit_interactive_dialog.app_error", message: "The integration could not take the dialog submission.", detailed: e.message })
+          (e._tag === "OutboundTimeout" ? integrationTimeout : integrationFailed)(SUBMIT_FAILED, "The integration could not take the dialog submission.", e.message)
         )
       )
     if (answer.status !== 200) {
-      return yield* new ApiError({ status: 502, id: "app.submit_interactive_dialog.app_error", message: "The integration could not take the dialog submission.", detailed: `status ${answer.status}` })
+      return yield* integrationFailed(SUBMIT_FAILED, "The integration could not take the dialog submission.", `status ${answer.status}`)
     }
     // An empty or unreadable answer is an empty one, as in Mattermost.
     let parsed: unknown = {}

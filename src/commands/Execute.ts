@@ -1,10 +1,10 @@
 import { Effect, Option } from "effect"
 import { isId } from "../../layers/Crypto.ts"
 import type { CommandAnswer, CommandResponse, ExecuteCommand } from "../../schemas/Command.ts"
+import { invalid, notFound } from "../../schemas/Errors.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { AppConfig } from "../Config.ts"
-import { badRequest, notFound } from "../http/ApiError.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { channelCommands } from "./ChannelCommands.ts"
 import { isBuiltIn } from "./BuiltInCommands.ts"
@@ -25,7 +25,7 @@ const RUNS = { ...statusCommands, ...messageCommands, ...channelCommands }
 
 const builtInRun = (trigger: string) => isBuiltIn(trigger) && Object.hasOwn(RUNS, trigger) ? RUNS[trigger as keyof typeof RUNS] : undefined
 
-const notStarted = () => badRequest("api.command.execute_command.start.app_error", "No command trigger found.")
+const notStarted = () => invalid("api.command.execute_command.start.app_error", "No command trigger found.")
 
 const notFoundCommand = (trigger: string) =>
   notFound("api.command.execute_command.not_found.app_error",
@@ -43,15 +43,15 @@ const context = (caller: Caller, body: ExecuteCommand) =>
   Effect.gen(function*() {
     if (body.command.length <= 1 || !body.command.startsWith("/") || !isId(body.channel_id)) return yield* notStarted()
     const access = yield* Effect.flatMap(Access, (a) => a.channel(caller, body.channel_id, "write"))
-    if (access.channel.delete_at > 0) return yield* badRequest("api.command.execute_command.deleted.error", "Can not run command in deleted channel.")
+    if (access.channel.delete_at > 0) return yield* invalid("api.command.execute_command.deleted.error", "Can not run command in deleted channel.")
     let teamId = access.channel.team_id
     if (teamId === "") {
-      if (body.team_id !== "" && !isId(body.team_id)) return yield* badRequest("api.context.invalid_param.app_error", "Invalid team_id parameter.")
+      if (body.team_id !== "" && !isId(body.team_id)) return yield* invalid("api.context.invalid_param.app_error", "Invalid team_id parameter.")
       if (body.team_id !== "") yield* Effect.flatMap(Access, (a) => a.team(caller, body.team_id))
       teamId = body.team_id
     }
     const rootId = body.root_id !== "" ? body.root_id : body.parent_id
-    if (rootId !== "" && !isId(rootId)) return yield* badRequest("api.context.invalid_param.app_error", "Invalid root_id parameter.")
+    if (rootId !== "" && !isId(rootId)) return yield* invalid("api.context.invalid_param.app_error", "Invalid root_id parameter.")
     const siteUrl = (yield* AppConfig).siteUrl
     return { caller, channel: access.channel, teamId, rootId, siteUrl } satisfies CommandContext
   })

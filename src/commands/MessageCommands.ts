@@ -1,5 +1,6 @@
-import { Duration, Effect, FiberSet, Option } from "effect"
+import { Duration, Effect, FiberSet, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
 import { directName } from "../channels/ChannelWire.ts"
 import { openDirect, openGroup } from "../channels/DirectChannels.ts"
 import { createPost } from "../posts/CreatePost.ts"
@@ -61,25 +62,25 @@ const echo = (ctx: CommandContext, given: string) =>
     return answer()
   })
 
-interface Named {
-  readonly id: string
-  readonly username: string
-}
+const Named = Schema.Struct({ id: Schema.String, username: Schema.String })
+type Named = typeof Named.Type
+const NamedUsers = rows("MessageCommands users", Named)
+const Names = rows("MessageCommands team name", Schema.Struct({ name: Schema.String }))
 
 const usersByName = (names: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     if (names.length === 0) return [] as ReadonlyArray<Named>
     const db = yield* Db
-    return yield* db.read(db.sql<Named>`
-      SELECT id, username FROM users WHERE lower(username) IN ${db.sql.in(names.map((n) => n.toLowerCase()))} AND delete_at = 0`)
+    return yield* db.read(db.sql`
+      SELECT id, username FROM users WHERE lower(username) IN ${db.sql.in(names.map((n) => n.toLowerCase()))} AND delete_at = 0`.pipe(NamedUsers))
   })
 
 const teamName = (teamId: string) =>
   Effect.gen(function*() {
     if (teamId === "") return Option.none<string>()
     const db = yield* Db
-    const rows = yield* db.read(db.sql<{ name: string }>`SELECT name FROM teams WHERE id = ${teamId} AND delete_at = 0`)
-    return Option.fromNullable(rows[0]?.name)
+    const [team] = yield* db.read(db.sql`SELECT name FROM teams WHERE id = ${teamId} AND delete_at = 0`.pipe(Names))
+    return Option.fromNullable(team?.name)
   })
 
 /** `/msg @user text`: opens the DM (and posts the text there), then sends the client to it. */
@@ -130,7 +131,7 @@ const groupmsg = (ctx: CommandContext, message: string) =>
     if (others.length === 1) return yield* msg(ctx, `${others[0].username} ${text}`)
     if (others.length + 1 < GROUP_MIN) return ephemeral(`Group messages are limited to a minimum of ${GROUP_MIN - 1} users.`)
     if (others.length + 1 > GROUP_MAX) return ephemeral(`Group messages are limited to a maximum of ${GROUP_MAX - 1} users.`)
-    const self = yield* Effect.flatMap(Db, (db) => db.read(db.sql<Named>`SELECT id, username FROM users WHERE id = ${ctx.caller.userId}`))
+    const self = yield* Effect.flatMap(Db, (db) => db.read(db.sql`SELECT id, username FROM users WHERE id = ${ctx.caller.userId}`.pipe(NamedUsers)))
     const channel = yield* openGroup(ctx.caller.userId, [...self, ...others]).pipe(Effect.option)
     if (Option.isNone(channel)) return ephemeral("An error occurred while creating the group message.")
     const failed = ephemeral("An error occurred while messaging the users.")

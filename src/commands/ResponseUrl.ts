@@ -1,9 +1,9 @@
 import { Clock, Effect, Option } from "effect"
 import { isId } from "../../layers/Crypto.ts"
 import type { CommandResponse } from "../../schemas/Command.ts"
+import { invalid, notFound } from "../../schemas/Errors.ts"
 import { Access } from "../access/Access.ts"
 import { AppConfig } from "../Config.ts"
-import { badRequest, notFound } from "../http/ApiError.ts"
 import { actingAs } from "../integrations/ActingCaller.ts"
 import { handleResponse } from "./CommandResponses.ts"
 import { commandRepo } from "./Commands.ts"
@@ -23,7 +23,7 @@ export const answerLater = (hookId: string, response: CommandResponse) =>
     const user = yield* repo.user(live.value.user_id)
     if (Option.isNone(command) || Option.isNone(user)) return yield* notFound("app.command_webhook.get.missing", "Unable to find the webhook.")
     const hook = yield* repo.useHook(hookId, now)
-    if (Option.isNone(hook)) return yield* badRequest("app.command_webhook.try_use.invalid", "Invalid webhook.")
+    if (Option.isNone(hook)) return yield* invalid("app.command_webhook.try_use.invalid", "Invalid webhook.")
     const caller = actingAs({ id: live.value.user_id, roles: user.value.roles, is_bot: user.value.is_bot }, now)
     const access = yield* Effect.flatMap(Access, (a) => a.channel(caller, live.value.channel_id, "write"))
     const ctx = { caller, channel: access.channel, teamId: command.value.team_id, rootId: live.value.root_id, siteUrl: (yield* AppConfig).siteUrl }

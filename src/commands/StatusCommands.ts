@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { PreferenceRepo } from "../preferences/PreferenceRepo.ts"
@@ -41,7 +42,7 @@ const previews = (collapse: boolean) => (ctx: CommandContext) =>
   Effect.gen(function*() {
     const preference = { user_id: ctx.caller.userId, category: "display_settings", name: "collapse_previews", value: String(collapse) }
     yield* Effect.flatMap(PreferenceRepo, (p) => p.upsert([preference]))
-    yield* (yield* EventBus).publish("preference_changed", { preference: JSON.stringify(preference) }, { user_id: ctx.caller.userId })
+    yield* (yield* EventBus).publish(DomainEvent.PreferenceChanged({ preference }), { user_id: ctx.caller.userId })
     return ephemeral(collapse ? "Image links now collapse by default" : "Image links now expand by default")
   })
 

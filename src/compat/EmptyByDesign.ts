@@ -2,10 +2,10 @@ import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { isId } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { invalidParam } from "../http/ApiError.ts"
 import { json } from "../http/Respond.ts"
-import { requireSelfOrAdmin } from "../users/UserParam.ts"
+import { selfOrAdmin } from "../access/UserParam.ts"
 
 /**
  * Optional data the official clients read at start-up (mattermost-compat.md sections 3 and 4) for features this
@@ -43,13 +43,13 @@ export const EMPTY_BY_DESIGN: ReadonlyArray<EmptyByDesign> = [
 /** The checks a real endpoint with these path parameters would make. */
 const checkScope = (params: Readonly<Record<string, string | undefined>>) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const access = yield* Access
     const resolved: Record<string, string> = {}
     for (const [name, raw] of Object.entries(params)) {
       const value = name === "user_id" && raw === "me" ? caller.userId : raw ?? ""
       if (!isId(value)) return yield* invalidParam(name)
-      if (name === "user_id") yield* requireSelfOrAdmin(caller, value)
+      if (name === "user_id") yield* selfOrAdmin(value, "this user")
       if (name === "team_id") yield* access.team(caller, value)
       if (name === "channel_id") yield* access.channel(caller, value, "read")
       resolved[name] = value
@@ -67,5 +67,5 @@ const handler = (entry: EmptyByDesign) =>
 export const routerPath = (template: string) => template.replace(/\{([^}]+)\}/g, ":$1") as HttpRouter.PathInput
 
 export const routes = HttpRouter.concatAll(
-  ...EMPTY_BY_DESIGN.map((entry) => HttpRouter.get(HttpRouter.empty, routerPath(entry.path), handler(entry)))
+  ...EMPTY_BY_DESIGN.map((entry) => HttpRouter.get(HttpRouter.empty, routerPath(entry.path), authed(handler(entry))))
 )

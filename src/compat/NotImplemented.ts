@@ -1,5 +1,6 @@
 import { type HttpMethod, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Chunk, Effect } from "effect"
+import { publicRoute } from "../auth/Guards.ts"
 import { ApiError, notImplemented } from "../http/ApiError.ts"
 import { routerPath } from "./EmptyByDesign.ts"
 import { MATTERMOST_ROUTES, matchMattermostRoute } from "./MattermostRoutes.ts"
@@ -49,7 +50,7 @@ const notServed = (template: string) => Effect.suspend(() => Effect.fail(notImpl
 export const withFallbacks = <E, R>(served: HttpRouter.HttpRouter<E, R>) => {
   const keys = Chunk.toReadonlyArray(served.routes).map((r) => ({ method: r.method, path: r.path }))
   const fallbacks = unservedMattermostRoutes(keys).map((route) =>
-    HttpRouter.route(route.method as HttpMethod.HttpMethod)(HttpRouter.empty, route.path as HttpRouter.PathInput, notServed(`${route.method} ${route.path}`))
+    HttpRouter.route(route.method as HttpMethod.HttpMethod)(HttpRouter.empty, route.path as HttpRouter.PathInput, publicRoute(notServed(`${route.method} ${route.path}`)))
   )
-  return HttpRouter.concatAll(served, ...fallbacks, HttpRouter.empty.pipe(HttpRouter.all(FALLBACK_PATH, fallback)))
+  return HttpRouter.concatAll(served, ...fallbacks, HttpRouter.empty.pipe(HttpRouter.all(FALLBACK_PATH, publicRoute(fallback))))
 }

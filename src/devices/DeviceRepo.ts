@@ -1,5 +1,6 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 import { parseDeviceId, proxyPlatformFor } from "./DeviceId.ts"
 
 /**
@@ -42,19 +43,21 @@ export interface DeviceRepoService {
 
 export class DeviceRepo extends Context.Tag("service/DeviceRepo")<DeviceRepo, DeviceRepoService>() {}
 
-interface SessionDeviceRow {
-  readonly user_id: string
-  readonly id: string
-  readonly device_id: string
-  readonly voip_device_id: string | null
-  readonly disabled: string | null
-}
-
-interface RegistrationRow {
-  readonly user_id: string
-  readonly token: string
-  readonly platform: "android" | "ios"
-}
+const Registered = rows("DeviceRepo registerNative", Schema.Struct({ create_at: Int8, last_seen_at: Int8 }))
+const SessionDevices = rows("DeviceRepo session devices", Schema.Struct({
+  user_id: Schema.String,
+  id: Schema.String,
+  device_id: Schema.String,
+  voip_device_id: Schema.NullOr(Schema.String),
+  disabled: Schema.NullOr(Schema.String)
+}))
+/** Written by registerNative only, with its typed platform. */
+const Registrations = rows("DeviceRepo registrations", Schema.Struct({
+  user_id: Schema.String,
+  token: Schema.String,
+  platform: Schema.Literal("android", "ios")
+}))
+const UserIds = rows("DeviceRepo sweep", Schema.Struct({ user_id: Schema.String }))
 
 export const make = Effect.gen(function*() {
   const db = yield* Db
@@ -64,12 +67,12 @@ export const make = Effect.gen(function*() {
     registerNative: (input) =>
       db.transaction(Effect.gen(function*() {
         yield* sql`DELETE FROM device_registrations WHERE token = ${input.token} AND user_id <> ${input.userId}`
-        const rows = yield* sql<{ create_at: string; last_seen_at: string }>`
+        const rows = yield* sql`
           INSERT INTO device_registrations (user_id, device_id, token, platform, create_at, last_seen_at, session_id)
           VALUES (${input.userId}, ${input.deviceId}, ${input.token}, ${input.platform}, ${input.now}, ${input.now}, NULL)
           ON CONFLICT (user_id, device_id) DO UPDATE
             SET token = EXCLUDED.token, platform = EXCLUDED.platform, last_seen_at = EXCLUDED.last_seen_at, session_id = NULL
-          RETURNING create_at, last_seen_at`
+          RETURNING create_at, last_seen_at`.pipe(Registered)
         return { create_at: Number(rows[0].create_at), last_seen_at: Number(rows[0].last_seen_at) }
       })),
     recordSessionDevice: (input) =>
@@ -83,16 +86,16 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         if (userIds.length === 0) return []
         const [sessions, registrations] = yield* Effect.all([
-          db.read(sql<SessionDeviceRow>`
+          db.read(sql`
             SELECT user_id, id, device_id, props->>'voip_device_id' AS voip_device_id,
                    props->>'device_notification_disabled' AS disabled
             FROM sessions
             WHERE user_id IN ${sql.in(userIds)} AND device_id <> '' AND expires_at > ${now}
-            ORDER BY last_activity_at DESC`),
-          db.read(sql<RegistrationRow>`
+            ORDER BY last_activity_at DESC`.pipe(SessionDevices)),
+          db.read(sql`
             SELECT user_id, token, platform FROM device_registrations
             WHERE user_id IN ${sql.in(userIds)} AND session_id IS NULL
-            ORDER BY last_seen_at DESC`)
+            ORDER BY last_seen_at DESC`.pipe(Registrations))
         ], { concurrency: 2 })
         const seen = new Set<string>()
         const out: Array<PushDevice> = []
@@ -135,8 +138,8 @@ export const make = Effect.gen(function*() {
         ON CONFLICT (ack_id) DO NOTHING`).pipe(Effect.asVoid),
     sweep: (seenBefore, acksBefore) =>
       Effect.gen(function*() {
-        const removed = yield* db.execute(sql<{ user_id: string }>`
-          DELETE FROM device_registrations WHERE last_seen_at < ${seenBefore} RETURNING user_id`)
+        const removed = yield* db.execute(sql`
+          DELETE FROM device_registrations WHERE last_seen_at < ${seenBefore} RETURNING user_id`.pipe(UserIds))
         yield* db.execute(sql`DELETE FROM push_acks WHERE create_at < ${acksBefore}`)
         return removed.length
       })

@@ -1,11 +1,12 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { SessionLength } from "../auth/Session.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith } from "../http/Respond.ts"
+import { DeviceRegistration } from "../../schemas/wire/Device.ts"
 import { parseDeviceId } from "./DeviceId.ts"
 import { DeviceRepo } from "./DeviceRepo.ts"
 
@@ -32,7 +33,7 @@ const SessionDeviceBody = Schema.Struct({
  * registration. `{}` changes nothing.
  */
 const attachSessionDevice = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(SessionDeviceBody)
   const disabled = input.device_notification_disabled
   if (disabled !== undefined && disabled !== "true" && disabled !== "false") {
@@ -100,7 +101,7 @@ const NativeDeviceBody = Schema.Struct({
  * Clients call it at login, when the token changes and periodically; each call refreshes the last-seen time.
  */
 const registerDevice = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(NativeDeviceBody)
   if (input.platform !== "ios" && input.platform !== "android") {
     return yield* invalidField("platform", "expected \"ios\" or \"android\"")
@@ -114,7 +115,7 @@ const registerDevice = Effect.gen(function*() {
     platform: input.platform,
     now
   })
-  return json({ user_id: caller.userId, device_id: input.device_id, platform: input.platform, ...saved })
+  return yield* respondWith(DeviceRegistration, { user_id: caller.userId, device_id: input.device_id, platform: input.platform, ...saved })
 })
 
 const AckBody = Schema.Struct({
@@ -131,7 +132,7 @@ const AckBody = Schema.Struct({
  * content travels in the push), so there is nothing to load and the answer is the plain OK.
  */
 const ack = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(AckBody)
   const devices = yield* DeviceRepo
   const now = yield* Clock.currentTimeMillis
@@ -148,7 +149,7 @@ const ack = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.put("/api/v4/users/sessions/device", attachSessionDevice),
-  HttpRouter.post("/api/v4/users/me/device", registerDevice),
-  HttpRouter.post("/api/v4/notifications/ack", ack)
+  HttpRouter.put("/api/v4/users/sessions/device", authed(attachSessionDevice)),
+  HttpRouter.post("/api/v4/users/me/device", authed(registerDevice)),
+  HttpRouter.post("/api/v4/notifications/ack", authed(ack))
 )

@@ -1,17 +1,19 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { DraftBody } from "../../schemas/Drafts.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { isId } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { ownUserId } from "../access/UserParam.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
+import { Draft } from "../../schemas/wire/Draft.ts"
 import { invalidMessageLength } from "../posts/CreatePost.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
 import { draftPriority } from "../posts/PostPriority.ts"
-import { targetUserId } from "../users/UserParam.ts"
 import { DraftRepo } from "./DraftRepo.ts"
 
 /**
@@ -30,15 +32,10 @@ const toUser = (userId: string) =>
     return { user_id: userId, omit_connection_id: isId(connection) ? connection : "" }
   })
 
-const ownOnly = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  if (userId !== caller.userId) return yield* permissionDenied("the drafts of another user")
-  return caller
-})
+const ownOnly = Effect.zipRight(ownUserId("the drafts of another user"), CurrentCaller)
 
 const save = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(DraftBody)
   if (input.user_id !== undefined && input.user_id !== "" && input.user_id !== caller.userId) {
     return yield* permissionDenied("the drafts of another user")
@@ -57,15 +54,15 @@ const save = Effect.gen(function*() {
     priority: yield* draftPriority(input.priority),
     now
   })
-  yield* (yield* EventBus).publish(isNew ? "draft_created" : "draft_updated", { draft: JSON.stringify(draft) }, yield* toUser(caller.userId))
-  return created(draft)
+  yield* (yield* EventBus).publish(isNew ? DomainEvent.DraftCreated({ draft }) : DomainEvent.DraftUpdated({ draft }), yield* toUser(caller.userId))
+  return yield* respondWith(Draft, draft, 201)
 })
 
 const list = Effect.gen(function*() {
   const caller = yield* ownOnly
   const { team_id } = yield* Decode.params(TeamParams)
   yield* (yield* Access).team(caller, team_id)
-  return json(yield* (yield* DraftRepo).forTeam(caller.userId, team_id))
+  return yield* respondWithAll(Draft, yield* (yield* DraftRepo).forTeam(caller.userId, team_id))
 })
 
 const remove = Effect.gen(function*() {
@@ -73,14 +70,14 @@ const remove = Effect.gen(function*() {
   const { channel_id, thread_id } = yield* Decode.params(ChannelParams)
   const removed = yield* (yield* DraftRepo).remove(caller.userId, channel_id, thread_id ?? "")
   if (Option.isSome(removed)) {
-    yield* (yield* EventBus).publish("draft_deleted", { draft: JSON.stringify(removed.value) }, yield* toUser(caller.userId))
+    yield* (yield* EventBus).publish(DomainEvent.DraftDeleted({ draft: removed.value }), yield* toUser(caller.userId))
   }
   return ok()
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/drafts", save),
-  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/drafts", list),
-  HttpRouter.del("/api/v4/users/:user_id/channels/:channel_id/drafts", remove),
-  HttpRouter.del("/api/v4/users/:user_id/channels/:channel_id/drafts/:thread_id", remove)
+  HttpRouter.post("/api/v4/drafts", authed(save)),
+  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/drafts", authed(list)),
+  HttpRouter.del("/api/v4/users/:user_id/channels/:channel_id/drafts", authed(remove)),
+  HttpRouter.del("/api/v4/users/:user_id/channels/:channel_id/drafts/:thread_id", authed(remove))
 )

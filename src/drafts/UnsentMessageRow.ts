@@ -1,19 +1,22 @@
+import { Schema } from "effect"
+import { Int8Text, JsonObject, JsonObjectOf, StringList } from "../../layers/Rows.ts"
 import type { UnsentMessageJson } from "../../schemas/Drafts.ts"
 import type { PriorityJson } from "../../schemas/PostPriority.ts"
 
 /** The columns drafts and scheduled_posts share, as PostgreSQL returns them (bigints as strings). */
-export interface UnsentMessageRow {
-  readonly user_id: string
-  readonly channel_id: string
-  readonly root_id: string
-  readonly create_at: string
-  readonly update_at: string
-  readonly message: string
-  readonly props: Record<string, unknown>
-  readonly file_ids: ReadonlyArray<string>
+export const UnsentMessageRow = Schema.Struct({
+  user_id: Schema.String,
+  channel_id: Schema.String,
+  root_id: Schema.String,
+  create_at: Int8Text,
+  update_at: Int8Text,
+  message: Schema.String,
+  props: JsonObject,
+  file_ids: StringList,
   /** Migration 0132: null when the message has no priority. */
-  readonly priority: PriorityJson | null
-}
+  priority: Schema.NullOr(JsonObjectOf<PriorityJson>())
+})
+export type UnsentMessageRow = typeof UnsentMessageRow.Type
 
 export const unsentToJson = (r: UnsentMessageRow): UnsentMessageJson => ({
   create_at: Number(r.create_at),

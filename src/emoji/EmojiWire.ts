@@ -1,3 +1,5 @@
+import type { CustomEmoji } from "../../schemas/wire/Emoji.ts"
+
 /** An emoji row (bigint columns arrive as strings). */
 export interface EmojiRow {
   readonly id: string
@@ -8,18 +10,8 @@ export interface EmojiRow {
   readonly name: string
 }
 
-/** `CustomEmoji` of @mattermost/types. */
-export interface EmojiWire {
-  readonly id: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-  readonly creator_id: string
-  readonly name: string
-  readonly category: "custom"
-}
-
-export const toWire = (row: EmojiRow): EmojiWire => ({
+/** The `CustomEmoji` of @mattermost/types (schemas/wire/Emoji.ts). */
+export const toWire = (row: EmojiRow): CustomEmoji => ({
   id: row.id,
   create_at: Number(row.create_at),
   update_at: Number(row.update_at),

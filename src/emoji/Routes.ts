@@ -2,11 +2,14 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import { Clock, Effect, Option, Schema, Stream } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { FileStore } from "../../layers/FileStore.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { CustomEmoji } from "../../schemas/wire/Emoji.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { type ApiError, badRequest, forbidden, invalidParam, notFound, payloadTooLarge } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { sniffFormat } from "../files/Images.ts"
 import * as MultipartReader from "../files/MultipartReader.ts"
 import * as RequestBody from "../http/RequestBody.ts"
@@ -84,7 +87,7 @@ const readCreateRequest = Effect.gen(function*() {
 })
 
 const createEmoji = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   if (isGuest(caller)) return yield* forbidden("api.context.permissions.app_error", "Guests cannot create custom emoji.")
   const input = yield* readCreateRequest
   if (input.creator_id !== caller.userId) {
@@ -112,8 +115,8 @@ const createEmoji = Effect.gen(function*() {
   }
   const wire = toWire(row.value)
   const bus = yield* EventBus
-  yield* bus.publish("emoji_added", { emoji: JSON.stringify(wire) }, { broadcast_to_all: true })
-  return created(wire)
+  yield* bus.publish(DomainEvent.EmojiAdded({ emoji: wire }), { broadcast_to_all: true })
+  return yield* respondWith(CustomEmoji, wire, 201)
 })
 
 const ListQuery = Schema.Struct({
@@ -123,40 +126,35 @@ const ListQuery = Schema.Struct({
 })
 
 const listEmoji = Effect.gen(function*() {
-  yield* requireCaller
   const query = yield* Decode.query(ListQuery)
   const rows = yield* EmojiRepo.list(query.page * query.per_page, query.per_page, query.sort === "name")
-  return json(rows.map(toWire))
+  return yield* respondWithAll(CustomEmoji, rows.map(toWire))
 })
 
 const getEmoji = Effect.gen(function*() {
-  yield* requireCaller
   const { emoji_id } = yield* Decode.params(EmojiParams)
   const row = yield* EmojiRepo.findById(emoji_id)
-  return Option.isNone(row) ? yield* emojiNotFound() : json(toWire(row.value))
+  return Option.isNone(row) ? yield* emojiNotFound() : yield* respondWith(CustomEmoji, toWire(row.value))
 })
 
 const getEmojiByName = Effect.gen(function*() {
-  yield* requireCaller
   const { emoji_name } = yield* Decode.params(NameParams)
   const row = yield* EmojiRepo.findByName(emoji_name)
-  return Option.isNone(row) ? yield* emojiNotFound() : json(toWire(row.value))
+  return Option.isNone(row) ? yield* emojiNotFound() : yield* respondWith(CustomEmoji, toWire(row.value))
 })
 
 const getEmojiByNames = Effect.gen(function*() {
-  yield* requireCaller
   const names = yield* Decode.body(NamesBody)
   if (names.length > MAX_NAMES) {
     return yield* badRequest("api.emoji.get_multiple_by_name.too_many_names.app_error", `Unable to get more than ${MAX_NAMES} emojis by name.`)
   }
   const rows = yield* EmojiRepo.findByNames([...new Set(names)])
-  return json(rows.map(toWire))
+  return yield* respondWithAll(CustomEmoji, rows.map(toWire))
 })
 
 const CONTENT_TYPES = { png: "image/png", jpeg: "image/jpeg", gif: "image/gif" } as const
 
 const getEmojiImage = Effect.gen(function*() {
-  yield* requireCaller
   const { emoji_id } = yield* Decode.params(EmojiParams)
   if (Option.isNone(yield* EmojiRepo.findById(emoji_id))) return yield* emojiNotFound()
   const store = yield* FileStore
@@ -171,11 +169,10 @@ const getEmojiImage = Effect.gen(function*() {
 const AutocompleteQuery = Schema.Struct({ name: Schema.String })
 
 const autocompleteEmoji = Effect.gen(function*() {
-  yield* requireCaller
   const { name } = yield* Decode.query(AutocompleteQuery)
   if (name.trim() === "") return yield* invalidParam("name")
   const rows = yield* EmojiRepo.search(name.trim().toLowerCase(), true, AUTOCOMPLETE_LIMIT)
-  return json(rows.map(toWire))
+  return yield* respondWithAll(CustomEmoji, rows.map(toWire))
 })
 
 const SearchBody = Schema.Struct({
@@ -184,18 +181,17 @@ const SearchBody = Schema.Struct({
 })
 
 const searchEmoji = Effect.gen(function*() {
-  yield* requireCaller
   const body = yield* Decode.body(SearchBody)
   const term = body.term.trim().toLowerCase()
   if (term === "") return yield* invalidParam("term")
   const prefixOnly = body.prefix_only === true || body.prefix_only === "true"
   const rows = yield* EmojiRepo.search(term, prefixOnly, SEARCH_LIMIT)
-  return json(rows.map(toWire))
+  return yield* respondWithAll(CustomEmoji, rows.map(toWire))
 })
 
 /** Deleting an emoji also removes the reactions that use it; each removal is published after the commit. */
 const deleteEmoji = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { emoji_id } = yield* Decode.params(EmojiParams)
   const row = yield* EmojiRepo.findById(emoji_id)
   if (Option.isNone(row)) return yield* emojiNotFound()
@@ -209,8 +205,8 @@ const deleteEmoji = Effect.gen(function*() {
   yield* Effect.ignore(store.delete(imageKey(emoji_id)))
   const bus = yield* EventBus
   yield* Effect.forEach(removed.value, (r) =>
-    bus.publish("reaction_removed", {
-      reaction: JSON.stringify({
+    bus.publish(DomainEvent.ReactionRemoved({
+      reaction: {
         user_id: r.user_id,
         post_id: r.post_id,
         emoji_name: r.emoji_name,
@@ -219,19 +215,19 @@ const deleteEmoji = Effect.gen(function*() {
         delete_at: now,
         remote_id: "",
         channel_id: r.channel_id
-      })
-    }, { channel_id: r.channel_id }), { discard: true })
+      }
+    }), { channel_id: r.channel_id }), { discard: true })
   return ok()
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/emoji", createEmoji),
-  HttpRouter.get("/api/v4/emoji", listEmoji),
-  HttpRouter.get("/api/v4/emoji/autocomplete", autocompleteEmoji),
-  HttpRouter.post("/api/v4/emoji/names", getEmojiByNames),
-  HttpRouter.post("/api/v4/emoji/search", searchEmoji),
-  HttpRouter.get("/api/v4/emoji/name/:emoji_name", getEmojiByName),
-  HttpRouter.get("/api/v4/emoji/:emoji_id", getEmoji),
-  HttpRouter.get("/api/v4/emoji/:emoji_id/image", getEmojiImage),
-  HttpRouter.del("/api/v4/emoji/:emoji_id", deleteEmoji)
+  HttpRouter.post("/api/v4/emoji", authed(createEmoji)),
+  HttpRouter.get("/api/v4/emoji", authed(listEmoji)),
+  HttpRouter.get("/api/v4/emoji/autocomplete", authed(autocompleteEmoji)),
+  HttpRouter.post("/api/v4/emoji/names", authed(getEmojiByNames)),
+  HttpRouter.post("/api/v4/emoji/search", authed(searchEmoji)),
+  HttpRouter.get("/api/v4/emoji/name/:emoji_name", authed(getEmojiByName)),
+  HttpRouter.get("/api/v4/emoji/:emoji_id", authed(getEmoji)),
+  HttpRouter.get("/api/v4/emoji/:emoji_id/image", authed(getEmojiImage)),
+  HttpRouter.del("/api/v4/emoji/:emoji_id", authed(deleteEmoji))
 )

@@ -1,12 +1,15 @@
-import { Clock, Context, Effect, Layer, Option, PubSub as LocalPubSub, Schedule, Schema, type Scope, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, PubSub as LocalPubSub, Queue, Schedule, Schema, type Scope, Stream } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { PubSub } from "../../layers/PubSub.ts"
+import { type DomainEvent, type EventName, EventNames, toWire } from "../../schemas/Events.ts"
 
 /**
- * The cluster-wide event bus. Each event is the Mattermost WebSocket event without its seq: `event`, `data` (payload
- * fields exactly as mattermost-compat.md section 9 gives them, JSON strings where Mattermost sends strings) and
- * `broadcast` (who receives it). Features publish after their transaction commits; every node's hub subscribes.
- * The envelope is encoded once here, and decoded once on each other node.
+ * The cluster-wide event bus. Features publish typed domain events (schemas/Events.ts) after their transaction
+ * commits, with a `broadcast` (who receives it). The bus turns each into the Mattermost WebSocket event without its
+ * seq once (`event`, `data`: mattermost-compat.md section 9, JSON strings where Mattermost sends strings); every
+ * node's hub builds its frames from that. On this node, consumers also get the typed event itself (`domain`: push
+ * reads the post object, not its JSON); the cross-node envelope carries the wire form, encoded once here and decoded
+ * once with the Schema on each other node.
  */
 export const Broadcast = Schema.Struct({
   /** Only this user's sockets. */
@@ -35,6 +38,24 @@ export const Envelope = Schema.Struct({
   origin: Schema.optionalWith(Schema.String, { default: () => "" })
 })
 export type Envelope = typeof Envelope.Type
+
+/**
+ * An event this node published: the envelope and the typed event it was made from (undefined for an event outside
+ * the domain union, which only tests publish). Never serialized: other nodes get the envelope alone.
+ */
+export interface LocalEnvelope extends Envelope {
+  readonly domain: DomainEvent | undefined
+}
+
+/**
+ * Publishing. A domain event is typed by its tag (the compiler rejects a wrong payload); a name and raw data are
+ * accepted only for a name that is no domain event's (tests' probes and custom events; src/ never publishes one, as
+ * test/architecture/Events.test.ts checks).
+ */
+export interface Publish {
+  (event: DomainEvent, broadcast: BroadcastInput): Effect.Effect<void>
+  <const N extends string>(event: N extends EventName ? never : N, data: Record<string, unknown>, broadcast: BroadcastInput): Effect.Effect<void>
+}
 
 /**
  * The broadcast with Schema's defaults filled in, built directly: decoding each published envelope with the Schema
@@ -66,9 +87,10 @@ const FLUSH_EVERY = "200 millis"
 
 export interface EventBusService {
   /** Publishes after commit; a bus failure is logged and never fails the write that caused it. */
-  readonly publish: (event: string, data: Record<string, unknown>, broadcast: BroadcastInput) => Effect.Effect<void>
+  readonly publish: Publish
   /**
-   * Every event published from now on by the other nodes, as the bus brings them. With localEvents, everything the
+   * Every event published from now on by the other nodes, as the bus brings them (none with the in-memory bus: there
+   * are no other nodes). With localEvents, everything the
    * realtime hub delivers: this node's own come straight from memory, and their copies from the bus are skipped.
    */
   readonly remoteEvents: Stream.Stream<Envelope>
@@ -76,30 +98,70 @@ export interface EventBusService {
    * Events published by this node only: work that must happen once per write, on the node that handled it
    * (push notifications), subscribes here.
    */
-  readonly localEvents: Stream.Stream<Envelope>
+  readonly localEvents: Stream.Stream<LocalEnvelope>
   /**
    * The same events, subscribed at once rather than when the stream starts running: a background worker built at
    * start-up uses it so that nothing published before its fiber first runs is missed.
    */
-  readonly subscribeLocal: Effect.Effect<Stream.Stream<Envelope>, never, Scope.Scope>
+  readonly subscribeLocal: Effect.Effect<Stream.Stream<LocalEnvelope>, never, Scope.Scope>
+  /**
+   * The same events, handed to `listener` synchronously inside `publish`, in publishing order, from now until the
+   * scope closes. For subscribers whose work per event is a filter and an offer to their own queue (push, mails,
+   * outgoing webhooks): a Stream per subscriber cost about a tenth of a POST /posts in a profile (a fiber step and a
+   * channel executor per event and subscriber; issue 10). The listener must not block or throw; a throw is logged.
+   */
+  readonly onLocal: (listener: (event: LocalEnvelope) => void) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * The same events, handled one after another, in publishing order, by `handle`: for a subscriber whose work is
+   * mostly plain code (the realtime hub's delivery). `handle` is called synchronously inside `publish` while nothing
+   * is waiting (issue 10: no fiber woken per post), and does what it can there; the effect it returns, if any (work
+   * that waits, such as a lookup), runs on one fiber taking from a queue, and later events wait behind it in that
+   * queue, so the order holds. Like a listener, `handle` must not block or throw.
+   */
+  readonly runLocal: (handle: (event: LocalEnvelope) => Effect.Effect<void> | undefined) => Effect.Effect<void, never, Scope.Scope>
   /** Events waiting for the bus to come back (0 when it is up). */
   readonly outboxSize: Effect.Effect<number>
 }
 
 export class EventBus extends Context.Tag("service/EventBus")<EventBus, EventBusService>() {}
 
+/**
+ * This node's envelope of a typed event, its wire `data` built on first read (issue 10): the bus reads it only when
+ * another node will get the event, the hub only when a socket here does; push, mails and outgoing webhooks read the
+ * typed event. An own enumerable property (a getter, kept once read), so spreading or comparing the envelope sees
+ * `data` as before.
+ */
+const ownEnvelope = (domain: DomainEvent, broadcast: Broadcast, created_at: number, origin: string): LocalEnvelope => {
+  let data: Record<string, unknown> | undefined
+  return {
+    event: EventNames[domain._tag],
+    get data() {
+      return data ??= toWire(domain).data
+    },
+    broadcast,
+    created_at,
+    origin,
+    domain
+  }
+}
+
 export const make = Effect.gen(function*() {
   const pubsub = yield* PubSub
-  const local = yield* LocalPubSub.unbounded<Envelope>()
+  const local = yield* LocalPubSub.unbounded<LocalEnvelope>()
   // Local sockets get this node's events without a round trip through the bus (and its JSON both ways); the copies
   // the bus brings back are skipped. Events of one node still arrive in the order it published them.
   const origin = newId()
+  const ownSuffix = `,"origin":${JSON.stringify(origin)}}`
+  const listeners = new Set<(event: LocalEnvelope) => void>()
 
   // The outbox: events the other nodes have not been sent because the bus failed (Redis down). They go out in
   // order once it answers again, so an outage delays them instead of losing them; while it holds anything, new
   // events queue behind it to keep the order. In memory, per node: a node that dies with a full outbox takes it
   // along, which its sockets' clients see as that node's restart.
   const outbox: Array<string> = []
+  // In memory no other node exists: nothing is published to the bus, whose only reader would be this node's own
+  // subscriber skipping its own events (issue 10: a Stream step and an envelope's JSON per post, for nothing).
+  const shared = pubsub.reachesOtherNodes
   let overflowed = false
   let queuedSince = 0
   const enqueue = (message: string) =>
@@ -138,21 +200,78 @@ export const make = Effect.gen(function*() {
 
   const service: EventBusService = {
     outboxSize: Effect.sync(() => outbox.length),
-    publish: (event, data, broadcast) =>
-      Effect.gen(function*() {
-        const created_at = yield* Clock.currentTimeMillis
-        const envelope: Envelope = { event, data, broadcast: withDefaults(broadcast), created_at, origin }
-        yield* LocalPubSub.publish(local, envelope)
-        // The encoded envelope is the envelope itself (no field is transformed), so JSON.stringify is its encoding.
-        const message = JSON.stringify(envelope)
-        if (outbox.length > 0) return yield* enqueue(message)
-        yield* pubsub.publish(TOPIC, message).pipe(Effect.catchAll(() => enqueue(message)))
+    publish: ((first: DomainEvent | string, second: Record<string, unknown> | BroadcastInput, third?: BroadcastInput) => {
+      const domain = typeof first === "string" ? undefined : first
+      const broadcast = domain === undefined ? third ?? {} : second as BroadcastInput
+      // Plain code around three effects (the clock, this node's subscribers, the bus), not an Effect.gen: it runs for
+      // every post and every other event (issue 10).
+      return Effect.clockWith((clock) => {
+        const created_at = clock.unsafeCurrentTimeMillis()
+        const b = withDefaults(broadcast)
+        // The wire form is built at most once, from the typed event (plain code, no Schema: see schemas/Events.ts).
+        const envelope: LocalEnvelope = domain === undefined
+          ? { event: first as string, data: second, broadcast: b, created_at, origin, domain }
+          : ownEnvelope(domain, b, created_at, origin)
+        const event = envelope.event
+        let failures: Array<unknown> | undefined
+        for (const listener of listeners) {
+          try {
+            listener(envelope)
+          } catch (error) {
+            ;(failures ??= []).push(error)
+          }
+        }
+        // The encoded envelope is the envelope itself (no field is transformed), so JSON.stringify of its fields is
+        // its encoding: one JSON encode per publish, as before events were typed (the typed event stays here).
+        // The local PubSub is unbounded: offering never waits, so it is done here rather than as one more step.
+        local.unsafeOffer(envelope)
+        const published = !shared ? Effect.void : Effect.suspend(() => {
+          const message = JSON.stringify({ event, data: envelope.data, broadcast: b, created_at, origin })
+          return outbox.length > 0 ? enqueue(message) : Effect.catchAll(pubsub.publish(TOPIC, message), () => enqueue(message))
+        })
+        return failures === undefined ? published : Effect.zipRight(
+          Effect.forEach(failures, (error) => Effect.logError("local event listener failed", error).pipe(Effect.annotateLogs({ event })), { discard: true }),
+          published
+        )
       }).pipe(
-        Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event })))
-      ),
-    remoteEvents: pubsub.subscribe(TOPIC).pipe(Stream.filterMap((raw) => Option.filter(decode(raw), (e) => e.origin !== origin))),
+        Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event: domain?._tag ?? first })))
+      )
+    }) as Publish,
+    // None in memory (nothing is published there). This node's own messages come back too: they end with its
+    // origin, as both encodings above write it last, so they are skipped before the Schema decodes anything (issue
+    // 10: a decode of every post's envelope, only to drop it, was a visible part of a POST /posts).
+    remoteEvents: !shared ? Stream.never : pubsub.subscribe(TOPIC).pipe(
+      Stream.filterMap((raw) => raw.endsWith(ownSuffix) ? Option.none() : Option.filter(decode(raw), (e) => e.origin !== origin))
+    ),
     localEvents: Stream.fromPubSub(local),
-    subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue))
+    subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue)),
+    onLocal: (listener) =>
+      Effect.acquireRelease(Effect.sync(() => listeners.add(listener)), () => Effect.sync(() => listeners.delete(listener))).pipe(Effect.asVoid),
+    // Handled in the listener while nothing waits; else through its own queue and fiber (issue 10).
+    runLocal: (handle) =>
+      Effect.flatMap(Effect.acquireRelease(Queue.unbounded<Effect.Effect<void>>(), Queue.shutdown), (queue) => {
+        // Work queued or running on the fiber: while there is any, later events queue behind it.
+        let pending = 0
+        const listener = (event: LocalEnvelope) => {
+          const work = pending === 0 ? handle(event) : Effect.suspend(() => handle(event) ?? Effect.void)
+          if (work === undefined) return
+          pending++
+          queue.unsafeOffer(work)
+        }
+        return Effect.zipRight(
+          Effect.acquireRelease(Effect.sync(() => listeners.add(listener)), () => Effect.sync(() => listeners.delete(listener))),
+          Effect.forkScoped(Effect.forever(
+            // A batch per wake-up: under load one suspension serves many events.
+            Effect.flatMap(Queue.takeBetween(queue, 1, 64), (batch) =>
+              Effect.ensuring(
+                Effect.forEach(batch, (work) => work, { discard: true }),
+                Effect.sync(() => {
+                  pending -= batch.length
+                })
+              ))
+          ))
+        )
+      }).pipe(Effect.asVoid)
   }
   return service
 })

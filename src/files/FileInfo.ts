@@ -1,3 +1,5 @@
+import type { FileInfo } from "../../schemas/wire/FileInfo.ts"
+
 /** A file_infos row as PostgreSQL returns it (bigint columns arrive as strings, bytea as a Buffer). */
 export interface FileInfoRow {
   readonly id: string
@@ -20,25 +22,8 @@ export interface FileInfoRow {
   readonly mini_preview: Uint8Array | null
 }
 
-/** The `FileInfo` of @mattermost/types; mini_preview is base64, as Go encodes []byte, and absent when there is none. */
-export interface FileInfoWire {
-  readonly id: string
-  readonly user_id: string
-  readonly channel_id: string
-  readonly post_id: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-  readonly name: string
-  readonly extension: string
-  readonly size: number
-  readonly mime_type: string
-  readonly width: number
-  readonly height: number
-  readonly has_preview_image: boolean
-  readonly mini_preview?: string
-  readonly archived: boolean
-}
+/** The `FileInfo` of @mattermost/types (schemas/wire/FileInfo.ts). */
+export type FileInfoWire = FileInfo
 
 export const toWire = (row: FileInfoRow): FileInfoWire => ({
   id: row.id,

@@ -1,6 +1,11 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
+import { FileInfoRow as FileInfoRowSchema } from "./FileInfoRows.ts"
 import type { FileInfoRow } from "./FileInfo.ts"
+
+const Files = rows("FileInfoRepo files", FileInfoRowSchema)
+const FilesWithPost = rows("FileInfoRepo file with post", Schema.Struct({ ...FileInfoRowSchema.fields, post_delete_at: Int8 }))
 
 /**
  * SQL over file_infos. Posts attach uploads by setting file_infos.post_id (the posts feature writes it) and render
@@ -21,10 +26,10 @@ export const insertMany = (rows: ReadonlyArray<Omit<FileInfoRow, "delete_at">>) 
 export const findById = (id: string) =>
   Effect.flatMap(Db, (db) =>
     Effect.map(
-      db.read(db.sql<FileInfoWithPost>`
+      db.read(db.sql`
         SELECT f.*, COALESCE(p.delete_at, 0) AS post_delete_at
         FROM file_infos f LEFT JOIN posts p ON p.id = f.post_id
-        WHERE f.id = ${id}`),
+        WHERE f.id = ${id}`.pipe(FilesWithPost)),
       (rows) => Option.fromNullable(rows[0])
     ))
 
@@ -33,7 +38,7 @@ export const forPosts = (postIds: ReadonlyArray<string>) =>
   Effect.flatMap(Db, (db) =>
     postIds.length === 0
       ? Effect.succeed([] as ReadonlyArray<FileInfoRow>)
-      : db.read(db.sql<FileInfoRow>`
+      : db.read(db.sql`
           SELECT * FROM file_infos
           WHERE post_id IN ${db.sql.in(postIds)} AND post_id <> '' AND delete_at = 0
-          ORDER BY create_at, id`))
+          ORDER BY create_at, id`.pipe(Files)))

@@ -1,6 +1,10 @@
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { randomToken } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
+
+const Sections = rows("FileSettings section", Schema.Struct({ value: Schema.Unknown }))
+const Salts = rows("FileSettings salt", Schema.Struct({ salt: Schema.String }))
 
 /**
  * Mattermost's FileSettings that this server honours, from the `files` section of server_config (editable while
@@ -41,7 +45,7 @@ export const make = Effect.gen(function*() {
   const sql = db.sql
   const envMaxFileSize = yield* maxFileSizeFromEnv
   const section = Effect.map(
-    db.read(sql<{ value: unknown }>`SELECT value FROM server_config WHERE section = 'files'`),
+    db.read(sql`SELECT value FROM server_config WHERE section = 'files'`.pipe(Sections)),
     (rows) => Option.getOrElse(Option.flatMap(Option.fromNullable(rows[0]?.value), decodeSection), () => ({}) as typeof Section.Type)
   )
   const service: FileSettingsService = {
@@ -53,13 +57,13 @@ export const make = Effect.gen(function*() {
       const existing = (yield* section).public_link_salt
       if (existing !== undefined && existing !== "") return existing
       // Concurrent first uses agree on one salt: only the first writer's value is kept.
-      const rows = yield* db.execute(sql<{ salt: string }>`
+      const rows = yield* db.execute(sql`
         INSERT INTO server_config (section, value, update_at)
         VALUES ('files', jsonb_build_object('public_link_salt', ${randomToken(24)}::text), 0)
         ON CONFLICT (section) DO UPDATE
           SET value = server_config.value || jsonb_build_object('public_link_salt',
                 COALESCE(NULLIF(server_config.value->>'public_link_salt', ''), EXCLUDED.value->>'public_link_salt'))
-        RETURNING value->>'public_link_salt' AS salt`)
+        RETURNING value->>'public_link_salt' AS salt`.pipe(Salts))
       return rows[0].salt
     })
   }

@@ -1,13 +1,15 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
+import { FileInfo, FilePublicLink, FileUploadResponse } from "../../schemas/wire/FileInfo.ts"
 import { createHash } from "node:crypto"
 import { safeEqual } from "../../layers/Crypto.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { AppConfig } from "../Config.ts"
 import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
 import { toWire } from "./FileInfo.ts"
 import * as FileInfoRepo from "./FileInfoRepo.ts"
 import { FileSettings } from "./FileSettings.ts"
@@ -45,14 +47,14 @@ const downloadRequested = Effect.map(
 )
 
 const uploadFiles = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const settings = yield* Effect.flatMap(FileSettings, (s) => s.current)
   const { rows, clientIds } = yield* upload(caller, settings.maxFileSize)
-  return created({ file_infos: rows.map(toWire), client_ids: clientIds })
+  return yield* respondWith(FileUploadResponse, { file_infos: rows.map(toWire), client_ids: clientIds }, 201)
 })
 
 const getFile = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { file_id } = yield* Decode.params(FileParams)
   const file = yield* readableFile(caller, file_id)
   return yield* serveBlob({
@@ -66,7 +68,7 @@ const getFile = Effect.gen(function*() {
 
 const rendition = (kind: "thumbnail" | "preview") =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { file_id } = yield* Decode.params(FileParams)
     const file = yield* readableFile(caller, file_id)
     const key = kind === "thumbnail" ? file.thumbnail_path : file.preview_path
@@ -85,9 +87,9 @@ const rendition = (kind: "thumbnail" | "preview") =>
   })
 
 const getFileInfo = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { file_id } = yield* Decode.params(FileParams)
-  return json(toWire(yield* readableFile(caller, file_id)))
+  return yield* respondWith(FileInfo, toWire(yield* readableFile(caller, file_id)))
 })
 
 /** Mattermost's GeneratePublicLinkHash: base64url(sha256(salt ‖ file id)), unpadded. */
@@ -97,7 +99,7 @@ const publicLinkHash = (fileId: string, salt: string) =>
 const publicLinksDisabled = () => forbidden("api.file.get_public_link.disabled.app_error", "Public links have been disabled.")
 
 const getFileLink = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { file_id } = yield* Decode.params(FileParams)
   const settings = yield* FileSettings
   if (!(yield* settings.current).enablePublicLink) return yield* publicLinksDisabled()
@@ -107,7 +109,7 @@ const getFileLink = Effect.gen(function*() {
   }
   const config = yield* AppConfig
   const hash = publicLinkHash(file.id, yield* settings.publicLinkSalt)
-  return json({ link: `${config.siteUrl}/files/${file.id}/public?h=${hash}` })
+  return yield* respondWith(FilePublicLink, { link: `${config.siteUrl}/files/${file.id}/public?h=${hash}` })
 })
 
 /** The target of public links: anonymous, authorised by the hash alone. */
@@ -131,21 +133,21 @@ const getPublicFile = Effect.gen(function*() {
 })
 
 const getPostFileInfos = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const access = yield* Access
   yield* access.post(caller, post_id, "read")
   const rows = yield* FileInfoRepo.forPosts([post_id])
-  return json(rows.map(toWire))
+  return yield* respondWithAll(FileInfo, rows.map(toWire))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/files", uploadFiles),
-  HttpRouter.get("/api/v4/files/:file_id", getFile),
-  HttpRouter.get("/api/v4/files/:file_id/thumbnail", rendition("thumbnail")),
-  HttpRouter.get("/api/v4/files/:file_id/preview", rendition("preview")),
-  HttpRouter.get("/api/v4/files/:file_id/info", getFileInfo),
-  HttpRouter.get("/api/v4/files/:file_id/link", getFileLink),
-  HttpRouter.get("/api/v4/posts/:post_id/files/info", getPostFileInfos),
-  HttpRouter.get("/files/:file_id/public", getPublicFile)
+  HttpRouter.post("/api/v4/files", authed(uploadFiles)),
+  HttpRouter.get("/api/v4/files/:file_id", authed(getFile)),
+  HttpRouter.get("/api/v4/files/:file_id/thumbnail", authed(rendition("thumbnail"))),
+  HttpRouter.get("/api/v4/files/:file_id/preview", authed(rendition("preview"))),
+  HttpRouter.get("/api/v4/files/:file_id/info", authed(getFileInfo)),
+  HttpRouter.get("/api/v4/files/:file_id/link", authed(getFileLink)),
+  HttpRouter.get("/api/v4/posts/:post_id/files/info", authed(getPostFileInfos)),
+  HttpRouter.get("/files/:file_id/public", publicRoute(getPublicFile))
 )

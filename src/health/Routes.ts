@@ -4,12 +4,14 @@ import { Cache } from "../../layers/Cache.ts"
 import { Db } from "../../layers/Db.ts"
 import { renderPrometheus } from "../../layers/Metrics.ts"
 import { breakerStates } from "../../layers/Resilience.ts"
-import { json } from "../http/Respond.ts"
+import { HealthLive, HealthReady, HealthStats, HealthUnavailable } from "../../schemas/native/Health.ts"
+import { publicRoute } from "../auth/Guards.ts"
 import { SERVICE_VERSION } from "../system/Version.ts"
 import { LiveStats } from "./LiveStats.ts"
+import { respondWith } from "../http/Respond.ts"
 
 /** Uptime is the process's own, whatever clock the service runs on. */
-const live = Effect.sync(() => json({ status: "ok", version: SERVICE_VERSION, uptime_seconds: Math.floor(process.uptime()) }))
+const live = Effect.suspend(() => respondWith(HealthLive, { status: "ok" as const, version: SERVICE_VERSION, uptime_seconds: Math.floor(process.uptime()) }))
 
 const check = <E>(probe: Effect.Effect<void, E>) =>
   probe.pipe(
@@ -24,9 +26,9 @@ const ready = Effect.gen(function*() {
   const [database, cacheStatus] = yield* Effect.all([check(db.ping), check(cache.ping)], { concurrency: 2 })
   const checks = { database, cache: cacheStatus }
   const failed = Object.entries(checks).filter(([, v]) => v !== "ok").map(([k]) => k)
-  return failed.length === 0
-    ? json({ status: "ready", checks })
-    : json({ status: "unavailable", failed_checks: failed, checks }, 503)
+  return yield* failed.length === 0
+    ? respondWith(HealthReady, { status: "ready" as const, checks })
+    : respondWith(HealthUnavailable, { status: "unavailable" as const, failed_checks: failed, checks }, 503)
 })
 
 const metrics = Effect.gen(function*() {
@@ -39,7 +41,7 @@ const metrics = Effect.gen(function*() {
 const stats = Effect.gen(function*() {
   const db = yield* Db
   const live = yield* LiveStats
-  return json({
+  return yield* respondWith(HealthStats, {
     websocket_connections: yield* live.websocketConnections,
     active_users: yield* live.activeUsers,
     db_pool_saturation: yield* db.saturation,
@@ -48,8 +50,8 @@ const stats = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v1/health/live", live),
-  HttpRouter.get("/api/v1/health/ready", ready),
-  HttpRouter.get("/api/v1/health/metrics", metrics),
-  HttpRouter.get("/api/v1/health/stats", stats)
+  HttpRouter.get("/api/v1/health/live", publicRoute(live)),
+  HttpRouter.get("/api/v1/health/ready", publicRoute(ready)),
+  HttpRouter.get("/api/v1/health/metrics", publicRoute(metrics)),
+  HttpRouter.get("/api/v1/health/stats", publicRoute(stats))
 )

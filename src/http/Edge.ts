@@ -11,10 +11,13 @@ import { logFailure, render, toApiError } from "./ErrorResponse.ts"
  * What every request passes through: a request id, CORS, error rendering, X-Version-Id on /api/v4, metrics and
  * one structured log line. No Cache-Control is added: clients read X-Version-Id only from responses without it.
  */
+/** No CORS headers: one shared (frozen) object, which callers spread or compare with, rather than one per request. */
+export const NO_CORS: Record<string, string> = Object.freeze({})
+
 export const corsHeaders = (config: ResolvedConfig, origin: string | undefined): Record<string, string> => {
-  if (origin === undefined) return {}
+  if (origin === undefined) return NO_CORS
   const allowed = config.corsAllowedOrigins.includes(origin) || (!config.isProduction && config.corsAllowedOrigins.includes("*"))
-  if (!allowed) return {}
+  if (!allowed) return NO_CORS
   return {
     "access-control-allow-origin": origin,
     "access-control-allow-credentials": "true",

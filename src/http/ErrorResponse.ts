@@ -25,7 +25,9 @@ const nativeCodes: Record<number, string> = {
   429: "RATE_LIMIT_EXCEEDED",
   500: "INTERNAL_ERROR",
   501: "NOT_IMPLEMENTED",
-  503: "SERVICE_UNAVAILABLE"
+  502: "BAD_GATEWAY",
+  503: "SERVICE_UNAVAILABLE",
+  504: "GATEWAY_TIMEOUT"
 }
 
 export const isNativePath = (path: string) => path === "/api/v1" || path.startsWith("/api/v1/")
@@ -46,7 +48,10 @@ export const domainStatus: Record<DomainError["_tag"], number> = {
   NotFound: 404,
   Conflict: 409,
   TooLarge: 413,
-  Unavailable: 503
+  Unavailable: 503,
+  Disabled: 501,
+  IntegrationFailed: 502,
+  IntegrationTimeout: 504
 }
 
 export const toApiError = (error: unknown): ApiError => {

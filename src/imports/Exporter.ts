@@ -10,6 +10,7 @@ import { FileStore } from "../../layers/FileStore.ts"
 import { PREFERENCE_FIELDS } from "../../schemas/BulkImport.ts"
 import { imageKey } from "../emoji/EmojiWire.ts"
 import { profileImageKey } from "../users/Avatar.ts"
+import * as Rows from "./ExportRows.ts"
 
 /**
  * Writes the server's content in Mattermost's bulk import format (the format Importer.ts reads), so that a team can
@@ -37,8 +38,6 @@ interface Names {
   readonly teams: Map<string, string>
   readonly channels: Map<string, { team: string; name: string }>
 }
-
-const num = (v: string | number | null | undefined) => Number(v ?? 0)
 
 /**
  * Where a file goes in the zip: its store key's folder and its own name (as Mattermost's paths end in the file name,
@@ -73,48 +72,35 @@ const pages = <A extends { readonly id: string }>(query: (after: string) => Effe
     }
   })
 
-interface PostRowLite {
-  readonly id: string
-  readonly channel_id: string
-  readonly user_id: string
-  readonly root_id: string
-  readonly create_at: string
-  readonly edit_at: string
-  readonly message: string
-  readonly type: string
-  readonly props: Record<string, unknown>
-  readonly is_pinned: boolean
-}
-
 const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, direct: boolean, write: (type: string, body: unknown) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const user = (id: string) => names.users.get(id) ?? id
     const memberNames = new Map<string, ReadonlyArray<string>>()
     let cursor = { channel: "", at: -1, id: "" }
     while (true) {
-      const roots = yield* sql<PostRowLite>`
+      const roots = yield* sql`
         SELECT p.id, p.channel_id, p.user_id, p.root_id, p.create_at, p.edit_at, p.message, p.type, p.props, p.is_pinned
         FROM posts p JOIN channels c ON c.id = p.channel_id
         WHERE p.root_id = '' AND p.delete_at = 0 AND c.type IN ${sql.in(direct ? ["D", "G"] : ["O", "P"])}
           AND (p.channel_id, p.create_at, p.id) > (${cursor.channel}, ${cursor.at}, ${cursor.id})
         ORDER BY p.channel_id, p.create_at, p.id
-        LIMIT ${PAGE}`
+        LIMIT ${PAGE}`.pipe(Rows.Posts)
       if (roots.length === 0) return
       const rootIds = roots.map((r) => r.id)
-      const replies = yield* sql<PostRowLite>`
+      const replies = yield* sql`
         SELECT id, channel_id, user_id, root_id, create_at, edit_at, message, type, props, is_pinned
-        FROM posts WHERE root_id IN ${sql.in(rootIds)} AND delete_at = 0 ORDER BY create_at, id`
+        FROM posts WHERE root_id IN ${sql.in(rootIds)} AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.Posts)
       const ids = [...rootIds, ...replies.map((r) => r.id)]
-      const reactions = yield* sql<{ post_id: string; user_id: string; emoji_name: string; create_at: string }>`
-        SELECT post_id, user_id, emoji_name, create_at FROM reactions WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at`
-      const flags = yield* sql<{ name: string; user_id: string }>`
-        SELECT name, user_id FROM preferences WHERE category = 'flagged_post' AND name IN ${sql.in(ids)}`
+      const reactions = yield* sql`
+        SELECT post_id, user_id, emoji_name, create_at FROM reactions WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at`.pipe(Rows.Reactions)
+      const flags = yield* sql`
+        SELECT name, user_id FROM preferences WHERE category = 'flagged_post' AND name IN ${sql.in(ids)}`.pipe(Rows.Flags)
       const files = withFiles
-        ? yield* sql<{ post_id: string; path: string; name: string }>`
-            SELECT post_id, path, name FROM file_infos WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at, id`
+        ? yield* sql`
+            SELECT post_id, path, name FROM file_infos WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.PostFiles)
         : []
-      const followers = yield* sql<{ post_id: string; user_id: string; last_viewed: string; unread_mentions: string }>`
-        SELECT post_id, user_id, last_viewed, unread_mentions FROM thread_memberships WHERE post_id IN ${sql.in(rootIds)} AND following`
+      const followers = yield* sql`
+        SELECT post_id, user_id, last_viewed, unread_mentions FROM thread_memberships WHERE post_id IN ${sql.in(rootIds)} AND following`.pipe(Rows.Followers)
       const group = <R, K extends keyof R>(rows: ReadonlyArray<R>, key: K) => {
         const map = new Map<R[K], Array<R>>()
         for (const r of rows) map.set(r[key], [...(map.get(r[key]) ?? []), r])
@@ -125,28 +111,28 @@ const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, d
       const filesOf = group(files, "post_id")
       const repliesOf = group(replies, "root_id")
       const followersOf = group(followers, "post_id")
-      const content = (p: PostRowLite) => ({
+      const content = (p: Rows.PostRow) => ({
         user: user(p.user_id),
         type: p.type === "" ? undefined : p.type,
         message: p.message,
-        props: Object.keys(p.props ?? {}).length === 0 ? undefined : p.props,
-        create_at: num(p.create_at),
-        edit_at: num(p.edit_at) === 0 ? undefined : num(p.edit_at),
+        props: Object.keys(p.props).length === 0 ? undefined : p.props,
+        create_at: p.create_at,
+        edit_at: p.edit_at === 0 ? undefined : p.edit_at,
         is_pinned: p.is_pinned || undefined,
         flagged_by: flagsOf.get(p.id)?.map((f) => user(f.user_id)),
-        reactions: reactionsOf.get(p.id)?.map((r) => ({ user: user(r.user_id), emoji_name: r.emoji_name, create_at: num(r.create_at) })),
+        reactions: reactionsOf.get(p.id)?.map((r) => ({ user: user(r.user_id), emoji_name: r.emoji_name, create_at: r.create_at })),
         attachments: filesOf.get(p.id)?.map((f) => ({ path: zipPath(f) }))
       })
       for (const root of roots) {
         const body = {
           ...content(root),
           replies: repliesOf.get(root.id)?.map(content),
-          thread_followers: followersOf.get(root.id)?.map((f) => ({ user: user(f.user_id), last_viewed: num(f.last_viewed), unread_mentions: num(f.unread_mentions) }))
+          thread_followers: followersOf.get(root.id)?.map((f) => ({ user: user(f.user_id), last_viewed: f.last_viewed, unread_mentions: f.unread_mentions }))
         }
         if (direct) {
           let members = memberNames.get(root.channel_id)
           if (members === undefined) {
-            const rows = yield* sql<{ user_id: string }>`SELECT user_id FROM channel_members WHERE channel_id = ${root.channel_id} ORDER BY user_id`
+            const rows = yield* sql`SELECT user_id FROM channel_members WHERE channel_id = ${root.channel_id} ORDER BY user_id`.pipe(Rows.UserIds)
             members = rows.map((r) => user(r.user_id))
             memberNames.clear()
             memberNames.set(root.channel_id, members)
@@ -158,21 +144,21 @@ const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, d
         }
       }
       const last = roots[roots.length - 1]
-      cursor = { channel: last.channel_id, at: num(last.create_at), id: last.id }
+      cursor = { channel: last.channel_id, at: last.create_at, id: last.id }
       if (roots.length < PAGE) return
     }
   })
 
-const readState = (m: Record<string, unknown>) => ({
-  msg_count: num(m.msg_count as string),
-  msg_count_root: num(m.msg_count_root as string),
-  mention_count: num(m.mention_count as string),
-  mention_count_root: num(m.mention_count_root as string),
-  urgend_mention_count: num(m.urgent_mention_count as string),
-  last_viewed_at: num(m.last_viewed_at as string)
+const readState = (m: Rows.ChannelMemberRow) => ({
+  msg_count: m.msg_count,
+  msg_count_root: m.msg_count_root,
+  mention_count: m.mention_count,
+  mention_count_root: m.mention_count_root,
+  urgend_mention_count: m.urgent_mention_count,
+  last_viewed_at: m.last_viewed_at
 })
 
-const channelNotify = (p: Record<string, string>) => ({
+const channelNotify = (p: Readonly<Record<string, string>>) => ({
   desktop: p.desktop,
   mobile: p.push,
   mark_unread: p.mark_unread,
@@ -197,41 +183,41 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
     yield* write("version", 1)
 
     const names: Names = { users: new Map(), teams: new Map(), channels: new Map() }
-    yield* pages((after) => sql<{ id: string; username: string }>`SELECT id, username FROM users WHERE id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+    yield* pages((after) => sql`SELECT id, username FROM users WHERE id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.UserNames), (rows) =>
       Effect.sync(() => rows.forEach((r) => names.users.set(r.id, r.username))))
 
-    yield* pages((after) => sql<Record<string, any> & { id: string }>`SELECT * FROM teams WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+    yield* pages((after) => sql`SELECT * FROM teams WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Teams), (rows) =>
       Effect.forEach(rows, (t) => {
         names.teams.set(t.id, t.name)
         return write("team", { name: t.name, display_name: t.display_name, type: t.type, description: t.description, allow_open_invite: t.allow_open_invite })
       }, { discard: true }))
 
-    yield* pages((after) => sql<Record<string, any> & { id: string }>`
+    yield* pages((after) => sql`
       SELECT * FROM channels WHERE type IN ('O', 'P') AND team_id IN (SELECT id FROM teams WHERE delete_at = 0) AND id > ${after}
-      ORDER BY id LIMIT ${PAGE}`, (rows) =>
+      ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Channels), (rows) =>
       Effect.forEach(rows, (c) => {
         const team = names.teams.get(c.team_id)!
         names.channels.set(c.id, { team, name: c.name })
         return write("channel", {
           team, name: c.name, display_name: c.display_name, type: c.type, header: c.header, purpose: c.purpose,
-          deleted_at: num(c.delete_at) === 0 ? undefined : num(c.delete_at)
+          deleted_at: c.delete_at === 0 ? undefined : c.delete_at
         })
       }, { discard: true }))
 
-    yield* pages((after) => sql<Record<string, any> & { id: string }>`SELECT * FROM users WHERE id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+    yield* pages((after) => sql`SELECT * FROM users WHERE id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Users), (rows) =>
       Effect.gen(function*() {
         const ids = rows.map((u) => u.id)
-        const teamMembers = yield* sql<Record<string, any>>`
-          SELECT * FROM team_members WHERE user_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY team_id`
-        const channelMembers = yield* sql<Record<string, any>>`
+        const teamMembers = yield* sql`
+          SELECT * FROM team_members WHERE user_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY team_id`.pipe(Rows.TeamMembers)
+        const channelMembers = yield* sql`
           SELECT cm.*, c.team_id FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-          WHERE cm.user_id IN ${sql.in(ids)} AND c.type IN ('O', 'P') ORDER BY c.name`
-        const prefs = yield* sql<{ user_id: string; category: string; name: string; value: string }>`
+          WHERE cm.user_id IN ${sql.in(ids)} AND c.type IN ('O', 'P') ORDER BY c.name`.pipe(Rows.TeamChannelMembers)
+        const prefs = yield* sql`
           SELECT user_id, category, name, value FROM preferences
           WHERE user_id IN ${sql.in(ids)} AND category IN ('theme', 'display_settings', 'notifications', 'advanced_settings',
-                'sidebar_settings', 'tutorial_step', 'favorite_channel')`
-        const bots = yield* sql<{ user_id: string; description: string; owner_id: string }>`
-          SELECT user_id, description, owner_id FROM bots WHERE user_id IN ${sql.in(ids)}`
+                'sidebar_settings', 'tutorial_step', 'favorite_channel')`.pipe(Rows.Preferences)
+        const bots = yield* sql`
+          SELECT user_id, description, owner_id FROM bots WHERE user_id IN ${sql.in(ids)}`.pipe(Rows.Bots)
         for (const u of rows) {
           if (bots.some((b) => b.user_id === u.id)) continue
           const mine = prefs.filter((p) => p.user_id === u.id)
@@ -241,9 +227,9 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
             const value = pref(category, name)
             if (value !== undefined) fields[field] = value
           }
-          const n = u.notify_props as Record<string, string>
+          const n = u.notify_props
           yield* write("user", {
-            profile_image: withFiles && num(u.last_picture_update) > 0 ? `data/profiles/${u.id}.png` : undefined,
+            profile_image: withFiles && u.last_picture_update > 0 ? `data/profiles/${u.id}.png` : undefined,
             username: u.username,
             email: u.email,
             auth_service: u.auth_service === "" ? undefined : u.auth_service,
@@ -255,7 +241,7 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
             position: u.position,
             roles: u.roles,
             locale: u.locale,
-            delete_at: num(u.delete_at) === 0 ? undefined : num(u.delete_at),
+            delete_at: u.delete_at === 0 ? undefined : u.delete_at,
             ...fields,
             tutorial_step: pref("tutorial_step", u.id),
             notify_props: {
@@ -279,35 +265,35 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
       }))
 
     // Bots after every user, so that an owner is always defined before its bot.
-    yield* pages((after) => sql<{ id: string; username: string; first_name: string; delete_at: string; description: string; owner_id: string }>`
+    yield* pages((after) => sql`
       SELECT u.id, u.username, u.first_name, u.delete_at, b.description, b.owner_id
-      FROM bots b JOIN users u ON u.id = b.user_id WHERE u.id > ${after} ORDER BY u.id LIMIT ${PAGE}`, (rows) =>
+      FROM bots b JOIN users u ON u.id = b.user_id WHERE u.id > ${after} ORDER BY u.id LIMIT ${PAGE}`.pipe(Rows.BotUsers), (rows) =>
       Effect.forEach(rows, (b) =>
         write("bot", {
           username: b.username,
           owner: names.users.get(b.owner_id) ?? b.owner_id,
           display_name: b.first_name,
           description: b.description,
-          delete_at: num(b.delete_at) === 0 ? undefined : num(b.delete_at)
+          delete_at: b.delete_at === 0 ? undefined : b.delete_at
         }), { discard: true }))
 
     if (withFiles) {
-      yield* pages((after) => sql<{ id: string; name: string }>`SELECT id, name FROM emoji WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+      yield* pages((after) => sql`SELECT id, name FROM emoji WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Emoji), (rows) =>
         Effect.forEach(rows, (e) => write("emoji", { name: e.name, image: `data/${imageKey(e.id)}` }), { discard: true }))
     }
 
     yield* postLines(sql, names, withFiles, false, write)
 
-    yield* pages((after) => sql<Record<string, any> & { id: string }>`
-      SELECT * FROM channels WHERE type IN ('D', 'G') AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+    yield* pages((after) => sql`
+      SELECT * FROM channels WHERE type IN ('D', 'G') AND id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Channels), (rows) =>
       Effect.gen(function*() {
-        const members = yield* sql<Record<string, any>>`
-          SELECT * FROM channel_members WHERE channel_id IN ${sql.in(rows.map((c) => c.id))} ORDER BY user_id`
+        const members = yield* sql`
+          SELECT * FROM channel_members WHERE channel_id IN ${sql.in(rows.map((c) => c.id))} ORDER BY user_id`.pipe(Rows.ChannelMembers)
         for (const c of rows) {
           const mine = members.filter((m) => m.channel_id === c.id)
           if (mine.length === 0) continue
-          const favorites = yield* sql<{ user_id: string }>`
-            SELECT user_id FROM preferences WHERE category = 'favorite_channel' AND name = ${c.id} AND value = 'true'`
+          const favorites = yield* sql`
+            SELECT user_id FROM preferences WHERE category = 'favorite_channel' AND name = ${c.id} AND value = 'true'`.pipe(Rows.UserIds)
           yield* write("direct_channel", {
             participants: mine.map((m) => ({ username: names.users.get(m.user_id) ?? m.user_id, notify_props: channelNotify(m.notify_props), ...readState(m) })),
             favorited_by: favorites.length === 0 ? undefined : favorites.map((f) => names.users.get(f.user_id) ?? f.user_id),
@@ -334,14 +320,14 @@ const addFiles = (zip: yazl.ZipFile) =>
       files += 1
       zip.addReadStreamLazy(name, (cb) => cb(null, Readable.from(Stream.toAsyncIterable(store.stream(key)))))
     }
-    yield* pages((after) => sql<{ id: string; path: string; name: string }>`
+    yield* pages((after) => sql`
       SELECT f.id, f.path, f.name FROM file_infos f JOIN posts p ON p.id = f.post_id
-      WHERE f.delete_at = 0 AND f.post_id <> '' AND p.delete_at = 0 AND f.id > ${after} ORDER BY f.id LIMIT ${PAGE}`, (rows) =>
+      WHERE f.delete_at = 0 AND f.post_id <> '' AND p.delete_at = 0 AND f.id > ${after} ORDER BY f.id LIMIT ${PAGE}`.pipe(Rows.Files), (rows) =>
       Effect.sync(() => rows.forEach((f) => add(zipPath(f), f.path))))
-    yield* pages((after) => sql<{ id: string }>`
-      SELECT id FROM users WHERE last_picture_update > 0 AND NOT is_bot AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+    yield* pages((after) => sql`
+      SELECT id FROM users WHERE last_picture_update > 0 AND NOT is_bot AND id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Ids), (rows) =>
       Effect.sync(() => rows.forEach((u) => add(`data/profiles/${u.id}.png`, profileImageKey(u.id)))))
-    yield* pages((after) => sql<{ id: string }>`SELECT id FROM emoji WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`, (rows) =>
+    yield* pages((after) => sql`SELECT id FROM emoji WHERE delete_at = 0 AND id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Ids), (rows) =>
       Effect.sync(() => rows.forEach((e) => add(`data/${imageKey(e.id)}`, imageKey(e.id)))))
     return files
   })

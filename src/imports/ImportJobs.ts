@@ -1,7 +1,8 @@
-import { Cause, Clock, Effect } from "effect"
+import { Cause, Clock, Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { Int8Text, JsonArrayOf, JsonObjectOf, rows } from "../../layers/Rows.ts"
 import type { ImportJob } from "../../schemas/BulkImport.ts"
 import { importFile } from "./Importer.ts"
 
@@ -11,9 +12,21 @@ import { importFile } from "./Importer.ts"
  * in a daemon fiber of the node that took the request, so the request returns at once with the job's id.
  */
 /** The row: the job's wire type, with bigint columns as PostgreSQL returns them. */
-type JobRow = Omit<ImportJob, "create_at" | "update_at" | "lines_total" | "lines_done"> & {
-  readonly [K in "create_at" | "update_at" | "lines_total" | "lines_done"]: string
-}
+const JobRow = Schema.Struct({
+  id: Schema.String,
+  status: Schema.Literal("pending", "validating", "importing", "succeeded", "failed"),
+  dry_run: Schema.Boolean,
+  create_at: Int8Text,
+  update_at: Int8Text,
+  lines_total: Int8Text,
+  lines_done: Int8Text,
+  created: JsonObjectOf<ImportJob["created"]>(),
+  existing: JsonObjectOf<ImportJob["existing"]>(),
+  problems: JsonArrayOf<ImportJob["problems"]>(),
+  error: Schema.String
+})
+type JobRow = typeof JobRow.Type
+const Jobs = rows("ImportJobs job", JobRow)
 
 /** At most this many problems are kept on the job; the dry run on the command line lists them all. */
 const MAX_PROBLEMS = 1000
@@ -34,7 +47,7 @@ const toJob = (r: JobRow): ImportJob => ({
 
 export const find = (id: string) =>
   Effect.flatMap(Db, (db) =>
-    Effect.map(db.read(db.sql<JobRow>`SELECT * FROM import_jobs WHERE id = ${id}`), (rows) => (rows[0] === undefined ? undefined : toJob(rows[0]))))
+    Effect.map(db.read(db.sql`SELECT * FROM import_jobs WHERE id = ${id}`.pipe(Jobs)), (rows) => (rows[0] === undefined ? undefined : toJob(rows[0]))))
 
 const update = (id: string, fields: Record<string, unknown>) =>
   Effect.gen(function*() {
@@ -52,6 +65,8 @@ export const start = (input: { readonly creatorId: string; readonly path: string
     yield* db.execute(db.sql`
       INSERT INTO import_jobs (id, creator_id, path, uploaded, dry_run, status, create_at, update_at)
       VALUES (${id}, ${input.creatorId}, ${input.path}, ${input.uploaded}, ${input.dryRun}, 'pending', ${now}, ${now})`)
+    // The upload is removed before the job's end is recorded: a job seen as ended has left nothing behind.
+    const removeUpload = input.uploaded ? Effect.promise(() => fs.rm(input.path, { force: true })) : Effect.void
     const run = importFile(input.path, {
       dryRun: input.dryRun,
       onProgress: (p) =>
@@ -61,6 +76,7 @@ export const start = (input: { readonly creatorId: string; readonly path: string
           lines_total: p.linesTotal
         }), Db, db)
     }).pipe(
+      Effect.ensuring(removeUpload),
       Effect.flatMap((result) =>
         update(id, {
           status: result.validation.problems.length > 0 ? "failed" : "succeeded",
@@ -74,7 +90,6 @@ export const start = (input: { readonly creatorId: string; readonly path: string
       Effect.catchAllCause((cause) =>
         Effect.flatMap(Effect.logWarning("import job failed", cause), () =>
           update(id, { status: "failed", error: describe(cause) }))),
-      Effect.ensuring(input.uploaded ? Effect.promise(() => fs.rm(input.path, { force: true })) : Effect.void),
       Effect.catchAllCause((cause) => Effect.logError("import job could not record its end", cause))
     )
     yield* Effect.forkDaemon(Effect.provideService(run, Db, db))

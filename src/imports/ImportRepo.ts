@@ -1,7 +1,11 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { rows } from "../../layers/Rows.ts"
 import * as Sidebar from "../categories/Sidebar.ts"
 import { DEFAULT_CHANNEL_NOTIFY_PROPS } from "../channels/ChannelWire.ts"
+
+const Inserted = rows("ImportRepo channel members", Schema.Struct({ channel_id: Schema.String, user_id: Schema.String }))
+const PostIds = rows("ImportRepo reactions", Schema.Struct({ post_id: Schema.String }))
 
 /**
  * The import's statements, run inside the batch's transaction (Importer.ts). Every insert finds what is already
@@ -33,7 +37,7 @@ export interface MemberInput {
 export const addChannelMembers = (sql: SqlClient.SqlClient, members: ReadonlyArray<MemberInput>, now: number) =>
   Effect.gen(function*() {
     if (members.length === 0) return [] as ReadonlyArray<MemberInput>
-    const inserted = yield* sql<{ channel_id: string; user_id: string }>`
+    const inserted = yield* sql`
       INSERT INTO channel_members (channel_id, user_id, scheme_admin, scheme_guest, scheme_user, notify_props, last_update_at,
                                    mention_count, mention_count_root, urgent_mention_count, msg_count, msg_count_root, last_viewed_at)
       SELECT e.channel_id, e.user_id, e.admin, e.guest, NOT e.guest, e.notify::jsonb, ${now}, e.mc, e.mcr, e.umc, e.msg, e.msgr, e.lv
@@ -46,7 +50,7 @@ export const addChannelMembers = (sql: SqlClient.SqlClient, members: ReadonlyArr
                   ${members.map((m) => m.lastViewedAt ?? (m.msgCount === undefined ? PENDING : 0))}::bigint[])
            AS e(channel_id, user_id, admin, guest, notify, mc, mcr, umc, msg, msgr, lv)
       ON CONFLICT DO NOTHING
-      RETURNING channel_id, user_id`
+      RETURNING channel_id, user_id`.pipe(Inserted)
     const added = new Set(inserted.map((r) => `${r.channel_id}/${r.user_id}`))
     const fresh = members.filter((m) => added.has(`${m.channelId}/${m.userId}`))
     yield* Sidebar.place(sql, fresh.map((m) => ({ userId: m.userId, channelId: m.channelId, teamId: m.teamId, type: m.type })), now)
@@ -91,14 +95,14 @@ export interface ReactionInput {
 export const addReactions = (sql: SqlClient.SqlClient, reactions: ReadonlyArray<ReactionInput>) =>
   Effect.gen(function*() {
     if (reactions.length === 0) return 0
-    const inserted = yield* sql<{ post_id: string }>`
+    const inserted = yield* sql`
       INSERT INTO reactions (post_id, user_id, emoji_name, channel_id, create_at, update_at)
       SELECT e.post_id, e.user_id, e.emoji_name, e.channel_id, e.create_at, e.create_at
       FROM unnest(${reactions.map((r) => r.postId)}::text[], ${reactions.map((r) => r.userId)}::text[],
                   ${reactions.map((r) => r.emojiName)}::text[], ${reactions.map((r) => r.channelId)}::text[],
                   ${reactions.map((r) => r.createAt)}::bigint[]) AS e(post_id, user_id, emoji_name, channel_id, create_at)
       ON CONFLICT DO NOTHING
-      RETURNING post_id`
+      RETURNING post_id`.pipe(PostIds)
     const posts = [...new Set(inserted.map((r) => r.post_id))]
     if (posts.length > 0) yield* sql`UPDATE posts SET has_reactions = true WHERE id IN ${sql.in(posts)}`
     return inserted.length

@@ -1,17 +1,17 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Schema, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { once } from "node:events"
 import { createWriteStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { newId } from "../../layers/Crypto.ts"
-import { StartImport } from "../../schemas/BulkImport.ts"
-import { requireSystemAdmin } from "../auth/Authenticate.ts"
+import { DryRunQuery, ImportIdParams, ImportJob, StartImport } from "../../schemas/native/Import.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { AppConfig } from "../Config.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import * as RequestBody from "../http/RequestBody.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
 import * as ImportJobs from "./ImportJobs.ts"
 
 /**
@@ -43,8 +43,6 @@ const serverSideFile = (given: string) =>
     return real === undefined ? yield* badPath() : real
   })
 
-const DryRunQuery = Schema.Struct({ dry_run: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
-
 /** Streams the request body into a new file of the imports folder. */
 const receiveUpload = (id: string) =>
   Effect.gen(function*() {
@@ -73,30 +71,27 @@ const receiveUpload = (id: string) =>
   })
 
 const startImport = Effect.gen(function*() {
-  const caller = yield* requireSystemAdmin
+  const caller = yield* CurrentCaller
   const request = yield* HttpServerRequest.HttpServerRequest
   const contentType = request.headers["content-type"] ?? ""
   if (contentType.startsWith("application/json")) {
     const input = yield* Decode.body(StartImport)
     const file = yield* serverSideFile(input.path)
-    return json(yield* ImportJobs.start({ creatorId: caller.userId, path: file, uploaded: false, dryRun: input.dry_run }), 201)
+    return yield* respondWith(ImportJob, yield* ImportJobs.start({ creatorId: caller.userId, path: file, uploaded: false, dryRun: input.dry_run }), 201)
   }
   const { dry_run } = yield* Decode.query(DryRunQuery)
   const id = newId()
   const file = yield* receiveUpload(id)
-  return json(yield* ImportJobs.start({ id, creatorId: caller.userId, path: file, uploaded: true, dryRun: dry_run }), 201)
+  return yield* respondWith(ImportJob, yield* ImportJobs.start({ id, creatorId: caller.userId, path: file, uploaded: true, dryRun: dry_run }), 201)
 })
 
-const IdParams = Schema.Struct({ id: Decode.Id })
-
 const getImport = Effect.gen(function*() {
-  yield* requireSystemAdmin
-  const { id } = yield* Decode.params(IdParams)
+  const { id } = yield* Decode.params(ImportIdParams)
   const job = yield* ImportJobs.find(id)
-  return job === undefined ? yield* notFound("api.import.not_found.app_error", "No import job with this id.") : json(job)
+  return job === undefined ? yield* notFound("api.import.not_found.app_error", "No import job with this id.") : yield* respondWith(ImportJob, job)
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v1/admin/import", startImport),
-  HttpRouter.get("/api/v1/admin/import/:id", getImport)
+  HttpRouter.post("/api/v1/admin/import", authed.admin(startImport)),
+  HttpRouter.get("/api/v1/admin/import/:id", authed.admin(getImport))
 )

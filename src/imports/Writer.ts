@@ -1,7 +1,8 @@
 import type { SqlClient } from "@effect/sql"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Schema, Stream } from "effect"
 import { Crypto, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { IdRow, Int8Text, rows } from "../../layers/Rows.ts"
 import { FileStore } from "../../layers/FileStore.ts"
 import { isVerifiableHash } from "../../layers/PasswordHashes.ts"
 import type * as Bulk from "../../schemas/BulkImport.ts"
@@ -16,6 +17,17 @@ import { normalizeUpload, profileImageKey } from "../users/Avatar.ts"
 import { DEFAULT_NOTIFY_PROPS } from "../users/UserRow.ts"
 import * as Repo from "./ImportRepo.ts"
 import type * as Source from "./Source.ts"
+
+const Ids = rows("import Writer ids", IdRow)
+const PostRefs = rows(
+  "import Writer posts",
+  Schema.Struct({ id: Schema.String, channel_id: Schema.String, user_id: Schema.String, create_at: Int8Text })
+)
+const ChannelTargets = rows("import Writer channels", Schema.Struct({ id: Schema.String, team_id: Schema.String, type: Schema.String }))
+const IsBot = rows("import Writer is_bot", Schema.Struct({ is_bot: Schema.Boolean }))
+const Replies = rows("import Writer replies", Schema.Struct({ root_id: Schema.String, user_id: Schema.String, create_at: Int8Text }))
+const TeamIds = rows("import Writer team ids", Schema.Struct({ team_id: Schema.String }))
+const UserIds = rows("import Writer user ids", Schema.Struct({ user_id: Schema.String }))
 
 /**
  * The second pass of an import (Importer.ts): what each line writes, inside the batch's transaction. It keeps the
@@ -75,7 +87,7 @@ export const makeWriter = (source: Source.Source) =>
       Effect.gen(function*() {
         const cached = teams.get(name)
         if (cached !== undefined) return cached
-        const [row] = yield* sql<{ id: string }>`SELECT id FROM teams WHERE name = ${name}`
+        const [row] = yield* sql`SELECT id FROM teams WHERE name = ${name}`.pipe(Ids)
         teams.set(name, row.id)
         return row.id
       })
@@ -85,8 +97,8 @@ export const makeWriter = (source: Source.Source) =>
         const key = `${team}/${name}`
         const cached = channels.get(key)
         if (cached !== undefined) return cached
-        const [row] = yield* sql<{ id: string; team_id: string; type: string }>`
-          SELECT c.id, c.team_id, c.type FROM channels c JOIN teams t ON t.id = c.team_id WHERE t.name = ${team} AND c.name = ${name}`
+        const [row] = yield* sql`
+          SELECT c.id, c.team_id, c.type FROM channels c JOIN teams t ON t.id = c.team_id WHERE t.name = ${team} AND c.name = ${name}`.pipe(ChannelTargets)
         const found = { id: row.id, teamId: row.team_id, type: row.type }
         channels.set(key, found)
         return found
@@ -97,7 +109,7 @@ export const makeWriter = (source: Source.Source) =>
         const key = username.toLowerCase()
         const cached = users.get(key)
         if (cached !== undefined) return cached
-        const [row] = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = ${key}`
+        const [row] = yield* sql`SELECT id FROM users WHERE lower(username) = ${key}`.pipe(Ids)
         users.set(key, row.id)
         return row.id
       })
@@ -126,7 +138,7 @@ export const makeWriter = (source: Source.Source) =>
 
     const team = (t: Bulk.Team, now: number) =>
       Effect.gen(function*() {
-        const [found] = yield* sql<{ id: string }>`SELECT id FROM teams WHERE name = ${t.name}`
+        const [found] = yield* sql`SELECT id FROM teams WHERE name = ${t.name}`.pipe(Ids)
         if (found !== undefined) {
           teams.set(t.name, found.id)
           return count("team", false)
@@ -150,12 +162,12 @@ export const makeWriter = (source: Source.Source) =>
     const teamChannel = (c: Bulk.Channel, now: number) =>
       Effect.gen(function*() {
         const tid = yield* teamId(c.team)
-        const inserted = yield* sql<{ id: string }>`
+        const inserted = yield* sql`
           INSERT INTO channels (id, create_at, update_at, delete_at, team_id, type, display_name, name, header, purpose)
           VALUES (${newId()}, ${now}, ${now}, ${c.deleted_at ?? 0}, ${tid}, ${c.type}, ${c.display_name}, ${c.name},
                   ${c.header ?? ""}, ${c.purpose ?? ""})
           ON CONFLICT (team_id, name) DO NOTHING
-          RETURNING id`
+          RETURNING id`.pipe(Ids)
         count("channel", inserted.length > 0)
         const found = yield* channel(c.team, c.name)
         touchedChannels.add(found.id)
@@ -194,9 +206,9 @@ export const makeWriter = (source: Source.Source) =>
 
     const user = (u: Bulk.User, now: number) =>
       Effect.gen(function*() {
-        const [found] = yield* sql<{ id: string }>`
+        const [found] = yield* sql`
           SELECT id FROM users WHERE lower(username) = lower(${u.username}) OR lower(email) = lower(${u.email})
-          ORDER BY (lower(username) = lower(${u.username})) DESC LIMIT 1`
+          ORDER BY (lower(username) = lower(${u.username})) DESC LIMIT 1`.pipe(Ids)
         let uid = found?.id
         if (uid === undefined) {
           uid = newId()
@@ -237,11 +249,11 @@ export const makeWriter = (source: Source.Source) =>
 
         for (const t of u.teams ?? []) {
           const tid = yield* teamId(t.name)
-          const joined = yield* sql<{ user_id: string }>`
+          const joined = yield* sql`
             INSERT INTO team_members (team_id, user_id, scheme_admin, scheme_guest, scheme_user, create_at)
             VALUES (${tid}, ${uid}, ${has(t.roles, "team_admin")}, ${has(t.roles, "team_guest")}, ${!has(t.roles, "team_guest")}, ${now})
             ON CONFLICT (team_id, user_id) DO NOTHING
-            RETURNING user_id`
+            RETURNING user_id`.pipe(UserIds)
           count("team_member", joined.length > 0)
           if (typeof t.theme === "string" && t.theme !== "") prefs.push({ userId: uid, category: "theme", name: tid, value: t.theme })
           const listed = new Set((t.channels ?? []).map((c) => c.name))
@@ -270,11 +282,11 @@ export const makeWriter = (source: Source.Source) =>
     /** A bot: a users row with is_bot and its bots row; the owner is a user's id when the name is a user's. */
     const bot = (b: Bulk.Bot, now: number) =>
       Effect.gen(function*() {
-        const [found] = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = lower(${b.username})`
+        const [found] = yield* sql`SELECT id FROM users WHERE lower(username) = lower(${b.username})`.pipe(Ids)
         count("bot", found === undefined)
         if (found !== undefined) return void users.set(b.username.toLowerCase(), found.id)
         const id = newId()
-        const [owner] = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(username) = lower(${b.owner})`
+        const [owner] = yield* sql`SELECT id FROM users WHERE lower(username) = lower(${b.owner})`.pipe(Ids)
         yield* sql`
           INSERT INTO users (id, create_at, update_at, delete_at, username, email, email_verified, first_name, roles, is_bot, notify_props)
           VALUES (${id}, ${now}, ${now}, ${b.delete_at ?? 0}, ${b.username.toLowerCase()}, ${`${b.username.toLowerCase()}@localhost`}, true,
@@ -295,7 +307,7 @@ export const makeWriter = (source: Source.Source) =>
         if (teamId === "" || botTeams.has(`${teamId}/${uid}`)) return
         let known = botUsers.get(uid)
         if (known === undefined) {
-          known = (yield* sql<{ is_bot: boolean }>`SELECT is_bot FROM users WHERE id = ${uid}`)[0]?.is_bot === true
+          known = (yield* sql`SELECT is_bot FROM users WHERE id = ${uid}`.pipe(IsBot))[0]?.is_bot === true
           botUsers.set(uid, known)
         }
         if (!known) return
@@ -327,12 +339,12 @@ export const makeWriter = (source: Source.Source) =>
         const type = ids.length <= 2 ? "D" : "G"
         const name = type === "D" ? directName(ids[0], ids[1] ?? ids[0]) : groupName(ids)
         const displayName = type === "D" ? "" : [...unique].sort().join(", ")
-        const inserted = yield* sql<{ id: string }>`
+        const inserted = yield* sql`
           INSERT INTO channels (id, create_at, update_at, team_id, type, display_name, name, header, creator_id)
           VALUES (${newId()}, ${now}, ${now}, '', ${type}, ${displayName}, ${name}, ${header}, ${ids[0]})
           ON CONFLICT (team_id, name) DO NOTHING
-          RETURNING id`
-        const id = inserted[0]?.id ?? (yield* sql<{ id: string }>`SELECT id FROM channels WHERE team_id = '' AND name = ${name}`)[0].id
+          RETURNING id`.pipe(Ids)
+        const id = inserted[0]?.id ?? (yield* sql`SELECT id FROM channels WHERE team_id = '' AND name = ${name}`.pipe(Ids))[0].id
         const target = { id, teamId: "", type }
         const byName = new Map(participants.map((p) => [p.username.toLowerCase(), p]))
         yield* addMembers(
@@ -355,7 +367,7 @@ export const makeWriter = (source: Source.Source) =>
         for (const name of d.favorited_by ?? []) {
           const uid = yield* userId(name)
           prefs.push({ userId: uid, category: "favorite_channel", name: made.id, value: "true" })
-          const memberTeams = yield* sql<{ team_id: string }>`SELECT team_id FROM team_members WHERE user_id = ${uid} AND delete_at = 0`
+          const memberTeams = yield* sql`SELECT team_id FROM team_members WHERE user_id = ${uid} AND delete_at = 0`.pipe(TeamIds)
           for (const t of memberTeams) yield* Repo.favorite(sql, uid, t.team_id, made.id, now)
         }
         for (const name of d.shown_by ?? []) {
@@ -475,16 +487,16 @@ export const makeWriter = (source: Source.Source) =>
           for (const r of p.replies ?? []) replies.push({ p: r, userId: yield* userId(r.user) })
           roots.push({ root: { p, userId: uid }, key: postKey(target.id, uid, p.create_at), replies, target, kind, line: p })
         }
-        const found = yield* sql<{ id: string; channel_id: string; user_id: string; create_at: string }>`
+        const found = yield* sql`
           SELECT p.id, p.channel_id, p.user_id, p.create_at FROM posts p
           JOIN unnest(${roots.map((r) => r.target.id)}::text[], ${roots.map((r) => r.root.userId)}::text[],
                       ${roots.map((r) => r.root.p.create_at)}::bigint[]) AS k(channel_id, user_id, create_at)
             ON p.channel_id = k.channel_id AND p.create_at = k.create_at AND p.user_id = k.user_id
-          WHERE p.root_id = ''`
+          WHERE p.root_id = ''`.pipe(PostRefs)
         const rootIds = new Map(found.map((r) => [postKey(r.channel_id, r.user_id, Number(r.create_at)), r.id]))
         const existingRoots = [...new Set(found.map((r) => r.id))]
-        const foundReplies = existingRoots.length === 0 ? [] : yield* sql<{ root_id: string; user_id: string; create_at: string }>`
-          SELECT root_id, user_id, create_at FROM posts WHERE root_id IN ${sql.in(existingRoots)}`
+        const foundReplies = existingRoots.length === 0 ? [] : yield* sql`
+          SELECT root_id, user_id, create_at FROM posts WHERE root_id IN ${sql.in(existingRoots)}`.pipe(Replies)
         const replyKeys = new Set(foundReplies.map((r) => postKey(r.root_id, r.user_id, Number(r.create_at))))
 
         const fresh: Array<{ item: Item; id: string; target: Target; rootId: string }> = []
@@ -516,7 +528,7 @@ export const makeWriter = (source: Source.Source) =>
 
     const emoji = (e: Bulk.Emoji, now: number) =>
       Effect.gen(function*() {
-        const [found] = yield* sql<{ id: string }>`SELECT id FROM emoji WHERE name = ${e.name} AND delete_at = 0`
+        const [found] = yield* sql`SELECT id FROM emoji WHERE name = ${e.name} AND delete_at = 0`.pipe(Ids)
         count("emoji", found === undefined)
         if (found !== undefined) return
         const id = newId()

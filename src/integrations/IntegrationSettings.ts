@@ -1,5 +1,6 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { JsonObject, rows } from "../../layers/Rows.ts"
 
 /**
  * The integration switches of Mattermost's ServiceSettings, kept in server_config's "integrations" section and
@@ -31,9 +32,11 @@ export const SWITCHES = {
   EnableCommands: { key: "enable_commands", fallback: true }
 } as const satisfies Record<string, { key: string; fallback: boolean }>
 
+const Sections = rows("IntegrationSettings section", Schema.Struct({ value: JsonObject }))
+
 export const integrationSwitches: Effect.Effect<IntegrationSwitches, DbError, Db> = Effect.flatMap(Db, (db) =>
   Effect.map(
-    db.read(db.sql<{ value: Record<string, unknown> }>`SELECT value FROM server_config WHERE section = 'integrations'`),
+    db.read(db.sql`SELECT value FROM server_config WHERE section = 'integrations'`.pipe(Sections)),
     (rows) => {
       const value = rows[0]?.value ?? {}
       const on = (s: { key: string; fallback: boolean }) => typeof value[s.key] === "boolean" ? value[s.key] as boolean : s.fallback

@@ -1,8 +1,9 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
+import { PostActionResponse } from "../../schemas/wire/Integration.ts"
 import { doPostAction } from "./PostActions.ts"
 
 /** POST /api/v4/posts/{post_id}/actions/{action_id}: a click on an interactive message's button or select. */
@@ -20,10 +21,10 @@ const ActionBody = Schema.Struct({
 })
 
 const act = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id, action_id } = yield* Decode.params(ActionParams)
   const body = yield* Decode.body(ActionBody).pipe(Effect.orElseSucceed(() => ({ selected_option: "", cookie: "" })))
-  return json(yield* doPostAction(caller, post_id, action_id, body.selected_option, body.cookie))
+  return yield* respondWith(PostActionResponse, yield* doPostAction(caller, post_id, action_id, body.selected_option, body.cookie))
 })
 
-export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/posts/:post_id/actions/:action_id", act))
+export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/posts/:post_id/actions/:action_id", authed(act)))

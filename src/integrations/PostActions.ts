@@ -1,12 +1,14 @@
 import { Clock, Effect, Schema } from "effect"
 import { Crypto, newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { IdRow, JsonObject, rows } from "../../layers/Rows.ts"
+import { Invalid, invalid, notFound } from "../../schemas/Errors.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { issueTriggerId } from "./TriggerId.ts"
 import { OutboundHttp } from "../../layers/OutboundHttp.ts"
 import { Access, type ChannelRef } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { badRequest, notFound } from "../http/ApiError.ts"
 import { hashtags, MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
 import { editPost } from "../posts/PostWriteRepo.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
@@ -38,16 +40,18 @@ const RETAINED = ["from_webhook", "override_username", "override_icon_url", "fro
 
 const ACTION_TIMEOUT = "10 seconds"
 
-/** The reason goes to detailed_error only: the user who clicked is told the action failed, not where it goes. */
+/**
+ * The reason goes to detailed_error only: the user who clicked is told the action failed, not where it goes. A 400,
+ * as Mattermost answers it (not the 502 of a failed slash command), so it is `Invalid` with the detail kept.
+ */
 const integrationError = (detail: string) =>
-  badRequest("api.post.do_action.action_integration.app_error", "Action integration error.", detail)
+  new Invalid({ id: "api.post.do_action.action_integration.app_error", message: "Action integration error.", detailed: detail })
 
-interface StoredPost {
-  readonly channel_id: string
-  readonly root_id: string
-  readonly message: string
-  readonly props: Record<string, unknown>
-}
+const StoredPost = Schema.Struct({ channel_id: Schema.String, root_id: Schema.String, message: Schema.String, props: JsonObject })
+type StoredPost = typeof StoredPost.Type
+const StoredPosts = rows("PostActions post", StoredPost)
+const PostIds = rows("PostActions post exists", IdRow)
+const Names = rows("PostActions names", Schema.Struct({ username: Schema.String, team_name: Schema.NullOr(Schema.String) }))
 
 /** The retained keys the post has, and those it lacks (an update removes them: the integration cannot add them). */
 const retainedOf = (props: Readonly<Record<string, unknown>>) => ({
@@ -117,15 +121,15 @@ const storedTarget = (caller: Caller, postId: string, actionId: string) =>
   Effect.gen(function*() {
     const { channel } = yield* Effect.flatMap(Access, (a) => a.post(caller, postId, "read"))
     const db = yield* Db
-    const [post] = yield* db.read(db.sql<StoredPost>`
-      SELECT channel_id, root_id, message, props FROM posts WHERE id = ${postId} AND delete_at = 0`)
+    const [post] = yield* db.read(db.sql`
+      SELECT channel_id, root_id, message, props FROM posts WHERE id = ${postId} AND delete_at = 0`.pipe(StoredPosts))
     if (post === undefined) return yield* notFound("app.post.get.app_error", "Post not found.")
-    const action = findAction(post.props ?? {}, actionId)
+    const action = findAction(post.props, actionId)
     if (action === undefined) return yield* notFound("api.post.do_action.action_id.app_error", "The post has no such action.")
     if (channel.delete_at > 0) {
-      return yield* badRequest("api.post.update_post.can_not_update_post_in_deleted.error", "Can not update a post in a deleted channel.")
+      return yield* invalid("api.post.update_post.can_not_update_post_in_deleted.error", "Can not update a post in a deleted channel.")
     }
-    return { channel, action, rootId: post.root_id === "" ? postId : post.root_id, retain: retainedOf(post.props ?? {}).retain, stored: post } satisfies Target
+    return { channel, action, rootId: post.root_id === "" ? postId : post.root_id, retain: retainedOf(post.props).retain, stored: post } satisfies Target
   })
 
 const cookieTarget = (caller: Caller, postId: string, actionId: string, cookie: string) =>
@@ -143,7 +147,7 @@ const cookieTarget = (caller: Caller, postId: string, actionId: string, cookie: 
 const targetOf = (caller: Caller, postId: string, actionId: string, cookie: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const exists = (yield* db.read(db.sql<{ id: string }>`SELECT id FROM posts WHERE id = ${postId}`)).length > 0
+    const exists = (yield* db.read(db.sql`SELECT id FROM posts WHERE id = ${postId}`.pipe(PostIds))).length > 0
     return exists || cookie === "" ? yield* storedTarget(caller, postId, actionId) : yield* cookieTarget(caller, postId, actionId, cookie)
   })
 
@@ -151,8 +155,8 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
   Effect.gen(function*() {
     const { channel, action, rootId, retain, stored } = yield* targetOf(caller, postId, actionId, cookie)
     const db = yield* Db
-    const [names] = yield* db.read(db.sql<{ username: string; team_name: string | null }>`
-      SELECT u.username, (SELECT name FROM teams WHERE id = ${channel.team_id}) AS team_name FROM users u WHERE u.id = ${caller.userId}`)
+    const [names] = yield* db.read(db.sql`
+      SELECT u.username, (SELECT name FROM teams WHERE id = ${channel.team_id}) AS team_name FROM users u WHERE u.id = ${caller.userId}`.pipe(Names))
     const selected = action.type === "select" && selectedOption !== ""
     // As Mattermost: the integration may open an interactive dialog with trigger_id; the client learns its own half.
     const trigger = yield* issueTriggerId(caller.userId)
@@ -199,12 +203,12 @@ export const doPostAction = (caller: Caller, postId: string, actionId: string, s
 const applyUpdate = (caller: Caller, postId: string, post: StoredPost, update: { readonly message: string; readonly props: Record<string, unknown> | null }) =>
   Effect.gen(function*() {
     if (runeLength(update.message) > MESSAGE_MAX_RUNES) return yield* integrationError("the updated message is too long")
-    const props = updatedProps(post.props ?? {}, update.props)
+    const props = updatedProps(post.props, update.props)
     // The same write as an edit through the API: the previous version kept in the same transaction.
     yield* editPost(postId, { message: update.message, props }, yield* Clock.currentTimeMillis)
     const [edited] = yield* Effect.flatMap(PostRepo, (r) => r.hydrate([postId], { viewer: caller, collapsedThreads: false, extended: false }))
     if (edited === undefined) return
-    yield* Effect.flatMap(EventBus, (bus) => bus.publish("post_edited", { post: JSON.stringify(edited) }, { channel_id: post.channel_id }))
+    yield* Effect.flatMap(EventBus, (bus) => bus.publish(DomainEvent.PostEdited({ post: edited }), { channel_id: post.channel_id }))
   })
 
 /** Only the clicking user sees it, in the post's thread; it keeps the post's webhook marks, as Mattermost. */
@@ -230,5 +234,5 @@ const sendEphemeral = (userId: string, channelId: string, rootId: string, props:
       reply_count: 0,
       metadata: { embeds: [], emojis: [], files: [], images: {}, reactions: [] }
     }
-    yield* Effect.flatMap(EventBus, (bus) => bus.publish("ephemeral_message", { post: JSON.stringify(ephemeral) }, { user_id: userId }))
+    yield* Effect.flatMap(EventBus, (bus) => bus.publish(DomainEvent.EphemeralMessage({ post: ephemeral }), { user_id: userId }))
   })

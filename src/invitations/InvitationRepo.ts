@@ -1,5 +1,16 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8Text, rows } from "../../layers/Rows.ts"
+
+const Teams = rows("InvitationRepo team", Schema.Struct({
+  id: Schema.String,
+  display_name: Schema.String,
+  invite_id: Schema.String,
+  allowed_domains: Schema.String,
+  delete_at: Int8Text,
+  member: Schema.Boolean,
+  inviter: Schema.NullOr(Schema.String)
+}))
 
 /** What a team invitation mail needs of the team and the person inviting. */
 export interface InvitationTeam {
@@ -24,20 +35,12 @@ export const make = Effect.gen(function*() {
   const service: InvitationRepoService = {
     team: (teamId, callerId) =>
       Effect.map(
-        db.read(sql<{
-          id: string
-          display_name: string
-          invite_id: string
-          allowed_domains: string
-          delete_at: string
-          member: boolean
-          inviter: string | null
-        }>`
+        db.read(sql`
           SELECT t.id, t.display_name, t.invite_id, t.allowed_domains, t.delete_at,
                  EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${callerId} AND tm.delete_at = 0) AS member,
                  (SELECT CASE WHEN trim(u.first_name || ' ' || u.last_name) <> '' THEN trim(u.first_name || ' ' || u.last_name)
                               ELSE u.username END FROM users u WHERE u.id = ${callerId}) AS inviter
-          FROM teams t WHERE t.id = ${teamId}`),
+          FROM teams t WHERE t.id = ${teamId}`.pipe(Teams)),
         (rows) =>
           Option.map(Option.fromNullable(rows[0]), (r) => ({
             id: r.id,

@@ -1,10 +1,11 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { InviteEmailsBody } from "../../schemas/Invitations.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { ApiError, badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWithAll } from "../http/Respond.ts"
+import { EmailInviteResult } from "../../schemas/wire/Invitation.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { badAddressError, inviteByEmail } from "./Invitations.ts"
 
@@ -14,7 +15,7 @@ const Params = Schema.Struct({ team_id: Decode.Id })
 const Query = Schema.Struct({ graceful: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
 
 const inviteEmail = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(Params)
   const { graceful } = yield* Decode.query(Query)
   // Each invitation is a mail to a stranger's address: the per-address limit of sign-in keeps this from being a relay.
@@ -34,7 +35,7 @@ const inviteEmail = Effect.gen(function*() {
       }
     })
   )
-  return graceful ? json(results) : ok()
+  return graceful ? yield* respondWithAll(EmailInviteResult, results) : ok()
 })
 
-export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/teams/:team_id/invite/email", inviteEmail))
+export const routes = HttpRouter.empty.pipe(HttpRouter.post("/api/v4/teams/:team_id/invite/email", authed(inviteEmail)))

@@ -1,43 +1,51 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 
 /**
  * SQL for mention and direct-message emails (migration 0130): who may be mailed about a post, the waiting
  * notifications, and what a mail about them shows. Each read is one query whatever the number of recipients.
  */
 
-export interface EmailCandidate {
-  readonly user_id: string
-  readonly mentioned: boolean
-  readonly user_email: string | null
-  readonly email_threads: string | null
-  readonly channel_email: string | null
-  readonly mark_unread: string | null
-  readonly status: string
-  readonly email_interval: string | null
-}
+export const EmailCandidate = Schema.Struct({
+  user_id: Schema.String,
+  mentioned: Schema.Boolean,
+  user_email: Schema.NullOr(Schema.String),
+  email_threads: Schema.NullOr(Schema.String),
+  channel_email: Schema.NullOr(Schema.String),
+  mark_unread: Schema.NullOr(Schema.String),
+  status: Schema.String,
+  email_interval: Schema.NullOr(Schema.String)
+})
+export type EmailCandidate = typeof EmailCandidate.Type
 
-export interface WaitingUser {
-  readonly user_id: string
-  readonly first_at: string | number
-  readonly status: string
-  readonly last_activity_at: string | number
-  readonly email_interval: string | null
-}
+export const WaitingUser = Schema.Struct({
+  user_id: Schema.String,
+  first_at: Int8,
+  status: Schema.String,
+  last_activity_at: Int8,
+  email_interval: Schema.NullOr(Schema.String)
+})
+export type WaitingUser = typeof WaitingUser.Type
 
-export interface MailedPost {
-  readonly user_id: string
-  readonly email: string
-  readonly post_id: string
-  readonly create_at: string | number
-  readonly message: string
-  readonly sender: string
-  readonly channel_type: string
-  readonly channel_name: string
-  readonly team_name: string | null
+export const MailedPost = Schema.Struct({
+  user_id: Schema.String,
+  email: Schema.String,
+  post_id: Schema.String,
+  create_at: Int8,
+  message: Schema.String,
+  sender: Schema.String,
+  channel_type: Schema.String,
+  channel_name: Schema.String,
+  team_name: Schema.NullOr(Schema.String),
   /** For direct and group messages, which belong to no team: a team of the recipient's for the link. */
-  readonly recipient_team: string | null
-}
+  recipient_team: Schema.NullOr(Schema.String)
+})
+export type MailedPost = typeof MailedPost.Type
+
+const Candidates = rows("EmailNotificationRepo candidates", EmailCandidate)
+const WaitingUsers = rows("EmailNotificationRepo waiting users", WaitingUser)
+const MailedPosts = rows("EmailNotificationRepo mailed posts", MailedPost)
 
 export const makeEmailNotificationRepo = (db: DbService) => {
   const sql = db.sql
@@ -47,7 +55,7 @@ export const makeEmailNotificationRepo = (db: DbService) => {
      * settings come along; the decision is made in code (EmailDecide.ts).
      */
     candidates: (input: { readonly channelId: string; readonly authorId: string; readonly rootId: string; readonly mentioned: ReadonlyArray<string> }) =>
-      db.read(sql<EmailCandidate>`
+      db.read(sql`
         SELECT u.id AS user_id, u.id = ANY(${input.mentioned}) AS mentioned,
                u.notify_props->>'email' AS user_email, u.notify_props->>'email_threads' AS email_threads,
                cm.notify_props->>'email' AS channel_email, cm.notify_props->>'mark_unread' AS mark_unread,
@@ -58,7 +66,7 @@ export const makeEmailNotificationRepo = (db: DbService) => {
         LEFT JOIN preferences p ON p.user_id = u.id AND p.category = 'notifications' AND p.name = 'email_interval'
         WHERE cm.channel_id = ${input.channelId} AND cm.user_id <> ${input.authorId}
           AND (cm.user_id = ANY(${input.mentioned})
-            OR cm.user_id IN (SELECT user_id FROM thread_memberships WHERE post_id = ${input.rootId} AND following))`),
+            OR cm.user_id IN (SELECT user_id FROM thread_memberships WHERE post_id = ${input.rootId} AND following))`.pipe(Candidates)),
 
     enqueue: (userIds: ReadonlyArray<string>, postId: string, createAt: number) =>
       userIds.length === 0 ? Effect.void : db.execute(sql`
@@ -71,12 +79,12 @@ export const makeEmailNotificationRepo = (db: DbService) => {
      * recent notifications of people away, an hour's worth at most unless someone chose a longer interval.
      */
     waiting: () =>
-      db.read(sql<WaitingUser>`
+      db.read(sql`
         SELECT w.user_id, w.first_at, COALESCE(s.status, 'offline') AS status, COALESCE(s.last_activity_at, 0) AS last_activity_at,
                p.value AS email_interval
         FROM (SELECT user_id, MIN(create_at) AS first_at FROM pending_email_notifications GROUP BY user_id) w
         LEFT JOIN statuses s ON s.user_id = w.user_id
-        LEFT JOIN preferences p ON p.user_id = w.user_id AND p.category = 'notifications' AND p.name = 'email_interval'`),
+        LEFT JOIN preferences p ON p.user_id = w.user_id AND p.category = 'notifications' AND p.name = 'email_interval'`.pipe(WaitingUsers)),
 
     /** Drops the notifications of users who have been active since (they have seen the posts) or want none. */
     discard: (userIds: ReadonlyArray<string>, upTo: number) =>
@@ -91,7 +99,7 @@ export const makeEmailNotificationRepo = (db: DbService) => {
      * other users meanwhile). Posts deleted since, or in channels the user left, are dropped silently.
      */
     claim: (userIds: ReadonlyArray<string>) =>
-      db.execute(sql<MailedPost>`
+      db.execute(sql`
         WITH due AS (
           SELECT user_id, post_id FROM pending_email_notifications WHERE user_id = ANY(${userIds}) FOR UPDATE SKIP LOCKED
         ), claimed AS (
@@ -110,6 +118,6 @@ export const makeEmailNotificationRepo = (db: DbService) => {
         JOIN channel_members cm ON cm.channel_id = ch.id AND cm.user_id = c.user_id
         JOIN users a ON a.id = p.user_id
         LEFT JOIN teams t ON t.id = ch.team_id
-        ORDER BY c.user_id, p.create_at`)
+        ORDER BY c.user_id, p.create_at`.pipe(MailedPosts))
   }
 }

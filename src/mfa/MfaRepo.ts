@@ -1,6 +1,10 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 import { UserRepo } from "../users/UserRepo.ts"
+
+const Secrets = rows("MfaRepo secret", Schema.Struct({ secret: Schema.String, last_step: Int8 }))
+const MfaActive = rows("MfaRepo mfa_active", Schema.Struct({ mfa_active: Schema.Boolean }))
 
 /**
  * TOTP secrets (encrypted) and the users.mfa_active flag (migration 0101). Writes to the flag drop the user's row
@@ -31,12 +35,12 @@ export const make = Effect.gen(function*() {
   const service: MfaRepoService = {
     secret: (userId) =>
       Effect.map(
-        db.read(sql<{ secret: string; last_step: string }>`SELECT secret, last_step FROM user_mfa WHERE user_id = ${userId}`),
+        db.read(sql`SELECT secret, last_step FROM user_mfa WHERE user_id = ${userId}`.pipe(Secrets)),
         (rows) => Option.map(Option.fromNullable(rows[0]), (r) => ({ secret: r.secret, lastStep: Number(r.last_step) }))
       ),
     saveSecret: (userId, encrypted, now) =>
       db.transaction(Effect.gen(function*() {
-        const [user] = yield* sql<{ mfa_active: boolean }>`SELECT mfa_active FROM users WHERE id = ${userId} FOR UPDATE`
+        const [user] = yield* sql`SELECT mfa_active FROM users WHERE id = ${userId} FOR UPDATE`.pipe(MfaActive)
         if (user === undefined || user.mfa_active) return false
         yield* sql`
           INSERT INTO user_mfa (user_id, secret, create_at) VALUES (${userId}, ${encrypted}, ${now})

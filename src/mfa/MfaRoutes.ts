@@ -1,12 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { CheckMfaBody, UpdateMfaBody } from "../../schemas/Mfa.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith } from "../http/Respond.ts"
+import { MfaRequired, MfaSecret } from "../../schemas/wire/Mfa.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
-import { targetUserId } from "../users/UserParam.ts"
+import { targetUserId } from "../access/UserParam.ts"
 import { generate, required, update } from "./Mfa.ts"
 
 /** TOTP two-factor endpoints: generate a secret, activate or deactivate, and ask whether a login id needs a code. */
@@ -23,14 +24,14 @@ const mapErrors = Effect.catchTags({
 })
 
 const generateSecret = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  return json(yield* mapErrors(generate(caller, userId)))
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
+  return yield* respondWith(MfaSecret, yield* mapErrors(generate(caller, userId)))
 })
 
 const updateMfa = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
   const input = yield* Decode.body(UpdateMfaBody)
   yield* mapErrors(update(caller, userId, input.activate, input.code))
   return ok()
@@ -40,11 +41,11 @@ const checkMfa = Effect.gen(function*() {
   yield* RateLimit.enforce("auth")
   const input = yield* Decode.body(CheckMfaBody)
   if (input.login_id.trim() === "") return yield* invalidParam("login_id")
-  return json({ mfa_required: yield* required(input.login_id) })
+  return yield* respondWith(MfaRequired, { mfa_required: yield* required(input.login_id) })
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/users/mfa", checkMfa),
-  HttpRouter.post("/api/v4/users/:user_id/mfa/generate", generateSecret),
-  HttpRouter.put("/api/v4/users/:user_id/mfa", updateMfa)
+  HttpRouter.post("/api/v4/users/mfa", publicRoute(checkMfa)),
+  HttpRouter.post("/api/v4/users/:user_id/mfa/generate", authed(generateSecret)),
+  HttpRouter.put("/api/v4/users/:user_id/mfa", authed(updateMfa))
 )

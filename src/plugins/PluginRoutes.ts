@@ -1,8 +1,9 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
-import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
+import { PluginManifest, PluginsResponse, PluginStatus } from "../../schemas/wire/Plugin.ts"
+import { authed } from "../auth/Guards.ts"
 import { callsManifest } from "../calls/CallWire.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
 
 /**
  * Plugins as the clients see them: the only "plugin" is the built-in Calls surface (ringing only), which the apps
@@ -10,9 +11,9 @@ import { json } from "../http/Respond.ts"
  */
 const PLUGIN_RUNNING = 2
 
-const webapp = Effect.as(requireCaller, json([callsManifest]))
+const webapp = respondWithAll(PluginManifest, [callsManifest])
 
-const statuses = Effect.as(requireSystemAdmin, json([{
+const statuses = respondWithAll(PluginStatus, [{
   plugin_id: callsManifest.id,
   cluster_id: "",
   plugin_path: "",
@@ -20,12 +21,12 @@ const statuses = Effect.as(requireSystemAdmin, json([{
   name: callsManifest.name,
   description: callsManifest.description,
   version: callsManifest.version
-}]))
+}])
 
-const list = Effect.as(requireSystemAdmin, json({ active: [callsManifest], inactive: [] }))
+const list = respondWith(PluginsResponse, { active: [callsManifest], inactive: [] })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/plugins", list),
-  HttpRouter.get("/api/v4/plugins/webapp", webapp),
-  HttpRouter.get("/api/v4/plugins/statuses", statuses)
+  HttpRouter.get("/api/v4/plugins", authed.admin(list)),
+  HttpRouter.get("/api/v4/plugins/webapp", authed(webapp)),
+  HttpRouter.get("/api/v4/plugins/statuses", authed.admin(statuses))
 )

@@ -1,5 +1,6 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { Int8Text, rows } from "../../layers/Rows.ts"
 import { Forbidden, NotFound } from "../../schemas/Errors.ts"
 
 /**
@@ -8,11 +9,14 @@ import { Forbidden, NotFound } from "../../schemas/Errors.ts"
  */
 const REMOVE_DEADLINE_MS = 5 * 60 * 1000
 
-export interface AckRow {
-  readonly user_id: string
-  readonly post_id: string
-  readonly acknowledged_at: string | number
-}
+/** acknowledged_at stays the driver's text: AckRoutes converts it for the wire. */
+export const AckRow = Schema.Struct({
+  user_id: Schema.String,
+  post_id: Schema.String,
+  acknowledged_at: Int8Text
+})
+export type AckRow = typeof AckRow.Type
+const Acks = rows("AckRepo acknowledgements", AckRow)
 
 /** Acknowledging again moves acknowledged_at to now (Mattermost's upsert), which restarts the removal window. */
 export const acknowledge = (postId: string, userId: string, now: number) =>
@@ -20,11 +24,11 @@ export const acknowledge = (postId: string, userId: string, now: number) =>
     const db = yield* Db
     const sql = db.sql
     return yield* db.transaction(Effect.gen(function*() {
-      const [saved] = yield* sql<AckRow>`
+      const [saved] = yield* sql`
         INSERT INTO post_acknowledgements (post_id, user_id, acknowledged_at)
         VALUES (${postId}, ${userId}, ${now})
         ON CONFLICT (post_id, user_id) DO UPDATE SET acknowledged_at = EXCLUDED.acknowledged_at
-        RETURNING post_id, user_id, acknowledged_at`
+        RETURNING post_id, user_id, acknowledged_at`.pipe(Acks)
       yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${postId}`
       return saved
     }))
@@ -36,9 +40,9 @@ export const unacknowledge = (postId: string, userId: string, now: number) =>
     const db = yield* Db
     const sql = db.sql
     return yield* db.transaction(Effect.gen(function*() {
-      const [existing] = yield* sql<AckRow>`
+      const [existing] = yield* sql`
         SELECT post_id, user_id, acknowledged_at FROM post_acknowledgements
-        WHERE post_id = ${postId} AND user_id = ${userId} FOR UPDATE`
+        WHERE post_id = ${postId} AND user_id = ${userId} FOR UPDATE`.pipe(Acks)
       if (existing === undefined) {
         return yield* new NotFound({ id: "app.acknowledgement.get.app_error", message: "Unable to get the acknowledgement." })
       }

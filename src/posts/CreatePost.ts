@@ -1,12 +1,13 @@
-import type { Statement } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
 import { Db, type DbService } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
+import { IdRow, Int8, JsonObject, rows } from "../../layers/Rows.ts"
+import { type Invalid, invalid, notFound } from "../../schemas/Errors.ts"
+import { DomainEvent, eventPost } from "../../schemas/Events.ts"
 import { Access, type ChannelRef } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { withActionIds } from "../integrations/MessageActions.ts"
-import { badRequest, notFound } from "../http/ApiError.ts"
 import { publishThreadUpdated } from "../threads/ThreadEvents.ts"
 import { type Follower, ThreadRepo } from "../threads/ThreadRepo.ts"
 import { findMentions } from "./Mentions.ts"
@@ -15,6 +16,7 @@ import { checkPriority, isNone as noPriority, MetadataInput } from "./PostPriori
 import { publishEphemeral } from "./EphemeralPost.ts"
 import { PostRepo } from "./PostRepo.ts"
 import { type PostJson, type PostRow, toWire } from "./PostWire.ts"
+import { ID_PATTERN } from "../../schemas/Params.ts"
 
 /** The body of POST /posts; clients send a whole Post, of which these fields are read (user_id is the caller). */
 export const CreatePostBody = Schema.Struct({
@@ -29,56 +31,104 @@ export const CreatePostBody = Schema.Struct({
 })
 export type CreatePostBody = typeof CreatePostBody.Type
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+const optionalString = (value: unknown) => value === undefined ? "" : typeof value === "string" ? value : undefined
+
+/**
+ * `CreatePostBody`'s decode of the common body (parsed JSON: strings, an array of strings, a props object, no
+ * metadata) by hand, about 3% of a POST /posts through the Schema (issue 10); undefined for anything else, which
+ * the Schema then decodes (and refuses) as before. The result is the Schema's: defaults for absent fields, other
+ * keys dropped, props and file_ids copied.
+ */
+export const quickCreatePostBody = (raw: unknown): CreatePostBody | undefined => {
+  if (!isPlainObject(raw) || typeof raw.channel_id !== "string") return undefined
+  const message = optionalString(raw.message)
+  const root_id = optionalString(raw.root_id)
+  const pending_post_id = optionalString(raw.pending_post_id)
+  const type = optionalString(raw.type)
+  if (message === undefined || root_id === undefined || pending_post_id === undefined || type === undefined) return undefined
+  if (raw.metadata !== undefined) return undefined
+  let file_ids: Array<string> = []
+  if (raw.file_ids !== undefined) {
+    if (!Array.isArray(raw.file_ids) || !raw.file_ids.every((f) => typeof f === "string")) return undefined
+    file_ids = [...raw.file_ids]
+  }
+  let props: Record<string, unknown> = {}
+  if (raw.props !== undefined) {
+    // An own "__proto__" key (JSON.parse makes one) is left to the Schema.
+    if (!isPlainObject(raw.props) || Object.hasOwn(raw.props, "__proto__")) return undefined
+    props = { ...raw.props }
+  }
+  return { channel_id: raw.channel_id, message, root_id, file_ids, props, pending_post_id, type }
+}
+
 const FILE_IDS_MAX = 10
 const PENDING_ID_MAX = 64
 const PROPS_MAX_CHARS = 800_000
 
 export const invalidMessageLength = () =>
-  badRequest("model.post.is_valid.message_length.app_error", `Invalid Message property: longer than ${MESSAGE_MAX_RUNES} characters.`)
+  invalid("model.post.is_valid.message_length.app_error", `Invalid Message property: longer than ${MESSAGE_MAX_RUNES} characters.`)
 
-const invalidRoot = () => badRequest("api.post.create_post.root_id.app_error", "Invalid RootId parameter.")
+const invalidRoot = () => invalid("api.post.create_post.root_id.app_error", "Invalid RootId parameter.")
 
-/** Checks that need no database; everything here is a 400 before anything is written. */
-const validate = (input: CreatePostBody) =>
-  Effect.gen(function*() {
-    const id = /^[a-z0-9]{26}$/
-    if (!id.test(input.channel_id)) return yield* badRequest("model.post.is_valid.channel_id.app_error", "Invalid channel id.")
-    if (input.root_id !== "" && !id.test(input.root_id)) return yield* invalidRoot()
-    if (runeLength(input.message) > MESSAGE_MAX_RUNES) return yield* invalidMessageLength()
-    if (input.file_ids.length > FILE_IDS_MAX || input.file_ids.some((f) => !id.test(f))) {
-      return yield* badRequest("model.post.is_valid.file_ids.app_error", "Invalid file ids.")
-    }
-    if (input.pending_post_id.length > PENDING_ID_MAX) {
-      return yield* badRequest("model.post.is_valid.pending_post_id.app_error", "Invalid pending post id.")
-    }
-    if (input.type !== "") return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing type parameter in request body.")
-    if (JSON.stringify(input.props).length > PROPS_MAX_CHARS) return yield* badRequest("model.post.is_valid.props.app_error", "Invalid props.")
-    if (input.message.trim() === "" && input.file_ids.length === 0 && Object.keys(input.props).length === 0) {
-      return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing message parameter in request body.")
-    }
-  })
+const ID = ID_PATTERN
 
-interface RootRow {
-  readonly channel_id: string
-  readonly root_id: string
-  readonly user_id: string
-  readonly message: string
+/**
+ * Checks that need no database: the 400 that refuses the post before anything is written, or undefined. Plain code
+ * (no effect), as it runs on every post.
+ */
+const refusal = (input: CreatePostBody): Invalid | undefined => {
+  if (!ID.test(input.channel_id)) return invalid("model.post.is_valid.channel_id.app_error", "Invalid channel id.")
+  if (input.root_id !== "" && !ID.test(input.root_id)) return invalidRoot()
+  if (runeLength(input.message) > MESSAGE_MAX_RUNES) return invalidMessageLength()
+  if (input.file_ids.length > FILE_IDS_MAX || input.file_ids.some((f) => !ID.test(f))) {
+    return invalid("model.post.is_valid.file_ids.app_error", "Invalid file ids.")
+  }
+  if (input.pending_post_id.length > PENDING_ID_MAX) return invalid("model.post.is_valid.pending_post_id.app_error", "Invalid pending post id.")
+  if (input.type !== "") return invalid("api.context.invalid_param.app_error", "Invalid or missing type parameter in request body.")
+  if (JSON.stringify(input.props).length > PROPS_MAX_CHARS) return invalid("model.post.is_valid.props.app_error", "Invalid props.")
+  if (input.message.trim() === "" && input.file_ids.length === 0 && Object.keys(input.props).length === 0) {
+    return invalid("api.context.invalid_param.app_error", "Invalid or missing message parameter in request body.")
+  }
+  return undefined
 }
+
+const Roots = rows("CreatePost root", Schema.Struct({
+  channel_id: Schema.String,
+  root_id: Schema.String,
+  user_id: Schema.String,
+  message: Schema.String
+}))
+const CollapsedThreads = rows("CreatePost collapsed threads", Schema.Struct({ value: Schema.String }))
+const Counters = rows("CreatePost counters", Schema.Struct({ at: Int8, total: Int8, total_root: Int8 }))
+const AttachedFiles = rows("CreatePost attached files", IdRow)
+const Inserted = rows("CreatePost insert", Schema.Struct({
+  props: JsonObject,
+  hashtags: Schema.String,
+  username: Schema.NullOr(Schema.String)
+}))
+/** What `writeRootPost`'s one statement answers: the post as written and the channel's row it checked. */
+const RootPostsWritten = rows("CreatePost root post", Schema.Struct({
+  at: Int8,
+  props: JsonObject,
+  hashtags: Schema.String,
+  username: Schema.NullOr(Schema.String),
+  team_id: Schema.String,
+  type: Schema.String,
+  name: Schema.String,
+  display_name: Schema.String
+}))
 
 /** Whether the user reads replies in collapsed threads (the server default is on; the preference can turn it off). */
 const collapsedThreadsFor = (userId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.read(db.sql<{ value: string }>`
-      SELECT value FROM preferences WHERE user_id = ${userId} AND category = 'display_settings' AND name = 'collapsed_reply_threads'`)
-    return rows[0]?.value !== "off"
+    const found = yield* db.read(db.sql`
+      SELECT value FROM preferences WHERE user_id = ${userId} AND category = 'display_settings' AND name = 'collapsed_reply_threads'`).pipe(CollapsedThreads)
+    return found[0]?.value !== "off"
   })
 
-/**
- * Creates a post in one transaction: the channel's counters (create_at is strictly increasing per channel), the
- * caller's files attached, the post, the thread and its followers for a reply, the mentioned members' counts and the
- * author's own read state. Events follow the commit.
- */
 /**
  * Props only the server sets: from_bot on a bot's posts (its session says so, as in Mattermost), from_webhook on an
  * integration's. A client cannot claim them.
@@ -98,34 +148,58 @@ export const createPost = (
   setOnline: boolean,
   trusted: Record<string, unknown> = {},
   serverType: "" | "me" | `custom_${string}` = ""
-) =>
-  Effect.gen(function*() {
+): Effect.Effect<PostJson, Effect.Effect.Error<ReturnType<typeof writeAnyPost>>, Effect.Effect.Context<ReturnType<typeof writeAnyPost>>> =>
+  Effect.suspend(() => {
     const given = { ...body, props: withActionIds({ ...serverProps(caller, body.props), ...trusted }) }
-    yield* validate(given)
+    const refused = refusal(given)
+    if (refused !== undefined) return Effect.fail(refused)
     const input = serverType === "" ? given : { ...given, type: serverType }
-    const db = yield* Db
     // A priority (checked below, with its own refusals) takes the general path.
-    if (input.root_id === "" && input.file_ids.length === 0 && noPriority(input.metadata?.priority) && mentionsNobody(input.message)) {
-      const quick = yield* writeRootPost(db, { id: newId(), now: yield* Clock.currentTimeMillis, caller, channelId: input.channel_id, input, mentioned: [] }, {
-        guard: mayPostWithoutMentions(db, caller, input.channel_id)
-      })
-      if (quick !== undefined) {
-        const { channel, ...written } = quick
-        const post = toWire(newRootRow({ userId: caller.userId, channelId: channel.id, input, ...written }), { viewer: caller, collapsedThreads: false, extended: false })
-        yield* publishPosted(channel, post, written.username, [], setOnline)
-        return post
-      }
-    }
+    return input.root_id === "" && input.file_ids.length === 0 && noPriority(input.metadata?.priority) && mentionsNobody(input.message)
+      ? writePlainRootPost(caller, input, setOnline)
+      : writeAnyPost(caller, input, setOnline)
+  })
+
+/**
+ * The most common post, a root post without files, priority or mentions, as a few plain steps around its one statement
+ * (issue 10: an `Effect.gen` of a dozen steps cost a visible share of every POST /posts). When the statement's guard
+ * does not hold (no such channel, not allowed, a direct or group channel), nothing was written and `writeAnyPost`
+ * decides, answering what it always answered.
+ */
+const writePlainRootPost = (caller: Caller, input: CreatePostBody, setOnline: boolean) =>
+  Effect.flatMap(Db, (db) =>
+    Effect.clockWith((clock) =>
+      Effect.flatMap(
+        writeRootPost(db, { id: newId(), now: clock.unsafeCurrentTimeMillis(), caller, channelId: input.channel_id, input, mentioned: [] }, {
+          guarded: true
+        }),
+        (quick) => {
+          if (quick === undefined) return writeAnyPost(caller, input, setOnline)
+          const { channel, ...written } = quick
+          const post = toWire(newRootRow({ userId: caller.userId, channelId: channel.id, input, ...written }), { viewer: caller, collapsedThreads: false, extended: false })
+          return Effect.as(publishPosted(channel, post, written.username, [], setOnline), post)
+        }
+      )
+    ))
+
+/**
+ * Any post, validated: the channel's counters (create_at is strictly increasing per channel), the caller's files
+ * attached, the post, the thread and its followers for a reply, the mentioned members' counts and the author's own
+ * read state, in one transaction (or `writeRootPost`'s one statement). Events follow the commit.
+ */
+const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean) =>
+  Effect.gen(function*() {
+    const db = yield* Db
     const access = yield* Access
     const { channel } = yield* access.channel(caller, input.channel_id, "write")
     if (channel.delete_at > 0) {
-      return yield* badRequest("api.post.create_post.can_not_post_to_deleted.error", "Can not post to deleted channel.")
+      return yield* invalid("api.post.create_post.can_not_post_to_deleted.error", "Can not post to deleted channel.")
     }
     const sql = db.sql
     const root = input.root_id === ""
       ? undefined
-      : (yield* db.read(sql<RootRow>`
-          SELECT channel_id, root_id, user_id, message FROM posts WHERE id = ${input.root_id} AND delete_at = 0`))[0]
+      : (yield* db.read(sql`
+          SELECT channel_id, root_id, user_id, message FROM posts WHERE id = ${input.root_id} AND delete_at = 0`).pipe(Roots))[0]
     if (input.root_id !== "" && (root === undefined || root.channel_id !== channel.id || root.root_id !== "")) {
       return yield* invalidRoot()
     }
@@ -151,28 +225,28 @@ export const createPost = (
         (row) => row === undefined ? Effect.fail(notFound("app.channel.get.existing.app_error", "Channel not found.")) : Effect.succeed(row)
       )
       : yield* db.transaction(Effect.gen(function*() {
-        const [counters] = yield* sql<{ at: string; total: string; total_root: string }>`
+        const [counters] = yield* Counters(sql`
           UPDATE channels SET
             last_post_at = GREATEST(last_post_at + 1, ${now}),
             last_root_post_at = CASE WHEN ${isRoot} THEN GREATEST(last_post_at + 1, ${now}) ELSE last_root_post_at END,
             total_msg_count = total_msg_count + 1,
             total_msg_count_root = total_msg_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END
           WHERE id = ${channel.id}
-          RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root`
-        const createAt = Number(counters.at)
-        const attached = input.file_ids.length === 0 ? [] : yield* sql<{ id: string }>`
+          RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root`)
+        const createAt = counters.at
+        const attached = input.file_ids.length === 0 ? [] : yield* AttachedFiles(sql`
           UPDATE file_infos SET post_id = ${id}, channel_id = ${channel.id}, update_at = ${createAt}
           WHERE id = ANY(${[...input.file_ids]}) AND creator_id = ${caller.userId} AND post_id = '' AND delete_at = 0
             AND (channel_id = ${channel.id} OR channel_id = '')
-          RETURNING id`
+          RETURNING id`)
         const attachedIds = input.file_ids.filter((f) => attached.some((a) => a.id === f))
-        const [inserted] = yield* sql<{ props: Record<string, unknown>; hashtags: string; username: string | null }>`
+        const [inserted] = yield* Inserted(sql`
           INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
                              file_ids, pending_post_id)
           VALUES (${id}, ${createAt}, ${createAt}, ${caller.userId}, ${channel.id}, ${input.root_id}, ${input.message},
                   ${input.type}, ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)},
                   ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id})
-          RETURNING props, hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username`
+          RETURNING props, hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username`)
         if (priority !== undefined) {
           yield* sql`
             INSERT INTO post_priority (post_id, channel_id, priority, requested_ack, persistent_notifications)
@@ -228,23 +302,60 @@ const mentionsNobody = (message: string) => {
 }
 
 /**
- * The checks `createPost` makes before writing a root post that mentions nobody, as a condition on the channel's
- * row: it exists and is not deleted, the caller may write in it (a member, or a system admin, as Access decides
- * "write"), and it is neither a direct nor a group channel (where every other member is mentioned). When it does
- * not hold nothing is written, and `createPost` takes the general way, which answers the same error as before.
+ * `writeRootPost`'s statement, its parameters numbered once here rather than a template compiled per post (issue 10:
+ * the text is the same every time). With `guarded`, the checks `createPost` makes before writing a root post that
+ * mentions nobody, as a condition on the channel's row: it exists and is not deleted, the caller may write in it (a
+ * member, or a system admin, as Access decides "write"), and it is neither a direct nor a group channel (where every
+ * other member is mentioned). When it does not hold nothing is written, and `createPost` takes the general way, which
+ * answers the same error as before. The parameters, in order, are `rootPostParams`'.
  */
-const mayPostWithoutMentions = (db: DbService, caller: Caller, channelId: string) => {
-  const sql = db.sql
-  return sql`AND delete_at = 0 AND type NOT IN ('D', 'G')
-    AND (${caller.isSystemAdmin} OR EXISTS (SELECT 1 FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${caller.userId}))`
+const rootPostText = (guarded: boolean) => {
+  let n = 0
+  const p = () => `$${++n}`
+  return `
+      WITH c AS (
+        UPDATE channels SET
+          last_post_at = GREATEST(last_post_at + 1, ${p()}),
+          last_root_post_at = GREATEST(last_post_at + 1, ${p()}),
+          total_msg_count = total_msg_count + 1,
+          total_msg_count_root = total_msg_count_root + 1
+        WHERE id = ${p()} ${
+    guarded
+      ? `AND delete_at = 0 AND type NOT IN ('D', 'G')
+    AND (${p()} OR EXISTS (SELECT 1 FROM channel_members WHERE channel_id = ${p()} AND user_id = ${p()}))`
+      : ""
+  }
+        RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root, team_id, type, name,
+                  display_name
+      ), p AS (
+        INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
+                           file_ids, pending_post_id)
+        SELECT ${p()}, c.at, c.at, ${p()}, ${p()}, '', ${p()}, ${p()},
+               ${p()}::jsonb, ${p()}, '[]'::jsonb, ${p()}
+        FROM c
+        RETURNING create_at, props, hashtags
+      ), mentioned AS (
+        UPDATE channel_members SET mention_count = mention_count + 1, mention_count_root = mention_count_root + 1,
+          last_update_at = ${p()}
+        WHERE channel_id = ${p()} AND user_id = ANY(${p()})
+      ), author AS (
+        UPDATE channel_members cm SET last_viewed_at = c.at, msg_count = c.total, msg_count_root = c.total_root,
+          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${p()}
+        FROM c WHERE cm.channel_id = ${p()} AND cm.user_id = ${p()}
+      )
+      SELECT p.create_at AS at, p.props, p.hashtags, (SELECT username FROM users WHERE id = ${p()}) AS username,
+             c.team_id, c.type, c.name, c.display_name
+      FROM p, c`
 }
+const ROOT_POST = rootPostText(false)
+const ROOT_POST_GUARDED = rootPostText(true)
 
 /**
  * A root post without files in one statement, which PostgreSQL runs atomically: the channel's counters, the post,
  * the mentioned members' counts and the author's read state, as the transaction below does for every other post
- * (one round trip instead of five on the most common write). The author is never among the mentioned. With a
- * `guard` (more conditions on the channel's row), the access checks are made by the same statement (issue 10: a
- * round trip less on the most common write); undefined when the channel's row was not there (or not allowed).
+ * (one round trip instead of five on the most common write). The author is never among the mentioned. With
+ * `guarded` (`rootPostText`), the access checks are made by the same statement (issue 10: a round trip less on the
+ * most common write); undefined when the channel's row was not there (or not allowed).
  */
 const writeRootPost = (
   db: DbService,
@@ -256,57 +367,42 @@ const writeRootPost = (
     readonly input: CreatePostBody
     readonly mentioned: ReadonlyArray<string>
   },
-  options: { readonly guard?: Statement.Fragment } = {}
-) =>
-  Effect.gen(function*() {
-    const sql = db.sql
-    const { id, now, caller, channelId, input } = post
-    const rows = yield* db.execute(sql<{
-      at: string
-      props: Record<string, unknown>
-      hashtags: string
-      username: string | null
-      team_id: string
-      type: string
-      name: string
-      display_name: string
-    }>`
-      WITH c AS (
-        UPDATE channels SET
-          last_post_at = GREATEST(last_post_at + 1, ${now}),
-          last_root_post_at = GREATEST(last_post_at + 1, ${now}),
-          total_msg_count = total_msg_count + 1,
-          total_msg_count_root = total_msg_count_root + 1
-        WHERE id = ${channelId} ${options.guard ?? sql``}
-        RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root, team_id, type, name,
-                  display_name
-      ), p AS (
-        INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
-                           file_ids, pending_post_id)
-        SELECT ${id}, c.at, c.at, ${caller.userId}, ${channelId}, '', ${input.message}, ${input.type},
-               ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)}, '[]'::jsonb, ${input.pending_post_id}
-        FROM c
-        RETURNING create_at, props, hashtags
-      ), mentioned AS (
-        UPDATE channel_members SET mention_count = mention_count + 1, mention_count_root = mention_count_root + 1,
-          last_update_at = ${now}
-        WHERE channel_id = ${channelId} AND user_id = ANY(${[...post.mentioned]})
-      ), author AS (
-        UPDATE channel_members cm SET last_viewed_at = c.at, msg_count = c.total, msg_count_root = c.total_root,
-          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
-        FROM c WHERE cm.channel_id = ${channelId} AND cm.user_id = ${caller.userId}
-      )
-      SELECT p.create_at AS at, p.props, p.hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username,
-             c.team_id, c.type, c.name, c.display_name
-      FROM p, c`)
-    if (rows.length === 0) return undefined
-    const [row] = rows
+  options: { readonly guarded?: boolean } = {}
+) => {
+  const { id, now, caller, channelId, input } = post
+  const userId = caller.userId
+  const channel = options.guarded === true ? [now, now, channelId, caller.isSystemAdmin, channelId, userId] : [now, now, channelId]
+  const params = [
+    ...channel,
+    id,
+    userId,
+    channelId,
+    input.message,
+    input.type,
+    JSON.stringify(input.props),
+    hashtags(input.message),
+    input.pending_post_id,
+    now,
+    channelId,
+    [...post.mentioned],
+    now,
+    channelId,
+    userId,
+    userId
+  ]
+  // Decoded after `execute`: a statement handed over as it is runs straight on the pool (layers/Db.ts `direct`).
+  return Effect.map(db.execute(db.sql.unsafe(options.guarded === true ? ROOT_POST_GUARDED : ROOT_POST, params)), (raw) => {
+    // A row mismatch throws here, which Effect.map turns into the defect `rows` answers.
+    const written = RootPostsWritten.decode(raw)
+    if (written.length === 0) return undefined
+    const [row] = written
     const channel: ChannelRef = { id: channelId, team_id: row.team_id, type: row.type, name: row.name, display_name: row.display_name, delete_at: 0 }
-    return { id, channel, username: row.username ?? "", createAt: Number(row.at), props: row.props, hashtags: row.hashtags } satisfies Written & {
+    return { id, channel, username: row.username ?? "", createAt: row.at, props: row.props, hashtags: row.hashtags } satisfies Written & {
       readonly id: string
       readonly channel: ChannelRef
     }
   })
+}
 
 /** The row the hydrating query would return for a root post just written without files. */
 const newRootRow = (post: {
@@ -349,16 +445,7 @@ const newRootRow = (post: {
 
 const publishPosted = (channel: ChannelRef, post: PostJson, username: string, mentioned: ReadonlyArray<string>, setOnline: boolean) =>
   Effect.flatMap(EventBus, (bus) =>
-    bus.publish("posted", {
-      channel_display_name: channel.display_name,
-      channel_name: channel.name,
-      channel_type: channel.type,
-      post: JSON.stringify(post),
-      sender_name: `@${username}`,
-      team_id: channel.team_id,
-      set_online: setOnline,
-      ...(mentioned.length > 0 ? { mentions: JSON.stringify(mentioned) } : {})
-    }, { channel_id: channel.id }))
+    bus.publish(DomainEvent.Posted({ post: eventPost(post), channel, senderName: username, setOnline, mentions: mentioned }), { channel_id: channel.id }))
 
 /** The ephemeral notice Mattermost shows the author when named users are on the team but not in the channel. */
 const publishNotInChannel = (

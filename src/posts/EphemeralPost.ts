@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect"
 import { newId } from "../../layers/Crypto.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { EventBus } from "../events/EventBus.ts"
 
 /**
@@ -40,6 +41,6 @@ export const publishEphemeral = (input: EphemeralInput) =>
       reply_count: 0,
       metadata: { embeds: [], emojis: [], files: [], images: {}, reactions: [] }
     }
-    yield* (yield* EventBus).publish("ephemeral_message", { post: JSON.stringify(post) }, { user_id: input.userId })
+    yield* (yield* EventBus).publish(DomainEvent.EphemeralMessage({ post }), { user_id: input.userId })
     return post
   })

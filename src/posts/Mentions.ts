@@ -1,5 +1,6 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { DbError, DbService } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
 import type { ChannelRef } from "../access/Access.ts"
 import { mentionTokens } from "./MessageText.ts"
 
@@ -18,14 +19,18 @@ export interface MentionResult {
   readonly notInChannel: ReadonlyArray<{ readonly id: string; readonly username: string }>
 }
 
-interface MemberRow {
-  readonly user_id: string
-  readonly username: string
-  readonly channel_notify: string | null
-  readonly ignore_channel: string | null
-  readonly mark_unread: string | null
-  readonly status: string
-}
+const MemberRow = Schema.Struct({
+  user_id: Schema.String,
+  username: Schema.String,
+  channel_notify: Schema.NullOr(Schema.String),
+  ignore_channel: Schema.NullOr(Schema.String),
+  mark_unread: Schema.NullOr(Schema.String),
+  status: Schema.String
+})
+type MemberRow = typeof MemberRow.Type
+// Decoded after db.read, which runs a plain statement straight on the pool (POST /posts reads these).
+const Members = rows("Mentions members", MemberRow)
+const NotInChannel = rows("Mentions notInChannel", Schema.Struct({ id: Schema.String, username: Schema.String }))
 
 const allowsChannelMentions = (m: MemberRow) =>
   m.channel_notify !== "false" && m.ignore_channel !== "on" && !(m.mark_unread === "mention" && (m.ignore_channel ?? "default") === "default")
@@ -62,7 +67,7 @@ export const findMentions = (
     if (!direct && !channelWide && names.length === 0 && rootAuthor === "") {
       return { mentioned: [], rootMentioned: [], rootAuthorIsMember: false, notInChannel: [] }
     }
-    const members = yield* db.read(sql<MemberRow>`
+    const members = yield* db.read(sql`
       SELECT cm.user_id, u.username, u.notify_props->>'channel' AS channel_notify,
              cm.notify_props->>'ignore_channel_mentions' AS ignore_channel, cm.notify_props->>'mark_unread' AS mark_unread,
              COALESCE(s.status, 'offline') AS status
@@ -70,7 +75,7 @@ export const findMentions = (
       JOIN users u ON u.id = cm.user_id AND u.delete_at = 0
       LEFT JOIN statuses s ON s.user_id = cm.user_id
       WHERE cm.channel_id = ${input.channel.id}
-        AND (${direct || channelWide} OR lower(u.username) = ANY(${names}) OR cm.user_id = ${rootAuthor})`)
+        AND (${direct || channelWide} OR lower(u.username) = ANY(${names}) OR cm.user_id = ${rootAuthor})`).pipe(Members)
     const rootAuthorIsMember = members.some((m) => m.user_id === rootAuthor)
     if (direct) {
       const others = members.filter((m) => m.user_id !== input.authorId).map((m) => m.user_id)
@@ -82,10 +87,10 @@ export const findMentions = (
     const missing = [...own.tokens.usernames].filter((n) => !memberNames.has(n))
     const notInChannel = missing.length === 0 || input.channel.team_id === ""
       ? []
-      : yield* db.read(sql<{ id: string; username: string }>`
+      : yield* db.read(sql`
           SELECT u.id, u.username FROM users u
           JOIN team_members tm ON tm.user_id = u.id AND tm.team_id = ${input.channel.team_id} AND tm.delete_at = 0
-          WHERE lower(u.username) = ANY(${missing}) AND u.delete_at = 0 AND u.id <> ${input.authorId}`)
+          WHERE lower(u.username) = ANY(${missing}) AND u.delete_at = 0 AND u.id <> ${input.authorId}`).pipe(NotInChannel)
     return {
       mentioned: [...own.ids],
       rootMentioned: [...fromRoot].filter((id) => !own.ids.has(id)),

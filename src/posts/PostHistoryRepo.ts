@@ -1,37 +1,46 @@
 import type { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8Text, JsonObject, rows, StringList } from "../../layers/Rows.ts"
 
-/** Earlier versions of edited posts (migration 0102), and what a permalink needs to know about a post. */
-export interface EditVersion {
-  readonly id: string
-  readonly original_id: string
-  readonly create_at: string
-  readonly edit_at: string
-  readonly replaced_at: string
-  readonly user_id: string
-  readonly channel_id: string
-  readonly root_id: string
-  readonly message: string
-  readonly type: string
-  readonly props: Record<string, unknown>
-  readonly hashtags: string
-  readonly file_ids: ReadonlyArray<string>
-}
+/**
+ * Earlier versions of edited posts (migration 0102), and what a permalink needs to know about a post. Bigints stay
+ * the driver's text: PostHistoryRoutes converts them for the wire.
+ */
+export const EditVersion = Schema.Struct({
+  id: Schema.String,
+  original_id: Schema.String,
+  create_at: Int8Text,
+  edit_at: Int8Text,
+  replaced_at: Int8Text,
+  user_id: Schema.String,
+  channel_id: Schema.String,
+  root_id: Schema.String,
+  message: Schema.String,
+  type: Schema.String,
+  props: JsonObject,
+  hashtags: Schema.String,
+  file_ids: StringList
+})
+export type EditVersion = typeof EditVersion.Type
+const Versions = rows("PostHistoryRepo versions", EditVersion)
 
-export interface PostPlace {
-  readonly channel_id: string
-  readonly channel_type: string
-  readonly channel_display_name: string
-  readonly channel_delete_at: string
-  readonly team_id: string
-  readonly team_type: string | null
-  readonly team_display_name: string | null
-  readonly team_allow_open_invite: boolean | null
-  readonly has_joined_channel: boolean
-  readonly has_joined_team: boolean
-}
+/** The team columns are null for a direct or group message (no team row joined). */
+export const PostPlace = Schema.Struct({
+  channel_id: Schema.String,
+  channel_type: Schema.String,
+  channel_display_name: Schema.String,
+  channel_delete_at: Int8Text,
+  team_id: Schema.String,
+  team_type: Schema.NullOr(Schema.String),
+  team_display_name: Schema.NullOr(Schema.String),
+  team_allow_open_invite: Schema.NullOr(Schema.Boolean),
+  has_joined_channel: Schema.Boolean,
+  has_joined_team: Schema.Boolean
+})
+export type PostPlace = typeof PostPlace.Type
+const Places = rows("PostHistoryRepo place", PostPlace)
 
 export interface PostHistoryRepoService {
   /**
@@ -57,16 +66,16 @@ export const make = Effect.gen(function*() {
         SELECT ${newId()}, id, create_at, edit_at, ${now}, user_id, channel_id, root_id, message, type, props, hashtags, file_ids
         FROM posts WHERE id = ${postId} AND delete_at = 0 AND message <> ${message}`),
     versions: (postId) =>
-      db.read(sql<EditVersion>`
-        SELECT * FROM post_edit_history WHERE original_id = ${postId} ORDER BY replaced_at DESC, id DESC LIMIT 1000`),
+      db.read(sql`
+        SELECT * FROM post_edit_history WHERE original_id = ${postId} ORDER BY replaced_at DESC, id DESC LIMIT 1000`).pipe(Versions),
     place: (postId, userId) =>
-      db.read(sql<PostPlace>`
+      db.read(sql`
         SELECT c.id AS channel_id, c.type AS channel_type, c.display_name AS channel_display_name, c.delete_at AS channel_delete_at,
                c.team_id, t.type AS team_type, t.display_name AS team_display_name, t.allow_open_invite AS team_allow_open_invite,
                EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${userId}) AS has_joined_channel,
                EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${userId} AND tm.delete_at = 0) AS has_joined_team
         FROM posts p JOIN channels c ON c.id = p.channel_id LEFT JOIN teams t ON t.id = c.team_id AND t.delete_at = 0
-        WHERE p.id = ${postId} AND p.delete_at = 0`)
+        WHERE p.id = ${postId} AND p.delete_at = 0`).pipe(Places)
   }
   return service
 })

@@ -1,11 +1,12 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { withoutIntegrations } from "../integrations/MessageActions.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
+import { type PostEditVersion, PostEditVersion as PostEditVersionSchema, PostInfo } from "../../schemas/wire/PostHistory.ts"
 import { type EditVersion, PostHistoryRepo } from "./PostHistoryRepo.ts"
 import { PostParams } from "../../schemas/Params.ts"
 
@@ -13,7 +14,7 @@ import { PostParams } from "../../schemas/Params.ts"
 
 
 /** An earlier version as Mattermost shows it: a hidden (deleted) post whose original_id names the edited post. */
-const versionToWire = (v: EditVersion) => ({
+const versionToWire = (v: EditVersion): PostEditVersion => ({
   id: v.id,
   create_at: Number(v.create_at),
   update_at: Number(v.replaced_at),
@@ -36,7 +37,7 @@ const versionToWire = (v: EditVersion) => ({
 
 /** Only the author sees the earlier versions of their post, as in Mattermost; none is a 404. */
 const editHistory = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const { postUserId } = yield* (yield* Access).post(caller, post_id, "read")
   if (postUserId !== caller.userId) {
@@ -44,7 +45,7 @@ const editHistory = Effect.gen(function*() {
   }
   const versions = yield* (yield* PostHistoryRepo).versions(post_id)
   if (versions.length === 0) return yield* notFound("app.post.get_edit_history_for_post.app_error", "This post has no earlier version.")
-  return json(versions.map(versionToWire))
+  return yield* respondWithAll(PostEditVersionSchema, versions.map(versionToWire))
 })
 
 /**
@@ -53,14 +54,14 @@ const editHistory = Effect.gen(function*() {
  * need membership. System admins see everything.
  */
 const info = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const [place] = yield* (yield* PostHistoryRepo).place(post_id, caller.userId)
   if (place === undefined) return yield* notFound("app.post.get.app_error", "Post not found.")
   const allowed = caller.isSystemAdmin || place.has_joined_channel ||
     (place.channel_type === "O" && place.team_type !== null && (place.has_joined_team || place.team_allow_open_invite === true))
   if (!allowed) return yield* forbidden("app.post.get_post_info.forbidden.app_error", "You do not have the appropriate permissions for this post.")
-  return json({
+  return yield* respondWith(PostInfo, {
     channel_id: place.channel_id,
     channel_type: place.channel_type,
     channel_display_name: place.channel_display_name,
@@ -73,6 +74,6 @@ const info = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/posts/:post_id/edit_history", editHistory),
-  HttpRouter.get("/api/v4/posts/:post_id/info", info)
+  HttpRouter.get("/api/v4/posts/:post_id/edit_history", authed(editHistory)),
+  HttpRouter.get("/api/v4/posts/:post_id/info", authed(info))
 )

@@ -1,11 +1,14 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { Post } from "../../schemas/wire/Post.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { createPost, CreatePostBody, invalidMessageLength } from "./CreatePost.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
 import { PostRepo } from "./PostRepo.ts"
@@ -25,19 +28,19 @@ const hydrateOne = (caller: Caller, id: string) =>
   })
 
 const create = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const query = yield* Decode.query(CreateQuery)
   const input = yield* Decode.body(CreatePostBody)
   const post = yield* createPost(caller, input, query.set_online !== "false")
-  return created(post)
+  return yield* respondWith(Post, post, 201)
 })
 
 const get = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const access = yield* Access
   yield* access.post(caller, post_id, "read")
-  return json(yield* hydrateOne(caller, post_id))
+  return yield* respondWith(Post, yield* hydrateOne(caller, post_id))
 })
 
 /**
@@ -58,7 +61,7 @@ const applyEdit = (caller: Caller, postId: string, changes: PostChanges) =>
     yield* editPost(postId, changes, yield* Clock.currentTimeMillis)
     const post = yield* hydrateOne(caller, postId)
     const bus = yield* EventBus
-    yield* bus.publish("post_edited", { post: JSON.stringify(post) }, { channel_id: channel.id })
+    yield* bus.publish(DomainEvent.PostEdited({ post }), { channel_id: channel.id })
     return post
   })
 
@@ -70,11 +73,11 @@ const UpdateBody = Schema.Struct({
 })
 
 const update = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const input = yield* Decode.body(UpdateBody)
   if (input.id !== undefined && input.id !== post_id) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing id parameter in request body.")
-  return json(yield* applyEdit(caller, post_id, { message: input.message, props: input.props, is_pinned: input.is_pinned }))
+  return yield* respondWith(Post, yield* applyEdit(caller, post_id, { message: input.message, props: input.props, is_pinned: input.is_pinned }))
 })
 
 const PatchBody = Schema.Struct({
@@ -84,10 +87,10 @@ const PatchBody = Schema.Struct({
 })
 
 const patch = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const input = yield* Decode.body(PatchBody)
-  return json(yield* applyEdit(caller, post_id, input))
+  return yield* respondWith(Post, yield* applyEdit(caller, post_id, input))
 })
 
 /**
@@ -95,7 +98,7 @@ const patch = Effect.gen(function*() {
  * replies, as Mattermost does; its files and saved-post preferences go with it.
  */
 const remove = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const access = yield* Access
   const { channel, postUserId, isAdmin } = yield* access.post(caller, post_id, "read")
@@ -107,16 +110,13 @@ const remove = Effect.gen(function*() {
   const posts = yield* PostRepo
   const [post] = yield* posts.hydrate([post_id], { viewer: caller, collapsedThreads: false, extended: false })
   const bus = yield* EventBus
-  yield* bus.publish("post_deleted", {
-    post: JSON.stringify(post),
-    ...(postUserId !== caller.userId ? { delete_by: caller.userId } : {})
-  }, { channel_id: channel.id })
+  yield* bus.publish(DomainEvent.PostDeleted({ post, deletedBy: postUserId !== caller.userId ? caller.userId : undefined }), { channel_id: channel.id })
   return ok()
 })
 
 const setPinned = (pinned: boolean) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { post_id } = yield* Decode.params(PostParams)
     yield* applyPin(caller, post_id, pinned)
     return ok()
@@ -133,14 +133,14 @@ const applyPin = (caller: Caller, postId: string, pinned: boolean) =>
     yield* pinPost(postId, pinned, yield* Clock.currentTimeMillis)
     const post = yield* hydrateOne(caller, postId)
     const bus = yield* EventBus
-    yield* bus.publish("post_edited", { post: JSON.stringify(post) }, { channel_id: channel.id })
+    yield* bus.publish(DomainEvent.PostEdited({ post }), { channel_id: channel.id })
   })
 
 const IDS_MAX = 1000
 
 /** Posts by ids: those the caller may read, in the asked order; others are left out, as Mattermost does. */
 const byIds = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const ids = yield* Decode.body(Schema.Array(Decode.Id))
   if (ids.length === 0 || ids.length > IDS_MAX) {
     return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${IDS_MAX}).`)
@@ -148,16 +148,16 @@ const byIds = Effect.gen(function*() {
   const posts = yield* PostRepo
   const readable = new Set(yield* posts.readable(ids, caller))
   const wanted = [...new Set(ids)].filter((id) => readable.has(id))
-  return json(yield* posts.hydrate(wanted, { viewer: caller, collapsedThreads: false, extended: false }))
+  return yield* respondWithAll(Post, yield* posts.hydrate(wanted, { viewer: caller, collapsedThreads: false, extended: false }))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/posts", create),
-  HttpRouter.post("/api/v4/posts/ids", byIds),
-  HttpRouter.get("/api/v4/posts/:post_id", get),
-  HttpRouter.put("/api/v4/posts/:post_id", update),
-  HttpRouter.put("/api/v4/posts/:post_id/patch", patch),
-  HttpRouter.del("/api/v4/posts/:post_id", remove),
-  HttpRouter.post("/api/v4/posts/:post_id/pin", setPinned(true)),
-  HttpRouter.post("/api/v4/posts/:post_id/unpin", setPinned(false))
+  HttpRouter.post("/api/v4/posts", authed(create)),
+  HttpRouter.post("/api/v4/posts/ids", authed(byIds)),
+  HttpRouter.get("/api/v4/posts/:post_id", authed(get)),
+  HttpRouter.put("/api/v4/posts/:post_id", authed(update)),
+  HttpRouter.put("/api/v4/posts/:post_id/patch", authed(patch)),
+  HttpRouter.del("/api/v4/posts/:post_id", authed(remove)),
+  HttpRouter.post("/api/v4/posts/:post_id/pin", authed(setPinned(true))),
+  HttpRouter.post("/api/v4/posts/:post_id/unpin", authed(setPinned(false)))
 )

@@ -1,3 +1,9 @@
+import type { Types } from "effect"
+import type { Post } from "../../schemas/wire/Post.ts"
+import type { PostAcknowledgement, PostEmoji, PostPriority } from "../../schemas/wire/PostMetadata.ts"
+import type { PostList, PostSearchResults } from "../../schemas/wire/PostList.ts"
+import type { Reaction } from "../../schemas/wire/Reaction.ts"
+import type { FileInfo } from "../../schemas/wire/FileInfo.ts"
 import { withoutIntegrations } from "../integrations/MessageActions.ts"
 import type { UserRow } from "../users/UserRow.ts"
 import { toWire as userToWire, type Viewer } from "../users/UserWire.ts"
@@ -28,33 +34,21 @@ export interface PostRow {
   readonly last_reply_at: string | number | null
   readonly participants: ReadonlyArray<string> | null
   readonly is_following: boolean | null
-  readonly reactions: ReadonlyArray<ReactionJson>
-  readonly emojis: ReadonlyArray<Record<string, unknown>>
-  readonly files: ReadonlyArray<Record<string, unknown>>
-  readonly acknowledgements: ReadonlyArray<AcknowledgementJson>
+  /** These four are NULL when empty (the hydrating statement sends no '[]' for the driver to parse). */
+  readonly reactions: ReadonlyArray<ReactionJson> | null
+  readonly emojis: ReadonlyArray<typeof PostEmoji.Type> | null
+  readonly files: ReadonlyArray<FileInfo> | null
+  readonly acknowledgements: ReadonlyArray<AcknowledgementJson> | null
   /** Participant user rows in participation order; only when extended thread data was asked for. */
   readonly participant_users: ReadonlyArray<UserRow> | null
   /** PostPriorityMetadata, when the post carries a priority (PostPriority.ts). */
-  readonly priority: { readonly priority: string; readonly requested_ack: boolean; readonly persistent_notifications: boolean } | null
+  readonly priority: typeof PostPriority.Type | null
 }
 
-export interface ReactionJson {
-  readonly user_id: string
-  readonly post_id: string
-  readonly emoji_name: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-  readonly remote_id: string
-  readonly channel_id: string
-}
+export type ReactionJson = Reaction
 
 /** PostAcknowledgement of @mattermost/types. */
-export interface AcknowledgementJson {
-  readonly user_id: string
-  readonly post_id: string
-  readonly acknowledged_at: number
-}
+export type AcknowledgementJson = PostAcknowledgement
 
 /** How a list was asked for: collapsed threads add the thread fields Mattermost adds to root posts. */
 export interface WireOptions {
@@ -63,10 +57,15 @@ export interface WireOptions {
   readonly extended: boolean
 }
 
-/** The Post of @mattermost/types, with `metadata` always present: mobile reads reactions and files from it. */
-export const toWire = (row: PostRow, options: WireOptions) => {
+/**
+ * The Post of @mattermost/types, with `metadata` always present: mobile reads reactions and files from it. A
+ * precompiled encoder of the Post wire Schema: the channel page and POST /posts answer with it on the fast path
+ * (test/compat/WireMappers.test.ts checks its output against the Schema).
+ */
+export const toWire = (row: PostRow, options: WireOptions): Post => {
   const fileIds = row.file_ids ?? []
-  const post: Record<string, unknown> = {
+  // Built in place, optional fields last, so the keys keep the order the byte-for-byte tests expect.
+  const post: Types.Mutable<Post> = {
     id: row.id,
     create_at: Number(row.create_at),
     update_at: Number(row.update_at),
@@ -105,18 +104,24 @@ export const toWire = (row: PostRow, options: WireOptions) => {
   return post
 }
 
-export type PostJson = ReturnType<typeof toWire>
+export type PostJson = Post
 
 /** PostList / PaginatedPostList: `order` newest first, every post of `order` (and the roots of its replies) in `posts`. */
 export const postList = (
   order: ReadonlyArray<string>,
   posts: ReadonlyArray<PostJson>,
   cursors: { readonly next_post_id?: string; readonly prev_post_id?: string; readonly has_next?: boolean } = {}
-) => ({
+): PostList => ({
   order,
-  posts: Object.fromEntries(posts.map((p) => [p.id as string, p])),
+  posts: Object.fromEntries(posts.map((p) => [p.id, p])),
   next_post_id: cursors.next_post_id ?? "",
   prev_post_id: cursors.prev_post_id ?? "",
   has_next: cursors.has_next ?? false,
   first_inaccessible_post_time: 0
+})
+
+/** PostSearchResults: a page of results as a PostList, and the words each result matched (src/search/Matches.ts). */
+export const postSearchResults = (list: PostList, matches: Readonly<Record<string, ReadonlyArray<string>>>): PostSearchResults => ({
+  ...list,
+  matches
 })

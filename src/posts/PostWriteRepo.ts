@@ -1,5 +1,6 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
 import { ThreadRepo } from "../threads/ThreadRepo.ts"
 import { hashtags } from "./MessageText.ts"
 import { PostHistoryRepo } from "./PostHistoryRepo.ts"
@@ -8,6 +9,8 @@ import { PostHistoryRepo } from "./PostHistoryRepo.ts"
  * The statements behind editing, deleting and pinning a single post (PostRoutes.ts). Each is one transaction where
  * it writes several rows; the caller publishes the events once it has committed.
  */
+
+const Deleted = rows("PostWriteRepo deletePost", Schema.Struct({ id: Schema.String, root_id: Schema.String }))
 
 export interface PostChanges {
   readonly message?: string
@@ -47,10 +50,10 @@ export const deletePost = (postId: string, now: number) =>
     const sql = db.sql
     const threads = yield* ThreadRepo
     yield* db.transaction(Effect.gen(function*() {
-      const deleted = yield* sql<{ id: string; root_id: string }>`
+      const deleted = yield* sql`
         UPDATE posts SET delete_at = ${now}, update_at = ${now}
         WHERE (id = ${postId} OR (root_id = ${postId} AND root_id <> '')) AND delete_at = 0
-        RETURNING id, root_id`
+        RETURNING id, root_id`.pipe(Deleted)
       const ids = deleted.map((d) => d.id)
       const own = deleted.find((d) => d.id === postId)
       if (own !== undefined && own.root_id !== "") {

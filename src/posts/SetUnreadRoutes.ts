@@ -1,11 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { forbidden } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
+import { ChannelUnreadAt } from "../../schemas/wire/ChannelMember.ts"
 import { OwnUserParam, ownUser } from "./OwnUser.ts"
 import * as UnreadRepo from "./UnreadRepo.ts"
 
@@ -16,16 +18,16 @@ import * as UnreadRepo from "./UnreadRepo.ts"
 const UserPostParams = Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id })
 
 const setUnread = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(UserPostParams)
-  const user_id = yield* ownUser(caller, params.user_id)
+  const user_id = yield* ownUser(params.user_id)
   const post_id = params.post_id
   const access = yield* Access
   const { channel } = yield* access.post(caller, post_id, "read")
   const found = yield* UnreadRepo.unreadFrom(user_id, channel, post_id, yield* Clock.currentTimeMillis)
   if (Option.isNone(found)) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this channel.")
   const row = found.value
-  const unread = {
+  const unread: ChannelUnreadAt = {
     team_id: row.team_id,
     channel_id: row.channel_id,
     msg_count: Number(row.msg_count),
@@ -37,10 +39,10 @@ const setUnread = Effect.gen(function*() {
     post_id
   }
   const bus = yield* EventBus
-  yield* bus.publish("post_unread", unread, { user_id, channel_id: channel.id })
-  return json(unread)
+  yield* bus.publish(DomainEvent.PostUnread({ unread }), { user_id, channel_id: channel.id })
+  return yield* respondWith(ChannelUnreadAt, unread)
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/users/:user_id/posts/:post_id/set_unread", setUnread)
+  HttpRouter.post("/api/v4/users/:user_id/posts/:post_id/set_unread", authed(setUnread))
 )

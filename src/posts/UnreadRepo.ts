@@ -1,5 +1,6 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { Int8Text, rows } from "../../layers/Rows.ts"
 import { mentionPattern } from "../threads/ThreadRepo.ts"
 
 /**
@@ -7,26 +8,30 @@ import { mentionPattern } from "../threads/ThreadRepo.ts"
  * Read counts become the channel totals minus the posts from there on; mentions are recounted over those posts (every
  * post of another member in a DM or GM; elsewhere a post of another member naming the user, @channel, @all or @here).
  */
-export interface UnreadRow {
-  readonly team_id: string
-  readonly channel_id: string
-  readonly msg_count: string
-  readonly msg_count_root: string
-  readonly mention_count: string
-  readonly mention_count_root: string
-  readonly urgent_mention_count: string
-  readonly last_viewed_at: string
-}
+/** The counts stay the driver's text: SetUnreadRoutes converts them for the wire. */
+export const UnreadRow = Schema.Struct({
+  team_id: Schema.String,
+  channel_id: Schema.String,
+  msg_count: Int8Text,
+  msg_count_root: Int8Text,
+  mention_count: Int8Text,
+  mention_count_root: Int8Text,
+  urgent_mention_count: Int8Text,
+  last_viewed_at: Int8Text
+})
+export type UnreadRow = typeof UnreadRow.Type
+const Unreads = rows("UnreadRepo unreadFrom", UnreadRow)
+const Usernames = rows("UnreadRepo username", Schema.Struct({ username: Schema.String }))
 
 /** None when the user is not a member of the channel. */
 export const unreadFrom = (userId: string, channel: { readonly id: string; readonly type: string }, postId: string, now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    const [user] = yield* db.read(sql<{ username: string }>`SELECT username FROM users WHERE id = ${userId}`)
+    const [user] = yield* db.read(sql`SELECT username FROM users WHERE id = ${userId}`).pipe(Usernames)
     const direct = channel.type === "D" || channel.type === "G"
     const mentions = direct ? sql`true` : sql`p.message ~* ${mentionPattern(user?.username ?? "")}`
-    const rows = yield* db.execute(sql<UnreadRow>`
+    const rows = yield* db.execute(sql`
       WITH target AS (SELECT create_at FROM posts WHERE id = ${postId}),
       later AS (
         SELECT p.root_id, p.user_id, p.message FROM posts p, target
@@ -47,6 +52,6 @@ export const unreadFrom = (userId: string, channel: { readonly id: string; reado
       FROM channels c, counts
       WHERE c.id = cm.channel_id AND cm.channel_id = ${channel.id} AND cm.user_id = ${userId}
       RETURNING c.team_id, cm.channel_id, cm.msg_count, cm.msg_count_root, cm.mention_count, cm.mention_count_root,
-                cm.urgent_mention_count, cm.last_viewed_at`)
+                cm.urgent_mention_count, cm.last_viewed_at`).pipe(Unreads)
     return Option.fromNullable(rows[0])
   })

@@ -1,13 +1,17 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
+import type { Preference } from "../../schemas/wire/Preference.ts"
 
-/** A user's preferences: the PreferenceType of @mattermost/types, keyed by (user_id, category, name). */
-export interface Preference {
-  readonly user_id: string
-  readonly category: string
-  readonly name: string
-  readonly value: string
-}
+/** A user's preferences: the PreferenceType of @mattermost/types (schemas/wire/Preference.ts). */
+export type { Preference }
+
+const Preferences = rows("PreferenceRepo list", Schema.Struct({
+  user_id: Schema.String,
+  category: Schema.String,
+  name: Schema.String,
+  value: Schema.String
+}))
 
 export interface PreferenceRepoService {
   readonly list: (userId: string, category?: string, name?: string) => Effect.Effect<ReadonlyArray<Preference>, DbError>
@@ -24,12 +28,12 @@ export const make = Effect.gen(function*() {
   const sql = db.sql
   const service: PreferenceRepoService = {
     list: (userId, category, name) =>
-      db.read(sql<Preference>`
+      db.read(sql`
         SELECT user_id, category, name, value FROM preferences
         WHERE user_id = ${userId}
         ${category !== undefined ? sql`AND category = ${category}` : sql``}
         ${name !== undefined ? sql`AND name = ${name}` : sql``}
-        ORDER BY category, name`),
+        ORDER BY category, name`.pipe(Preferences)),
     upsert: (preferences) =>
       preferences.length === 0 ? Effect.void : db.transaction(Effect.asVoid(sql`
         INSERT INTO preferences ${sql.insert(preferences.map((p) => ({ user_id: p.user_id, category: p.category, name: p.name, value: p.value })))}

@@ -1,12 +1,14 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { isId } from "../../schemas/Params.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { Preference } from "../../schemas/wire/Preference.ts"
+import { ownUserId } from "../access/UserParam.ts"
+import { authed } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
+import { badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
-import { type Preference, PreferenceRepo } from "./PreferenceRepo.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
+import { PreferenceRepo } from "./PreferenceRepo.ts"
 
 /**
  * Preferences (display_settings, teams_order, direct_channel_show, group_channel_show, channel_open_time,
@@ -26,19 +28,11 @@ const PreferenceBody = Schema.Struct({
 })
 const PreferencesBody = Schema.Array(PreferenceBody)
 
-const UserParams = Schema.Struct({ user_id: Schema.String })
 const CategoryParams = Schema.Struct({ category: Schema.String })
 const PreferenceParams = Schema.Struct({ category: Schema.String, preference_name: Schema.String })
 
 /** The `{user_id}` of the path ("me" allowed); only the caller themself. */
-const ownUser = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const { user_id } = yield* Decode.params(UserParams)
-  const userId = user_id === "me" ? caller.userId : user_id
-  if (!isId(userId)) return yield* invalidParam("user_id")
-  if (userId !== caller.userId) return yield* permissionDenied("this user's preferences")
-  return userId
-})
+const ownUser = ownUserId("this user's preferences")
 
 /** A batch for this user, duplicates collapsed (the last one wins, as an upsert would). */
 const batchFor = (userId: string) =>
@@ -55,27 +49,27 @@ const batchFor = (userId: string) =>
 
 const getAll = Effect.gen(function*() {
   const userId = yield* ownUser
-  return json(yield* (yield* PreferenceRepo).list(userId))
+  return yield* respondWithAll(Preference, yield* (yield* PreferenceRepo).list(userId))
 })
 
 const getCategory = Effect.gen(function*() {
   const userId = yield* ownUser
   const { category } = yield* Decode.params(CategoryParams)
-  return json(yield* (yield* PreferenceRepo).list(userId, category))
+  return yield* respondWithAll(Preference, yield* (yield* PreferenceRepo).list(userId, category))
 })
 
 const getOne = Effect.gen(function*() {
   const userId = yield* ownUser
   const { category, preference_name } = yield* Decode.params(PreferenceParams)
   const [found] = yield* (yield* PreferenceRepo).list(userId, category, preference_name)
-  return found === undefined ? yield* notFound("app.preference.get.app_error", "Unable to find the preference.") : json(found)
+  return found === undefined ? yield* notFound("app.preference.get.app_error", "Unable to find the preference.") : yield* respondWith(Preference, found)
 })
 
 const save = Effect.gen(function*() {
   const userId = yield* ownUser
   const preferences = yield* batchFor(userId)
   yield* (yield* PreferenceRepo).upsert(preferences)
-  yield* (yield* EventBus).publish("preferences_changed", { preferences: JSON.stringify(preferences) }, { user_id: userId })
+  yield* (yield* EventBus).publish(DomainEvent.PreferencesChanged({ preferences }), { user_id: userId })
   return ok()
 })
 
@@ -83,14 +77,14 @@ const remove = Effect.gen(function*() {
   const userId = yield* ownUser
   const preferences = yield* batchFor(userId)
   yield* (yield* PreferenceRepo).remove(userId, preferences)
-  yield* (yield* EventBus).publish("preferences_deleted", { preferences: JSON.stringify(preferences) }, { user_id: userId })
+  yield* (yield* EventBus).publish(DomainEvent.PreferencesDeleted({ preferences }), { user_id: userId })
   return ok()
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/users/:user_id/preferences", getAll),
-  HttpRouter.put("/api/v4/users/:user_id/preferences", save),
-  HttpRouter.post("/api/v4/users/:user_id/preferences/delete", remove),
-  HttpRouter.get("/api/v4/users/:user_id/preferences/:category", getCategory),
-  HttpRouter.get("/api/v4/users/:user_id/preferences/:category/name/:preference_name", getOne)
+  HttpRouter.get("/api/v4/users/:user_id/preferences", authed(getAll)),
+  HttpRouter.put("/api/v4/users/:user_id/preferences", authed(save)),
+  HttpRouter.post("/api/v4/users/:user_id/preferences/delete", authed(remove)),
+  HttpRouter.get("/api/v4/users/:user_id/preferences/:category", authed(getCategory)),
+  HttpRouter.get("/api/v4/users/:user_id/preferences/:category/name/:preference_name", authed(getOne))
 )

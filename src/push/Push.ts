@@ -1,7 +1,8 @@
-import { Clock, Context, Effect, Layer, Metric, Option, Queue, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Option, Queue } from "effect"
 import { Cache } from "../../layers/Cache.ts"
 import { Db } from "../../layers/Db.ts"
 import { pushesDropped } from "../../layers/PushSender.ts"
+import type { EventPost } from "../../schemas/Events.ts"
 import * as DeviceRepo from "../devices/DeviceRepo.ts"
 import { decide, parseMentions } from "./Decide.ts"
 import * as PushQueue from "./PushQueue.ts"
@@ -15,7 +16,8 @@ import { makeRecipients } from "./Recipients.ts"
  * event subscriber, a Calls handler) returns at once: nothing here runs on a request's path or can fail it.
  */
 export type PushIntent =
-  | { readonly _tag: "Posted"; readonly data: Readonly<Record<string, unknown>> }
+  /** The post of a `posted` event, as the writer built it (typed; never re-parsed from the event's JSON). */
+  | { readonly _tag: "Posted"; readonly post: EventPost }
   | { readonly _tag: "Viewed"; readonly userId: string; readonly channelIds: ReadonlyArray<string> }
   | {
     readonly _tag: "Ring"
@@ -30,6 +32,8 @@ export type PushIntent =
 
 export interface PushService {
   readonly submit: (intent: PushIntent) => Effect.Effect<void>
+  /** The same, outside any effect (a listener of EventBus.onLocal). */
+  readonly submitNow: (intent: PushIntent) => void
 }
 
 export class Push extends Context.Tag("service/Push")<Push, PushService>() {}
@@ -43,18 +47,9 @@ const MAX_CLEARS = 20
 
 const shownKey = (userId: string, channelId: string) => `push:shown:${userId}:${channelId}`
 
-const PostedPost = Schema.parseJson(Schema.Struct({
-  id: Schema.String,
-  channel_id: Schema.String,
-  user_id: Schema.String,
-  root_id: Schema.optionalWith(Schema.String, { default: () => "" }),
-  message: Schema.optionalWith(Schema.String, { default: () => "" }),
-  type: Schema.optionalWith(Schema.String, { default: () => "" }),
-  props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
-  file_ids: Schema.optionalWith(Schema.NullOr(Schema.Array(Schema.String)), { default: () => [] })
-}))
-
 const DND = new Set(["dnd", "ooo"])
+
+const intentDropped = Metric.tagged(pushesDropped, "reason", "intent_queue_full")
 
 export const make = Effect.gen(function*() {
   const db = yield* Db
@@ -68,11 +63,8 @@ export const make = Effect.gen(function*() {
   /** Nothing is decided (or read) when no transport has credentials. */
   const pushIsOn = Effect.map(settings.current, (c) => Option.isSome(c.proxy) || Option.isSome(c.fcm) || Option.isSome(c.apns))
 
-  const posted = (data: Readonly<Record<string, unknown>>) =>
+  const posted = (post: EventPost) =>
     Effect.gen(function*() {
-      const decoded = Schema.decodeUnknownOption(PostedPost)(data.post)
-      if (Option.isNone(decoded)) return
-      const post = decoded.value
       if (post.type.startsWith("system_")) return
       const channel = yield* recipients.channel(post.channel_id)
       if (channel === undefined || channel.delete_at > 0) return
@@ -146,7 +138,7 @@ export const make = Effect.gen(function*() {
       if (!(yield* pushIsOn)) return
       switch (intent._tag) {
         case "Posted":
-          return yield* posted(intent.data)
+          return yield* posted(intent.post)
         case "Viewed":
           return yield* viewed(intent.userId, intent.channelIds)
         case "Ring":
@@ -161,7 +153,12 @@ export const make = Effect.gen(function*() {
   const service: PushService = {
     submit: (intent) =>
       Effect.flatMap(Queue.offer(intents, intent), (accepted) =>
-        accepted ? Effect.void : Metric.increment(Metric.tagged(pushesDropped, "reason", "intent_queue_full")))
+        accepted ? Effect.void : Metric.increment(intentDropped)),
+    submitNow: (intent) => {
+      // With push off (as the settings' cache knows), nothing would be decided: no decider is woken for it (issue 10).
+      if (settings.offNow()) return
+      if (!intents.unsafeOffer(intent)) intentDropped.unsafeUpdate(1, [])
+    }
   }
   return service
 })

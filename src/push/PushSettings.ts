@@ -1,9 +1,13 @@
-import { Clock, Config, Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import { Clock, Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { createPrivateKey } from "node:crypto"
 import { Crypto } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { JsonObject, rows } from "../../layers/Rows.ts"
 import type { ApnsCredentials, FcmCredentials, ProxyCredentials, ServiceAccount } from "../../layers/PushSender.ts"
 import { type Invalid, invalid } from "../../schemas/Errors.ts"
+import { ALL_FIELDS, PRIVATE_FIELDS, type PushField, type SettingsPatch, type SettingsView } from "../../schemas/native/Push.ts"
+
+const Sections = rows("PushSettings section", Schema.Struct({ value: JsonObject }))
 
 /**
  * Push credentials: the `push` section of the server configuration record (administrators edit it through
@@ -11,25 +15,8 @@ import { type Invalid, invalid } from "../../schemas/Errors.ts"
  * Crypto and are never returned. The spec's six fields keep their names; the rest are this service's additions.
  */
 
-export const PUBLIC_FIELDS = [
-  "push_android_project_id",
-  "push_ios_key_id",
-  "push_ios_team_id",
-  "push_ios_bundle_id",
-  "push_proxy_url",
-  "push_fcm_base_url",
-  "push_apns_base_url",
-  "push_apns_ca_cert"
-] as const
-
-export const PRIVATE_FIELDS = [
-  "push_android_access_token",
-  "push_android_service_account_key",
-  "push_ios_private_key"
-] as const
-
-export type PushField = typeof PUBLIC_FIELDS[number] | typeof PRIVATE_FIELDS[number]
-const ALL_FIELDS: ReadonlyArray<PushField> = [...PUBLIC_FIELDS, ...PRIVATE_FIELDS]
+// The fields and the admin API's wire types are the schemas of schemas/native/Push.ts, re-exported for the service.
+export { PRIVATE_FIELDS, type PushField, PUBLIC_FIELDS, SettingsPatch, SettingsView } from "../../schemas/native/Push.ts"
 const isPrivate = (field: PushField) => (PRIVATE_FIELDS as ReadonlyArray<string>).includes(field)
 
 export const DEFAULT_FCM_BASE_URL = "https://fcm.googleapis.com"
@@ -45,21 +32,14 @@ export interface ActiveCredentials {
 
 export const noCredentials: ActiveCredentials = { proxy: Option.none(), fcm: Option.none(), apns: Option.none() }
 
-/** What GET /api/v1/admin/push shows: public values as they are, private ones only as "set". */
-export type SettingsView = Record<PushField, string | null> & {
-  readonly enabled_transports: ReadonlyArray<string>
-  readonly from_environment: ReadonlyArray<PushField>
-}
-
-/** A PUT body: absent or "set" keeps a value, null or "" clears it, any other string replaces it. */
-export const SettingsPatch = Schema.partial(
-  Schema.Struct(Object.fromEntries(ALL_FIELDS.map((f) => [f, Schema.NullOr(Schema.String)])) as Record<PushField, Schema.NullOr<typeof Schema.String>>)
-)
-export type SettingsPatch = typeof SettingsPatch.Type
-
 export interface PushSettingsService {
   /** Complete credentials per transport; cached for a few seconds, so other nodes see a change within that time. */
   readonly current: Effect.Effect<ActiveCredentials>
+  /**
+   * True when the cached credentials (still fresh) enable no transport; false when some do or nothing fresh is
+   * cached. Outside any effect, so that a post is not even queued for a decision that `current` would refuse.
+   */
+  readonly offNow: () => boolean
   readonly view: Effect.Effect<SettingsView, DbError>
   readonly update: (patch: SettingsPatch) => Effect.Effect<SettingsView, DbError | Invalid>
 }
@@ -155,10 +135,12 @@ export const make = Effect.gen(function*() {
   const env = yield* Effect.all(
     ALL_FIELDS.map((field) => Effect.map(Config.option(Config.string(field.toUpperCase())), (value) => [field, Option.getOrElse(value, () => "")] as const))
   ).pipe(Effect.map((entries) => Object.fromEntries(entries) as Record<PushField, string>), Effect.orElseSucceed(() => ({}) as Record<PushField, string>))
-  const cache = yield* Ref.make(Option.none<{ readonly at: number; readonly value: ActiveCredentials }>())
+  // Plain state (one node's memory, read and written only by synchronous steps), so that `offNow` can read it too.
+  let cache = Option.none<{ readonly at: number; readonly value: ActiveCredentials }>()
+  const clock = yield* Effect.clock
 
   const stored = Effect.map(
-    db.read(sql<{ value: Record<string, unknown> }>`SELECT value FROM server_config WHERE section = 'push'`),
+    db.read(sql`SELECT value FROM server_config WHERE section = 'push'`.pipe(Sections)),
     (rows) => rows[0]?.value ?? {}
   )
 
@@ -196,14 +178,20 @@ export const make = Effect.gen(function*() {
   const service: PushSettingsService = {
     current: Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const cached = yield* Ref.get(cache)
+      const cached = cache
       if (Option.isSome(cached) && now - cached.value.at < CACHE_MS) return cached.value.value
       const value = resolve((yield* effective).values)
-      yield* Ref.set(cache, Option.some({ at: now, value }))
+      cache = Option.some({ at: now, value })
       return value
     }).pipe(
       Effect.catchAll((error) => Effect.as(Effect.logError("push settings unreadable; pushes are off until they are", error), noCredentials))
     ),
+    offNow: () => {
+      const cached = cache
+      if (Option.isNone(cached) || clock.unsafeCurrentTimeMillis() - cached.value.at >= CACHE_MS) return false
+      const { proxy, fcm, apns } = cached.value.value
+      return Option.isNone(proxy) && Option.isNone(fcm) && Option.isNone(apns)
+    },
     view,
     update: (patch) =>
       Effect.gen(function*() {
@@ -225,7 +213,7 @@ export const make = Effect.gen(function*() {
           INSERT INTO server_config (section, value, update_at) VALUES ('push', ${JSON.stringify(set)}::jsonb, ${now})
           ON CONFLICT (section) DO UPDATE
             SET value = (server_config.value || EXCLUDED.value) - ${removed}::text[], update_at = EXCLUDED.update_at`)
-        yield* Ref.set(cache, Option.none())
+        cache = Option.none()
         return yield* view
       })
   }

@@ -1,12 +1,15 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { PostParams } from "../../schemas/Params.ts"
+import { Reaction, ReactionsByPost } from "../../schemas/wire/Reaction.ts"
 import { OwnUserParam } from "../posts/OwnUser.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import * as ReactionRepo from "./ReactionRepo.ts"
@@ -20,7 +23,7 @@ import * as ReactionRepo from "./ReactionRepo.ts"
  */
 const EMOJI_NAME = /^[a-z0-9_+\-]{1,64}$/
 
-const toWire = (row: ReactionRepo.ReactionRow) => ({
+const toWire = (row: ReactionRepo.ReactionRow): Reaction => ({
   user_id: row.user_id,
   post_id: row.post_id,
   emoji_name: row.emoji_name,
@@ -59,7 +62,7 @@ const reactable = (caller: Caller, userId: string, postId: string) =>
   })
 
 const add = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(ReactionBody)
   yield* checkEmojiName(input.emoji_name)
   const channel = yield* reactable(caller, input.user_id, input.post_id)
@@ -67,12 +70,12 @@ const add = Effect.gen(function*() {
   const row = yield* ReactionRepo.add({ postId: input.post_id, userId: input.user_id, emojiName: input.emoji_name }, channel.id, now)
   const reaction = toWire(row)
   const bus = yield* EventBus
-  yield* bus.publish("reaction_added", { reaction: JSON.stringify(reaction) }, { channel_id: channel.id })
-  return created(reaction)
+  yield* bus.publish(DomainEvent.ReactionAdded({ reaction }), { channel_id: channel.id })
+  return yield* respondWith(Reaction, reaction, 201)
 })
 
 const remove = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const raw = yield* Decode.params(RemoveParams)
   const params = { ...raw, user_id: raw.user_id === "me" ? caller.userId : raw.user_id }
   yield* checkEmojiName(params.emoji_name)
@@ -81,7 +84,7 @@ const remove = Effect.gen(function*() {
   const removed = yield* ReactionRepo.remove({ postId: params.post_id, userId: params.user_id, emojiName: params.emoji_name }, now)
   if (Option.isSome(removed)) {
     const bus = yield* EventBus
-    yield* bus.publish("reaction_removed", { reaction: JSON.stringify({ ...toWire(removed.value), delete_at: now }) }, { channel_id: channel.id })
+    yield* bus.publish(DomainEvent.ReactionRemoved({ reaction: { ...toWire(removed.value), delete_at: now } }), { channel_id: channel.id })
   }
   return ok()
 })
@@ -89,18 +92,18 @@ const remove = Effect.gen(function*() {
 const reactionsOf = (postIds: ReadonlyArray<string>) => Effect.map(ReactionRepo.ofPosts(postIds), (rows) => rows.map(toWire))
 
 const list = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const access = yield* Access
   yield* access.post(caller, post_id, "read")
-  return json(yield* reactionsOf([post_id]))
+  return yield* respondWithAll(Reaction, yield* reactionsOf([post_id]))
 })
 
 const IDS_MAX = 200
 
 /** Reactions of many posts: every readable asked post is a key, with [] when it has none. */
 const forIds = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const ids = yield* Decode.body(PostIdsBody)
   if (ids.length === 0 || ids.length > IDS_MAX) {
     return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${IDS_MAX}).`)
@@ -108,14 +111,14 @@ const forIds = Effect.gen(function*() {
   const posts = yield* PostRepo
   const readable = yield* posts.readable(ids, caller)
   const reactions = readable.length === 0 ? [] : yield* reactionsOf(readable)
-  const byPost: Record<string, Array<ReturnType<typeof toWire>>> = Object.fromEntries(readable.map((id) => [id, []]))
+  const byPost: Record<string, Array<Reaction>> = Object.fromEntries(readable.map((id) => [id, []]))
   for (const r of reactions) byPost[r.post_id]?.push(r)
-  return json(byPost)
+  return yield* respondWith(ReactionsByPost, byPost)
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/reactions", add),
-  HttpRouter.del("/api/v4/users/:user_id/posts/:post_id/reactions/:emoji_name", remove),
-  HttpRouter.get("/api/v4/posts/:post_id/reactions", list),
-  HttpRouter.post("/api/v4/posts/ids/reactions", forIds)
+  HttpRouter.post("/api/v4/reactions", authed(add)),
+  HttpRouter.del("/api/v4/users/:user_id/posts/:post_id/reactions/:emoji_name", authed(remove)),
+  HttpRouter.get("/api/v4/posts/:post_id/reactions", authed(list)),
+  HttpRouter.post("/api/v4/posts/ids/reactions", authed(forIds))
 )

@@ -1,10 +1,12 @@
 import { Clock, Effect, Either, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { Statuses } from "../status/Statuses.ts"
 import { MATTERMOST_VERSION } from "../system/Version.ts"
 import type { Connection } from "./Connection.ts"
 import { type ClientRequest, RequestErrors, type RequestError } from "./Frames.ts"
 import { Hub } from "./Hub.ts"
+import { Id } from "../../schemas/Params.ts"
 
 /**
  * Requests an authenticated client may send (mattermost-compat.md 8.7). Each answers with reply data (`undefined`
@@ -13,7 +15,7 @@ import { Hub } from "./Hub.ts"
  */
 export const NoReply = Symbol("NoReply")
 
-const IdString = Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/))
+const IdString = Id
 const Typing = Schema.Struct({
   channel_id: IdString,
   /** The thread's root post, or "" for the channel itself. */
@@ -54,7 +56,7 @@ export const handleAction = (connection: Connection, request: ClientRequest) =>
         const input = yield* decode(Typing, request.data, "channel_id or parent_id")
         if (!(yield* hub.isChannelMember(connection.userId, input.channel_id))) return yield* Effect.fail(RequestErrors.forbidden)
         const bus = yield* EventBus
-        yield* hub.typing(connection.userId, input.channel_id, bus.publish("typing", { parent_id: input.parent_id, user_id: connection.userId }, {
+        yield* hub.typing(connection.userId, input.channel_id, bus.publish(DomainEvent.Typing({ parentId: input.parent_id, userId: connection.userId }), {
           channel_id: input.channel_id,
           omit_users: { [connection.userId]: true }
         }))

@@ -2,7 +2,6 @@ import { Clock, Deferred, Effect, Option, Schema } from "effect"
 import { hostname } from "node:os"
 import type { CacheService } from "../../layers/Cache.ts"
 import { newId } from "../../layers/Crypto.ts"
-import type { DbService } from "../../layers/Db.ts"
 import type { PubSubService } from "../../layers/PubSub.ts"
 import type { PresenceService } from "../status/Presence.ts"
 import type { StatusesService } from "../status/Statuses.ts"
@@ -11,6 +10,7 @@ import { Connection, REPLAY_MAX_AGE_MS, type ReplayEntry } from "./Connection.ts
 import { EncodedEvent, type ProtocolName } from "./Frames.ts"
 import type { HubState } from "./HubState.ts"
 import { CONNECTED_RECORD_TTL_MS, type OwnerRecords } from "./OwnerRecords.ts"
+import type { RealtimeRepo } from "./RealtimeRepo.ts"
 import type { LiveSocket, SocketAuth } from "./Socket.ts"
 import { type ControlMessage, ControlMessageJson, CONTROL_TOPIC, findTakeoverOverlap, Handoff, HANDOFF_WAIT } from "./Takeover.ts"
 
@@ -41,23 +41,21 @@ const HandoffJson = Schema.parseJson(Handoff)
 export interface AdmissionDeps {
   readonly state: HubState
   readonly records: OwnerRecords
-  readonly db: DbService
+  readonly repo: RealtimeRepo
   readonly cache: CacheService
   readonly pubsub: PubSubService
   readonly presence: PresenceService
   readonly statuses: StatusesService
 }
 
-export const makeAdmission = ({ state, records, db, cache, pubsub, presence, statuses }: AdmissionDeps) => {
-  const sql = db.sql
+export const makeAdmission = ({ state, records, repo, cache, pubsub, presence, statuses }: AdmissionDeps) => {
   const serverHostname = hostname()
   const { connections } = state
   const awaitingHandoff = new Map<string, Deferred.Deferred<void>>()
 
-  const maxConnections = db.read(sql<{ max: number | string | null }>`
-    SELECT value->'max_simultaneous_connections' AS max FROM server_config WHERE section = 'site'`).pipe(
-    Effect.map((rows) => {
-      const n = Number(rows[0]?.max ?? DEFAULT_MAX_CONNECTIONS)
+  const maxConnections = repo.maxConnections.pipe(
+    Effect.map((max) => {
+      const n = Number(max ?? DEFAULT_MAX_CONNECTIONS)
       return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_CONNECTIONS
     }),
     Effect.orElseSucceed(() => DEFAULT_MAX_CONNECTIONS)
@@ -84,6 +82,10 @@ export const makeAdmission = ({ state, records, db, cache, pubsub, presence, sta
         .pipe(Effect.ignore)
       const answered = yield* Deferred.await(released).pipe(Effect.timeout(HANDOFF_WAIT), Effect.option)
       awaitingHandoff.delete(requestId)
+      if (Option.isNone(answered)) {
+        yield* Effect.logWarning(`the node holding connection ${connectionId} did not hand it over within ${HANDOFF_WAIT}: the client starts afresh`)
+          .pipe(Effect.annotateLogs({ connection_id: connectionId, user_id: input.auth.userId }))
+      }
       const raw = Option.isSome(answered) ? yield* cache.take(handoffKey(requestId)).pipe(Effect.orElseSucceed(() => Option.none<string>())) : Option.none<string>()
       const handoff = Option.flatMap(raw, Schema.decodeUnknownOption(HandoffJson))
       const pending = connection.pending ?? []
@@ -128,9 +130,11 @@ export const makeAdmission = ({ state, records, db, cache, pubsub, presence, sta
   const admit = (input: AdmitInput) =>
     Effect.gen(function*() {
       const socketId = newId()
-      const max = yield* maxConnections
       // When the cache cannot count, the limit cannot be enforced; refusing everybody would be worse.
       const count = yield* presence.join(input.auth.userId, socketId).pipe(Effect.orElseSucceed(() => 0))
+      // The limit is at least 1, so a user's first socket (nearly every socket) never needs it: the setting is read
+      // (fresh, so that an administrator's change applies at once on every node) only when there is another.
+      const max = count > 1 ? yield* maxConnections : DEFAULT_MAX_CONNECTIONS
       if (count > max) {
         yield* presence.leave(input.auth.userId, socketId).pipe(Effect.ignore)
         yield* Effect.logWarning(`Too many connections: user ${input.auth.userId} has ${count - 1} open, the limit is ${max}`)
@@ -167,20 +171,21 @@ export const makeAdmission = ({ state, records, db, cache, pubsub, presence, sta
       return Option.some<Admitted>({ connection, socketId })
     })
 
-  /** The socket went away: its connection stays resumable for a while; presence and status follow. */
+  /**
+   * The socket went away: its connection stays resumable for a while; presence and status follow. The socket counts
+   * until they have (however the step ends), so a socket count that dropped means its departure was fully handled.
+   */
   const socketClosed = (connection: Connection, socketId: string, ws: LiveSocket) =>
     Effect.gen(function*() {
-      state.uncount(ws)
       if (connection.ws === ws && connections.get(connection.id) === connection) {
         connection.ws = undefined
         connection.disconnectedAt = yield* Clock.currentTimeMillis
         connection.seqAtDisconnect = connection.nextSeq
         yield* records.remember(connection, REPLAY_MAX_AGE_MS + 60_000)
       }
-      yield* state.updateGauge
       const remaining = yield* presence.leave(connection.userId, socketId).pipe(Effect.orElseSucceed(() => 1))
       if (remaining === 0) yield* statuses.disconnected(connection.userId).pipe(Effect.ignore)
-    })
+    }).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => state.uncount(ws)), state.updateGauge)))
 
   /** The other side of a takeover: this node lets go of a connection another node asks for, or hears its answer. */
   const onControl = (message: ControlMessage) =>
@@ -202,8 +207,14 @@ export const makeAdmission = ({ state, records, db, cache, pubsub, presence, sta
         next_seq: connection.nextSeq,
         replay: connection.replay
       })
-      yield* cache.set(handoffKey(message.request_id), snapshot, "1 minute")
-      yield* pubsub.publish(CONTROL_TOPIC, encodeControl({ type: "released", request_id: message.request_id }))
+      // Counted from the detaching step until the answer is out: a stopping node that saw only its connections
+      // would find none left here and close Redis (and this fiber) under the answer, leaving the asking node to time
+      // out and its client to start over with a fresh hello.
+      state.releasing++
+      yield* Effect.zipRight(
+        cache.set(handoffKey(message.request_id), snapshot, "1 minute"),
+        pubsub.publish(CONTROL_TOPIC, encodeControl({ type: "released", request_id: message.request_id }))
+      ).pipe(Effect.ensuring(Effect.sync(() => state.releasing--)))
     })
 
   return { admit, socketClosed, onControl }

@@ -1,3 +1,4 @@
+import type { EventTag } from "../../schemas/Events.ts"
 import { type EncodedEvent, frame, type ProtocolName } from "./Frames.ts"
 import type { LiveSocket } from "./Socket.ts"
 
@@ -14,8 +15,8 @@ export const SOFT_BUFFER_BYTES = 256 * 1024
 export const HARD_BUFFER_BYTES = 4 * 1024 * 1024
 export const CLOSE_SLOW_CONSUMER = { code: 1008, reason: "send queue full" } as const
 
-/** Mattermost drops these for backed-up connections (8.8). */
-const DROPPABLE = new Set(["typing", "status_change", "multiple_channels_viewed"])
+/** Mattermost drops these for backed-up connections (8.8): `typing`, `status_change`, `multiple_channels_viewed`. */
+export const DROPPABLE: ReadonlySet<EventTag> = new Set<EventTag>(["Typing", "StatusChange", "MultipleChannelsViewed"])
 
 export interface ReplayEntry {
   readonly seq: number
@@ -59,7 +60,7 @@ export class Connection {
       this.pending.push(event)
       return
     }
-    if (this.ws !== undefined && this.ws.bufferedAmount > SOFT_BUFFER_BYTES && DROPPABLE.has(event.event)) return
+    if (this.ws !== undefined && this.ws.bufferedAmount > SOFT_BUFFER_BYTES && event.droppable) return
     const seq = this.record(event.prefix(this.protocol), now)
     const ws = this.ws
     if (ws === undefined || ws.readyState !== 1) return

@@ -1,12 +1,12 @@
-import { Clock, Effect, Option } from "effect"
-import type { DbService } from "../../layers/Db.ts"
-import { decodeSessionEnded, SESSION_ENDED_EVENT } from "../auth/SessionEnded.ts"
-import { type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus.ts"
-import type { Connection } from "./Connection.ts"
+import { Clock, Effect } from "effect"
+import { type DomainEvent, type EventTag, fromWire, tagOf } from "../../schemas/Events.ts"
+import { type Envelope, type LocalEnvelope, RESET_SOCKETS_EVENT } from "../events/EventBus.ts"
+import { type Connection, DROPPABLE } from "./Connection.ts"
 import { EncodedEvent } from "./Frames.ts"
 import type { HubState } from "./HubState.ts"
 import { applyMembership } from "./Membership.ts"
 import type { OwnerRecords } from "./OwnerRecords.ts"
+import type { RealtimeRepo } from "./RealtimeRepo.ts"
 import type { CloseReason } from "./Socket.ts"
 
 /**
@@ -14,6 +14,10 @@ import type { CloseReason } from "./Socket.ts"
  * it concerns, each recipient only appending its sequence number. Subscriptions move with membership events before
  * the event itself is delivered, so a user added to a channel (or a new DM) receives that channel's next event at
  * once. Two internal events close sockets instead: a session that ended, and events this node missed.
+ *
+ * Decisions are made on the typed event (schemas/Events.ts), never on a Mattermost name: this node's own events carry
+ * it; another node's get their tag by a lookup, and their typed payload only where one is read (memberships, ended
+ * sessions), so a post from another node costs no decode beyond its envelope's.
  */
 
 /**
@@ -31,8 +35,7 @@ export const CLOSE_RESYNC = { code: 1012, reason: "events missed: reconnect and 
 /** A channel nobody here is known to be in is looked up at most this often (safety net for missed membership events). */
 const UNKNOWN_CHANNEL_RECHECK_MS = 30_000
 
-export const makeDispatch = (state: HubState, records: OwnerRecords, db: DbService) => {
-  const sql = db.sql
+export const makeDispatch = (state: HubState, records: OwnerRecords, repo: RealtimeRepo, clock: Clock.Clock) => {
   const { connections, subscriptions } = state
   const uncheckedChannels = new Map<string, number>()
 
@@ -72,46 +75,69 @@ export const makeDispatch = (state: HubState, records: OwnerRecords, db: DbServi
     yield* drop(all, CLOSE_RESYNC)
   })
 
-  /** A channel event for a channel no local user is known to be in: one lookup, in case a membership event was missed. */
-  const lookUpChannel = (channelId: string) =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      if ((uncheckedChannels.get(channelId) ?? 0) > now) return
-      if (subscriptions.users.size === 0) return
-      uncheckedChannels.set(channelId, now + UNKNOWN_CHANNEL_RECHECK_MS)
-      const rows = yield* db.read(sql<{ user_id: string }>`SELECT user_id FROM channel_members WHERE channel_id = ${channelId}`)
-        .pipe(Effect.orElseSucceed(() => []))
-      for (const row of rows) subscriptions.addChannel(row.user_id, channelId)
+  /**
+   * A channel event for a channel no local user is known to be in: one lookup, in case a membership event was missed.
+   * Undefined when none is due (nobody is connected here, or the channel was looked up lately): plain code first, as it
+   * runs for every post here (issue 10).
+   */
+  const lookUpChannel = (channelId: string): Effect.Effect<void> | undefined => {
+    const now = clock.unsafeCurrentTimeMillis()
+    if ((uncheckedChannels.get(channelId) ?? 0) > now) return undefined
+    if (subscriptions.users.size === 0) return undefined
+    uncheckedChannels.set(channelId, now + UNKNOWN_CHANNEL_RECHECK_MS)
+    return Effect.map(repo.channelMembers(channelId).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => [])), (members) => {
+      for (const userId of members) subscriptions.addChannel(userId, channelId)
       if (uncheckedChannels.size > 10_000) {
         for (const [id, until] of uncheckedChannels) if (until <= now) uncheckedChannels.delete(id)
       }
     })
+  }
 
-  /** One cluster event: membership bookkeeping first, then delivery to the local connections it concerns. */
-  const dispatch = (envelope: Envelope) =>
-    Effect.gen(function*() {
-      if (envelope.event === RESET_SOCKETS_EVENT) return yield* resetAll
-      if (envelope.event === SESSION_ENDED_EVENT) {
-        const ended = decodeSessionEnded(envelope.data)
-        if (Option.isSome(ended)) yield* endSessions(new Set(ended.value.session_ids))
-        return
+  /** Delivery of an event to the local connections it concerns (plain code). */
+  const deliver = (envelope: Envelope, tag: EventTag | undefined) => {
+    const b = envelope.broadcast
+    const encoded = new EncodedEvent(envelope, tag !== undefined && DROPPABLE.has(tag))
+    const now = clock.unsafeCurrentTimeMillis()
+    const audience = b.broadcast_to_all ? subscriptions.users.values() : subscriptions.audience(b)
+    const omitUsers = b.omit_users
+    for (const user of audience) {
+      if (omitUsers !== null && omitUsers[user.userId] === true) continue
+      for (const connection of user.connections) {
+        if (connection.id !== b.omit_connection_id) connection.deliver(encoded, now)
       }
-      applyMembership(subscriptions, envelope)
-      const b = envelope.broadcast
-      if (!b.broadcast_to_all && b.user_id === "" && b.channel_id !== "" && !subscriptions.knowsChannel(b.channel_id)) {
-        yield* lookUpChannel(b.channel_id)
-      }
-      const event = new EncodedEvent(envelope)
-      const now = yield* Clock.currentTimeMillis
-      const audience = b.broadcast_to_all ? subscriptions.users.values() : subscriptions.audience(b)
-      const omitUsers = b.omit_users
-      for (const user of audience) {
-        if (omitUsers !== null && omitUsers[user.userId] === true) continue
-        for (const connection of user.connections) {
-          if (connection.id !== b.omit_connection_id) connection.deliver(event, now)
-        }
-      }
-    })
+    }
+  }
 
-  return { dispatch, endSessions, resetAll }
+  /**
+   * One cluster event (`tag` and `event` undefined for one outside the domain union, such as a custom event): ended
+   * sessions close sockets; otherwise membership bookkeeping first, then delivery to the local connections it
+   * concerns. Done now when nothing has to wait (nearly always); otherwise the effect that finishes it.
+   */
+  const dispatchNow = (envelope: Envelope, tag: EventTag | undefined, event: DomainEvent | undefined): Effect.Effect<void> | undefined => {
+    if (tag === "SessionEnded") {
+      return event?._tag === "SessionEnded" ? endSessions(new Set(event.sessionIds)) : undefined
+    }
+    const b = envelope.broadcast
+    if (event !== undefined) applyMembership(subscriptions, event, b)
+    const lookUp = !b.broadcast_to_all && b.user_id === "" && b.channel_id !== "" && !subscriptions.knowsChannel(b.channel_id)
+      ? lookUpChannel(b.channel_id)
+      : undefined
+    if (lookUp === undefined) {
+      deliver(envelope, tag)
+      return undefined
+    }
+    return Effect.andThen(lookUp, Effect.sync(() => deliver(envelope, tag)))
+  }
+
+  /** An event this node published (it carries its typed event): delivered now, or the effect that finishes it. */
+  const dispatchLocalNow = (envelope: LocalEnvelope) => dispatchNow(envelope, envelope.domain?._tag, envelope.domain)
+
+  /** An event from another node, in its wire form; or the bus's own signal that this node missed events. */
+  const dispatchRemote = (envelope: Envelope) => {
+    if (envelope.event === RESET_SOCKETS_EVENT) return resetAll
+    const tag = tagOf(envelope.event, envelope.data)
+    return Effect.suspend(() => dispatchNow(envelope, tag, tag === undefined ? undefined : fromWire(tag, envelope.data)) ?? Effect.void)
+  }
+
+  return { dispatchLocalNow, dispatchRemote, endSessions, resetAll }
 }

@@ -14,11 +14,11 @@ export class EncodedEvent {
   private native?: string
   private v4Bytes?: Buffer
   private nativeBytes?: Buffer
-  constructor(readonly envelope: Pick<Envelope, "event" | "data" | "broadcast" | "created_at">) {}
-
-  get event() {
-    return this.envelope.event
-  }
+  constructor(
+    readonly envelope: Pick<Envelope, "event" | "data" | "broadcast" | "created_at">,
+    /** A backed-up connection may skip it (Connection.ts DROPPABLE). */
+    readonly droppable = false
+  ) {}
 
   prefix(protocol: ProtocolName): string {
     if (protocol === "v4") return this.v4 ??= v4Prefix(this.envelope)

@@ -1,9 +1,9 @@
 import { Clock, Effect } from "effect"
 import type { CacheService } from "../../layers/Cache.ts"
-import type { DbService } from "../../layers/Db.ts"
 import type { PresenceService } from "../status/Presence.ts"
 import { type Connection, REPLAY_MAX_AGE_MS } from "./Connection.ts"
 import type { HubState } from "./HubState.ts"
+import type { RealtimeRepo } from "./RealtimeRepo.ts"
 
 /**
  * The hub's periodic work: pinging sockets, refreshing presence and forgetting connections past resuming; checking
@@ -15,14 +15,13 @@ export const HANDOVER_MAX_WAIT_MS = 10_000
 
 export interface HeartbeatDeps {
   readonly state: HubState
-  readonly db: DbService
+  readonly repo: RealtimeRepo
   readonly cache: CacheService
   readonly presence: PresenceService
   readonly endSessions: (ids: ReadonlySet<string>) => Effect.Effect<void>
 }
 
-export const makeHeartbeat = ({ state, db, cache, presence, endSessions }: HeartbeatDeps) => {
-  const sql = db.sql
+export const makeHeartbeat = ({ state, repo, cache, presence, endSessions }: HeartbeatDeps) => {
   const { connections } = state
 
   /** Pings sockets (dropping those that stayed silent), refreshes presence, and forgets connections past resuming. */
@@ -65,9 +64,8 @@ export const makeHeartbeat = ({ state, db, cache, presence, endSessions }: Heart
       const live = new Map<string, number>()
       const ids = [...due]
       for (let i = 0; i < ids.length; i += 500) {
-        const rows = yield* db.read(sql<{ id: string; expires_at: string | number }>`
-          SELECT id, expires_at FROM sessions WHERE id IN ${sql.in(ids.slice(i, i + 500))}`)
-        for (const row of rows) live.set(row.id, Number(row.expires_at))
+        const rows = yield* repo.sessionExpiries(ids.slice(i, i + 500))
+        for (const row of rows) live.set(row.id, row.expires_at)
       }
       const ended = new Set<string>()
       for (const id of ids) {
@@ -84,7 +82,8 @@ export const makeHeartbeat = ({ state, db, cache, presence, endSessions }: Heart
   /**
    * For a node shutting down, its sockets closed: waits, at most HANDOVER_MAX_WAIT_MS, while connections whose socket
    * closed since `closedSince` (by the shutdown) and that other nodes may still take over remain, so that the
-   * replay buffers move through the takeover path instead of going down with the node.
+   * replay buffers move through the takeover path instead of going down with the node. A connection already let go
+   * of still counts until its handoff is answered (HubState.releasing): the answer needs this node's Redis.
    */
   const handOver = (closedSince: number) =>
     Effect.gen(function*() {
@@ -92,7 +91,7 @@ export const makeHeartbeat = ({ state, db, cache, presence, endSessions }: Heart
       if (!cache.shared) return
       const started = yield* Clock.currentTimeMillis
       const waiting = () => {
-        let n = 0
+        let n = state.releasing
         for (const c of connections.values()) {
           // A socket still attached is one the shutdown is closing (its departure may not have run yet).
           if (c.pending === undefined && (c.ws !== undefined || ((c.disconnectedAt ?? 0) >= closedSince && c.resumable))) n++

@@ -1,7 +1,7 @@
 import { Effect, Metric } from "effect"
-import type { DbService } from "../../layers/Db.ts"
 import { websocketActiveConnections } from "../../layers/Metrics.ts"
 import type { Connection } from "./Connection.ts"
+import type { RealtimeRepo } from "./RealtimeRepo.ts"
 import type { LiveSocket, SocketAuth } from "./Socket.ts"
 import { Subscriptions } from "./Subscriptions.ts"
 
@@ -15,8 +15,13 @@ export class HubState {
   readonly subscriptions = new Subscriptions()
   /** Sockets admitted and not yet departed (LiveSocket.counted). */
   socketCount = 0
+  /**
+   * Connections this node has let go of for a takeover whose answer (buffer stored, `released` published) is still
+   * being written: a stopping node waits for them too (Heartbeat.handOver), or its Redis would close under the answer.
+   */
+  releasing = 0
 
-  constructor(readonly nodeId: string, private readonly db: DbService) {}
+  constructor(readonly nodeId: string, private readonly repo: RealtimeRepo) {}
 
   readonly updateGauge = Effect.suspend(() => Metric.set(websocketActiveConnections, this.socketCount))
 
@@ -49,22 +54,13 @@ export class HubState {
     }
   }
 
-  private loadMemberships(userId: string) {
-    const { db } = this
-    const sql = db.sql
-    return Effect.all([
-      db.read(sql<{ channel_id: string }>`SELECT channel_id FROM channel_members WHERE user_id = ${userId}`),
-      db.read(sql<{ team_id: string }>`SELECT team_id FROM team_members WHERE user_id = ${userId} AND delete_at = 0`)
-    ], { concurrency: 2 }).pipe(Effect.map(([c, t]) => ({ channels: c.map((r) => r.channel_id), teams: t.map((r) => r.team_id) })))
-  }
-
   /** Makes sure the user's memberships are known, then runs `then` in the same synchronous step. */
   withUser<A>(userId: string, then: () => A) {
     const self = this
     return Effect.gen(function*() {
       const subscriptions = self.subscriptions
-      let loaded = subscriptions.user(userId) === undefined ? yield* self.loadMemberships(userId) : undefined
-      while (subscriptions.user(userId) === undefined && loaded === undefined) loaded = yield* self.loadMemberships(userId)
+      let loaded = subscriptions.user(userId) === undefined ? yield* self.repo.memberships(userId) : undefined
+      while (subscriptions.user(userId) === undefined && loaded === undefined) loaded = yield* self.repo.memberships(userId)
       subscriptions.addUser(userId, loaded?.channels ?? [], loaded?.teams ?? [])
       return then()
     })

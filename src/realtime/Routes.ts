@@ -1,5 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
+import { publicRoute } from "../auth/Guards.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { notHandshake } from "./Upgrade.ts"
 
@@ -11,6 +12,6 @@ const notASocket = Effect.zipRight(RateLimit.enforce("ws"), Effect.fail(notHands
 
 /** The router ignores trailing slashes, so this also serves `/api/v4/websocket/`. */
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/websocket", notASocket),
-  HttpRouter.get("/api/v1/ws", notASocket)
+  HttpRouter.get("/api/v4/websocket", publicRoute(notASocket)),
+  HttpRouter.get("/api/v1/ws", publicRoute(notASocket))
 )

@@ -13,6 +13,7 @@ import { Hub } from "./Hub.ts"
 import type { SocketAuth, SocketOwner } from "./Socket.ts"
 import { refusal, type Run, type SessionServices, SocketSession } from "./SocketSession.ts"
 import { hasQueryToken, requireHandshake, socketOptions, upgradeToken } from "./Upgrade.ts"
+import { Id } from "../../schemas/Params.ts"
 
 /**
  * The two sockets, taken at the HTTP server's 'upgrade' event instead of through an Effect route: a route keeps its
@@ -40,7 +41,7 @@ const PATHS = new Map<string, ProtocolName>([
 ])
 
 const ResumeQuery = Schema.Struct({
-  connection_id: Schema.String.pipe(Schema.pattern(/^[a-z0-9]{26}$/)),
+  connection_id: Id,
   sequence_number: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
 })
 const decodeResume = Schema.decodeUnknownOption(ResumeQuery)

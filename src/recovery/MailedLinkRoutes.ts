@@ -1,6 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { ResetBody, SendEmailBody, VerifyEmailBody } from "../../schemas/UserTokens.ts"
+import { publicRoute } from "../auth/Guards.ts"
 import { ApiError, badRequest, invalidParam } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok } from "../http/Respond.ts"
@@ -62,8 +63,8 @@ const verify = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/users/password/reset/send", mailLink(sendResetLink)),
-  HttpRouter.post("/api/v4/users/password/reset", reset),
-  HttpRouter.post("/api/v4/users/email/verify/send", mailLink(sendVerification)),
-  HttpRouter.post("/api/v4/users/email/verify", verify)
+  HttpRouter.post("/api/v4/users/password/reset/send", publicRoute(mailLink(sendResetLink))),
+  HttpRouter.post("/api/v4/users/password/reset", publicRoute(reset)),
+  HttpRouter.post("/api/v4/users/email/verify/send", publicRoute(mailLink(sendVerification))),
+  HttpRouter.post("/api/v4/users/email/verify", publicRoute(verify))
 )

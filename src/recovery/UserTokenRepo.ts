@@ -1,5 +1,9 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
+
+const Consumed = rows("UserTokenRepo consume", Schema.Struct({ user_id: Schema.String, extra: Schema.String, expires_at: Int8 }))
+const Swept = rows("UserTokenRepo sweep", Schema.Struct({ n: Schema.Number }))
 
 /** One-time tokens mailed to users, kept as SHA-256 hashes (migration 0100). */
 export type TokenType = "password_recovery" | "verify_email"
@@ -44,15 +48,15 @@ export const make = Effect.gen(function*() {
       })),
     consume: (tokenHash, type) =>
       Effect.map(
-        db.execute(sql<{ user_id: string; extra: string; expires_at: string }>`
+        db.execute(sql`
           DELETE FROM user_tokens WHERE token_hash = ${tokenHash} AND type = ${type}
-          RETURNING user_id, extra, expires_at`),
+          RETURNING user_id, extra, expires_at`.pipe(Consumed)),
         (rows) => Option.map(Option.fromNullable(rows[0]), (r) => ({ userId: r.user_id, extra: r.extra, expiresAt: Number(r.expires_at) }))
       ),
     // user_tokens_expires_at_idx finds them; every node may run it, deleting twice is harmless.
     deleteExpired: (now) =>
-      Effect.map(db.execute(sql<{ n: number }>`
-        WITH gone AS (DELETE FROM user_tokens WHERE expires_at < ${now} RETURNING 1) SELECT count(*)::int AS n FROM gone`),
+      Effect.map(db.execute(sql`
+        WITH gone AS (DELETE FROM user_tokens WHERE expires_at < ${now} RETURNING 1) SELECT count(*)::int AS n FROM gone`.pipe(Swept)),
         (rows) => rows[0]?.n ?? 0)
   }
   return service

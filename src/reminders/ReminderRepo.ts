@@ -1,15 +1,18 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 
 /** SQL for post reminders. */
 
-export interface DueReminder {
-  readonly post_id: string
-  readonly user_id: string
-  readonly target_time: string | number
-  readonly author_username: string | null
-  readonly user_roles: string
-}
+export const DueReminder = Schema.Struct({
+  post_id: Schema.String,
+  user_id: Schema.String,
+  target_time: Int8,
+  author_username: Schema.NullOr(Schema.String),
+  user_roles: Schema.String
+})
+export type DueReminder = typeof DueReminder.Type
+const DueReminders = rows("ReminderRepo due", DueReminder)
 
 export const makeReminderRepo = (db: DbService) => {
   const sql = db.sql
@@ -24,7 +27,7 @@ export const makeReminderRepo = (db: DbService) => {
      * by one node only (SKIP LOCKED lets another node take the next ones meanwhile).
      */
     claimDue: (nowSeconds: number, limit: number) =>
-      db.execute(sql<DueReminder>`
+      db.execute(sql`
         WITH due AS (
           SELECT post_id, user_id FROM post_reminders WHERE target_time <= ${nowSeconds}
           ORDER BY target_time LIMIT ${limit} FOR UPDATE SKIP LOCKED
@@ -35,7 +38,7 @@ export const makeReminderRepo = (db: DbService) => {
         SELECT c.post_id, c.user_id, c.target_time, a.username AS author_username, u.roles AS user_roles
         FROM claimed c JOIN users u ON u.id = c.user_id AND u.delete_at = 0
         LEFT JOIN posts p ON p.id = c.post_id
-        LEFT JOIN users a ON a.id = p.user_id`),
+        LEFT JOIN users a ON a.id = p.user_id`.pipe(DueReminders)),
     /** Puts back a reminder whose message could not be sent, to try again later. */
     restore: (postId: string, userId: string, targetTime: number) =>
       db.execute(sql`

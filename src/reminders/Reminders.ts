@@ -1,5 +1,6 @@
 import { Clock, Effect, Layer, Schedule } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { AppConfig } from "../Config.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
@@ -43,7 +44,7 @@ export const sendDue = Effect.gen(function*() {
   for (const reminder of due) {
     const sent = Effect.gen(function*() {
       const { channel, created } = yield* ensureDirect("D", directName(botId, reminder.user_id), "", botId, [...new Set([botId, reminder.user_id])])
-      if (created) yield* bus.publish("direct_added", { creator_id: botId, teammate_id: reminder.user_id }, { channel_id: channel.id })
+      if (created) yield* bus.publish(DomainEvent.DirectAdded({ creatorId: botId, teammateId: reminder.user_id }), { channel_id: channel.id })
       const bot = actingAs({ id: botId, roles: "system_user", is_bot: true }, now)
       yield* createPost(bot, {
         channel_id: channel.id,

@@ -1,6 +1,5 @@
 import { Clock, Effect, Layer, Option, Schedule } from "effect"
 import type { Caller } from "../auth/Authenticate.ts"
-import type { ApiError } from "../http/ApiError.ts"
 import { type DomainError, isDomainError } from "../../schemas/Errors.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
@@ -17,14 +16,19 @@ export const JOB_EVERY = "1 second"
 const BATCH = 50
 
 /** Mattermost's ScheduledPost error codes, from the reason the post was refused. */
-const errorCode = (error: ApiError | DomainError) => {
+const errorCode = (error: DomainError) => {
   if (error.id === "api.post.create_post.can_not_post_to_deleted.error") return "channel_archived"
   if (error.id === "api.post.create_post.root_id.app_error") return "thread_deleted"
-  const kind = error._tag === "ApiError" ? error.status : error._tag
-  if (kind === 404 || kind === "NotFound") return "channel_not_found"
-  if (kind === 403 || kind === "Forbidden") return "no_channel_permission"
-  if (kind === 400 || kind === "Invalid") return "invalid_post"
-  return "unknown"
+  switch (error._tag) {
+    case "NotFound":
+      return "channel_not_found"
+    case "Forbidden":
+      return "no_channel_permission"
+    case "Invalid":
+      return "invalid_post"
+    default:
+      return "unknown"
+  }
 }
 
 /** The author as a caller of createPost: the job posts with the author's own rights, checked as when posting. */
@@ -70,8 +74,8 @@ const send = (scheduled: ScheduledPostJson) =>
     }, false))
     if (outcome._tag === "Right") return yield* repo.done(scheduled.id)
     const error = outcome.left
-    // Refusals come as HTTP errors (createPost's own checks) or as domain errors (Access).
-    yield* repo.failed(scheduled.id, error._tag === "ApiError" || isDomainError(error) ? errorCode(error) : "unknown", now)
+    // A refusal is a domain error (createPost's checks, Access's); anything else (the database) is "unknown".
+    yield* repo.failed(scheduled.id, isDomainError(error) ? errorCode(error) : "unknown", now)
   })
 
 export const runOnce = Effect.gen(function*() {

@@ -1,17 +1,21 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8Text, rows } from "../../layers/Rows.ts"
 import type { PriorityJson } from "../../schemas/PostPriority.ts"
 import type { ScheduledPostJson } from "../../schemas/ScheduledPosts.ts"
-import { type UnsentMessageRow, unsentToJson } from "../drafts/UnsentMessageRow.ts"
+import { UnsentMessageRow, unsentToJson } from "../drafts/UnsentMessageRow.ts"
 
 /** Scheduled posts (migration 0104). */
-interface Row extends UnsentMessageRow {
-  readonly id: string
-  readonly scheduled_at: string
-  readonly processed_at: string
-  readonly error_code: string
-  readonly team_id?: string
-}
+const Row = Schema.Struct({
+  ...UnsentMessageRow.fields,
+  id: Schema.String,
+  scheduled_at: Int8Text,
+  processed_at: Int8Text,
+  error_code: Schema.String,
+  team_id: Schema.optional(Schema.String)
+})
+type Row = typeof Row.Type
+const ScheduledRows = rows("ScheduledPostRepo scheduled posts", Row)
 
 const toJson = (r: Row): ScheduledPostJson => ({
   ...unsentToJson(r),
@@ -56,44 +60,44 @@ export const make = Effect.gen(function*() {
   const service: ScheduledPostRepoService = {
     insert: (id, userId, f, now) =>
       Effect.map(
-        db.execute(sql<Row>`
+        db.execute(sql`
           INSERT INTO scheduled_posts (id, user_id, channel_id, root_id, create_at, update_at, scheduled_at, message, props, file_ids,
                                        priority)
           VALUES (${id}, ${userId}, ${f.channelId}, ${f.rootId}, ${now}, ${now}, ${f.scheduledAt}, ${f.message},
                   ${JSON.stringify(f.props)}::jsonb, ${JSON.stringify(f.fileIds)}::jsonb, ${jsonOrNull(f.priority)}::jsonb)
-          RETURNING *`),
+          RETURNING *`.pipe(ScheduledRows)),
         (rows) => toJson(rows[0])
       ),
     update: (id, userId, f, now) =>
       Effect.map(
-        db.execute(sql<Row>`
+        db.execute(sql`
           UPDATE scheduled_posts SET channel_id = ${f.channelId}, root_id = ${f.rootId}, message = ${f.message},
             props = ${JSON.stringify(f.props)}::jsonb, file_ids = ${JSON.stringify(f.fileIds)}::jsonb,
             priority = ${jsonOrNull(f.priority)}::jsonb,
             scheduled_at = ${f.scheduledAt}, update_at = ${now}, error_code = '', processed_at = 0
           WHERE id = ${id} AND user_id = ${userId} AND (processed_at = 0 OR error_code <> '')
-          RETURNING *`),
+          RETURNING *`.pipe(ScheduledRows)),
         one
       ),
     remove: (id, userId) =>
-      Effect.map(db.execute(sql<Row>`DELETE FROM scheduled_posts WHERE id = ${id} AND user_id = ${userId} RETURNING *`), one),
-    get: (id) => Effect.map(db.read(sql<Row>`SELECT * FROM scheduled_posts WHERE id = ${id}`), one),
+      Effect.map(db.execute(sql`DELETE FROM scheduled_posts WHERE id = ${id} AND user_id = ${userId} RETURNING *`.pipe(ScheduledRows)), one),
+    get: (id) => Effect.map(db.read(sql`SELECT * FROM scheduled_posts WHERE id = ${id}`.pipe(ScheduledRows)), one),
     forTeam: (userId, teamId) =>
       Effect.map(
-        db.read(sql<Row>`
+        db.read(sql`
           SELECT s.*, c.team_id FROM scheduled_posts s JOIN channels c ON c.id = s.channel_id
           WHERE s.user_id = ${userId} AND (c.team_id = ${teamId} OR c.team_id = '')
-          ORDER BY s.scheduled_at, s.id LIMIT 1000`),
+          ORDER BY s.scheduled_at, s.id LIMIT 1000`.pipe(ScheduledRows)),
         (rows) => ({ team: rows.filter((r) => r.team_id !== "").map(toJson), direct: rows.filter((r) => r.team_id === "").map(toJson) })
       ),
     claimDue: (now, limit) =>
       Effect.map(
-        db.execute(sql<Row>`
+        db.execute(sql`
           UPDATE scheduled_posts SET processed_at = ${now}
           WHERE id IN (
             SELECT id FROM scheduled_posts WHERE processed_at = 0 AND scheduled_at <= ${now}
             ORDER BY scheduled_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING *`),
+          RETURNING *`.pipe(ScheduledRows)),
         (rows) => rows.map(toJson)
       ),
     done: (id) => Effect.asVoid(db.execute(sql`DELETE FROM scheduled_posts WHERE id = ${id}`)),

@@ -3,10 +3,12 @@ import { Clock, Effect, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { ScheduledListQuery, ScheduledPostBody } from "../../schemas/ScheduledPosts.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
+import { ScheduledPost, ScheduledPostsByTeam } from "../../schemas/wire/Draft.ts"
 import { invalidMessageLength } from "../posts/CreatePost.ts"
 import { checkPriority } from "../posts/PostPriority.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
@@ -56,14 +58,14 @@ const ownScheduled = (caller: Caller, id: string) =>
   })
 
 const create = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(ScheduledPostBody)
   const { fields, now } = yield* checked(caller, input)
-  return created(yield* (yield* ScheduledPostRepo).insert(newId(), caller.userId, fields, now))
+  return yield* respondWith(ScheduledPost, yield* (yield* ScheduledPostRepo).insert(newId(), caller.userId, fields, now), 201)
 })
 
 const update = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { scheduled_post_id } = yield* Decode.params(IdParams)
   const input = yield* Decode.body(ScheduledPostBody)
   if (input.id !== undefined && input.id !== scheduled_post_id) {
@@ -74,31 +76,31 @@ const update = Effect.gen(function*() {
   const updated = yield* (yield* ScheduledPostRepo).update(scheduled_post_id, caller.userId, fields, now)
   // Claimed by the job between the two statements: it is being sent.
   if (Option.isNone(updated)) return yield* badRequest("app.schedule_post.update.already_sent.app_error", "The scheduled post is being sent.")
-  return json(updated.value)
+  return yield* respondWith(ScheduledPost, updated.value)
 })
 
 const remove = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { scheduled_post_id } = yield* Decode.params(IdParams)
   yield* ownScheduled(caller, scheduled_post_id)
   const removed = yield* (yield* ScheduledPostRepo).remove(scheduled_post_id, caller.userId)
   if (Option.isNone(removed)) return yield* notFound("app.schedule_post.get.app_error", "Scheduled post not found.")
-  return json(removed.value)
+  return yield* respondWith(ScheduledPost, removed.value)
 })
 
 /** `{[team_id]: [...]}`, plus `directChannels` when asked, as Mattermost answers. */
 const list = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const { includeDirectChannels } = yield* Decode.query(ScheduledListQuery)
   yield* (yield* Access).team(caller, team_id)
   const { team, direct } = yield* (yield* ScheduledPostRepo).forTeam(caller.userId, team_id)
-  return json({ [team_id]: team, ...(includeDirectChannels === "true" ? { directChannels: direct } : {}) })
+  return yield* respondWith(ScheduledPostsByTeam, { [team_id]: team, ...(includeDirectChannels === "true" ? { directChannels: direct } : {}) })
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/posts/schedule", create),
-  HttpRouter.put("/api/v4/posts/schedule/:scheduled_post_id", update),
-  HttpRouter.del("/api/v4/posts/schedule/:scheduled_post_id", remove),
-  HttpRouter.get("/api/v4/posts/scheduled/team/:team_id", list)
+  HttpRouter.post("/api/v4/posts/schedule", authed(create)),
+  HttpRouter.put("/api/v4/posts/schedule/:scheduled_post_id", authed(update)),
+  HttpRouter.del("/api/v4/posts/schedule/:scheduled_post_id", authed(remove)),
+  HttpRouter.get("/api/v4/posts/scheduled/team/:team_id", authed(list))
 )

@@ -1,8 +1,12 @@
 import { Effect } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
+import { FileInfoRow as FileInfoRowSchema } from "../files/FileInfoRows.ts"
 import type { FileInfoRow } from "../files/FileInfo.ts"
 import { channelsOf, type Scope } from "./SearchScope.ts"
 import type { Term } from "./SearchTerms.ts"
+
+const Files = rows("FileSearch files", FileInfoRowSchema)
 
 /**
  * File search by name: each term is a case-insensitive substring of the file name (ILIKE), ext: filters extensions,
@@ -45,12 +49,12 @@ export const search = (plan: FileSearchPlan) =>
       ])
       clauses.push(range.negate ? sql`NOT ${within}` : within)
     }
-    const rows = yield* db.read(sql<FileInfoRow>`
+    const rows = yield* db.read(sql`
       SELECT f.* FROM file_infos f JOIN posts p ON p.id = f.post_id
       WHERE f.channel_id IN (${channelsOf(sql, scope)})
         AND f.post_id <> '' AND f.delete_at = 0 AND p.delete_at = 0
         AND ${sql.and(clauses)}
       ORDER BY f.create_at DESC, f.id DESC
-      LIMIT ${plan.limit + 1} OFFSET ${plan.offset}`)
+      LIMIT ${plan.limit + 1} OFFSET ${plan.offset}`.pipe(Files))
     return { rows: rows.slice(0, plan.limit), hasNext: rows.length > plan.limit }
   })

@@ -1,8 +1,11 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { IdRow, rows } from "../../layers/Rows.ts"
 import { type Scope, scopeChannelIds } from "./SearchScope.ts"
 import type { Term } from "./SearchTerms.ts"
+
+const Ids = rows("PostSearch ids", IdRow)
 
 /**
  * Post search on PostgreSQL full-text search. Words, prefixes, phrases and hashtags become one tsquery matched
@@ -78,7 +81,7 @@ export const searchStatement = (sql: SqlClient.SqlClient, plan: PostSearchPlan, 
     ])
     clauses.push(range.negate ? sql`NOT ${within}` : within)
   }
-  return sql<{ id: string }>`
+  return sql`
     SELECT p.id FROM posts p
     WHERE p.channel_id = ANY(${[...channelIds]})
       AND p.delete_at = 0
@@ -95,6 +98,6 @@ export const search = (plan: PostSearchPlan) =>
     const channelIds = yield* scopeChannelIds(plan.scope)
     if (channelIds.length === 0) return { ids: [] as ReadonlyArray<string>, hasNext: false }
     const db = yield* Db
-    const rows = yield* db.read(searchStatement(db.sql, plan, channelIds))
+    const rows = yield* db.read(searchStatement(db.sql, plan, channelIds).pipe(Ids))
     return { ids: rows.slice(0, plan.limit).map((r) => r.id), hasNext: rows.length > plan.limit }
   })

@@ -1,13 +1,14 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Access } from "../access/Access.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { toWire as fileToWire } from "../files/FileInfo.ts"
 import { invalidParam } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { json, respondWith } from "../http/Respond.ts"
+import { FileSearchResults } from "../../schemas/wire/FileInfo.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
-import { postList } from "../posts/PostWire.ts"
+import { postList, postSearchResults } from "../posts/PostWire.ts"
 import * as FileSearch from "./FileSearch.ts"
 import { matchesIn } from "./Matches.ts"
 import * as PostSearch from "./PostSearch.ts"
@@ -33,7 +34,7 @@ const TeamParams = Schema.Struct({ team_id: Decode.Id })
 /** The caller, the team (checked) when the route names one, the body, and the parsed terms with their scope. */
 const prepare = (withTeam: boolean) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     let teamId: string | undefined
     if (withTeam) {
       teamId = (yield* Decode.params(TeamParams)).team_id
@@ -56,6 +57,10 @@ const prepare = (withTeam: boolean) =>
     }
   })
 
+/**
+ * Results carry whole posts: the body is built by the post mappers (src/posts/PostWire.ts), whose output
+ * test/compat/WireMappers.test.ts checks against PostSearchResults, rather than a Schema encode of every post.
+ */
 const searchPosts = (withTeam: boolean) =>
   Effect.gen(function*() {
     const { caller, parsed, ...plan } = yield* prepare(withTeam)
@@ -64,7 +69,7 @@ const searchPosts = (withTeam: boolean) =>
       repo.hydrate(ids, { viewer: caller, collapsedThreads: false, extended: false }))
     const order = posts.map((p) => p.id as string)
     const matches = Object.fromEntries(posts.map((p) => [p.id as string, matchesIn(p.message as string, parsed.terms)]))
-    return json({ ...postList(order, posts, { has_next: hasNext }), matches })
+    return json(postSearchResults(postList(order, posts, { has_next: hasNext }), matches))
   })
 
 const searchFiles = (withTeam: boolean) =>
@@ -77,7 +82,7 @@ const searchFiles = (withTeam: boolean) =>
       extensions: parsed.ext.values,
       excludedExtensions: parsed.ext.excluded
     })
-    return json({
+    return yield* respondWith(FileSearchResults, {
       order: rows.map((r) => r.id),
       file_infos: Object.fromEntries(rows.map((r) => [r.id, fileToWire(r)])),
       next_file_info_id: "",
@@ -87,8 +92,8 @@ const searchFiles = (withTeam: boolean) =>
   })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/teams/:team_id/posts/search", searchPosts(true)),
-  HttpRouter.post("/api/v4/posts/search", searchPosts(false)),
-  HttpRouter.post("/api/v4/teams/:team_id/files/search", searchFiles(true)),
-  HttpRouter.post("/api/v4/files/search", searchFiles(false))
+  HttpRouter.post("/api/v4/teams/:team_id/posts/search", authed(searchPosts(true))),
+  HttpRouter.post("/api/v4/posts/search", authed(searchPosts(false))),
+  HttpRouter.post("/api/v4/teams/:team_id/files/search", authed(searchFiles(true))),
+  HttpRouter.post("/api/v4/files/search", authed(searchFiles(false)))
 )

@@ -1,7 +1,11 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { IdRow, rows } from "../../layers/Rows.ts"
 import type { ParsedSearch } from "./SearchTerms.ts"
+
+const IdUsernames = rows("SearchScope users", Schema.Struct({ id: Schema.String, username: Schema.String }))
+const Ids = rows("SearchScope channel ids", IdRow)
 
 /**
  * Which channels a search covers, as Mattermost's SQL store decides it: channels the caller is a member of (never
@@ -35,8 +39,8 @@ export const resolveScope = (
     const wanted = [...new Set([...parsed.from.values.map(username), ...parsed.from.excluded.map(username), ...dmTargets])]
     const users = wanted.length === 0
       ? []
-      : yield* db.read(sql<{ id: string; username: string }>`
-          SELECT id, lower(username) AS username FROM users WHERE lower(username) IN ${sql.in(wanted)}`)
+      : yield* db.read(sql`
+          SELECT id, lower(username) AS username FROM users WHERE lower(username) IN ${sql.in(wanted)}`.pipe(IdUsernames))
     const idOf = new Map(users.map((u) => [u.username, u.id]))
     const ids = (names: ReadonlyArray<string>) => names.map(username).flatMap((n) => idOf.get(n) ?? [])
     const channelName = (value: string) => {
@@ -75,6 +79,6 @@ export const channelsOf = (sql: SqlClient.SqlClient, scope: Scope) => sql`
 export const scopeChannelIds = (scope: Scope) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.read(db.sql<{ id: string }>`${channelsOf(db.sql, scope)}`)
+    const rows = yield* db.read(db.sql`${channelsOf(db.sql, scope)}`.pipe(Ids))
     return rows.map((r) => r.id)
   })

@@ -1,11 +1,12 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
 import { IdP } from "../../layers/IdP.ts"
-import { requireSystemAdmin } from "../auth/Authenticate.ts"
+import { AdminProviders, ProviderIdParams, ProviderTestResult, SavedProvider, SsoSettings, SsoSettingsPatch } from "../../schemas/native/Sso.ts"
+import { authed } from "../auth/Guards.ts"
 import { AppConfig } from "../Config.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
 import { type ProviderRow, toAdminWire, validateProvider } from "./ProviderConfig.ts"
 import { testProvider } from "./ProviderTest.ts"
 import { SsoDirectory } from "./SsoDirectory.ts"
@@ -19,10 +20,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const invalid = (message: string, field: string) => badRequest("api.sso.provider.invalid_field", message, field)
 
-const IdParams = Schema.Struct({ id: Schema.String })
-
 const providerId = Effect.gen(function*() {
-  const { id } = yield* Decode.params(IdParams)
+  const { id } = yield* Decode.params(ProviderIdParams)
   if (!UUID.test(id)) return yield* invalid("id: must be a provider UUID", "id")
   return id.toLowerCase()
 })
@@ -73,32 +72,28 @@ const validated = (body: unknown, before?: ProviderRow) =>
     }))
 
 const list = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const directory = yield* SsoDirectory
   const config = yield* AppConfig
-  return json((yield* directory.list).map((row) => toAdminWire(row, config.siteUrl)))
+  return yield* respondWith(AdminProviders, (yield* directory.list).map((row) => toAdminWire(row, config.siteUrl)))
 })
 
 const create = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const draft = yield* validated(yield* Decode.jsonBody)
   const directory = yield* SsoDirectory
-  return created(yield* savedWire(yield* directory.create(draft)))
+  return yield* respondWith(SavedProvider, yield* savedWire(yield* directory.create(draft)), 201)
 })
 
 const update = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const id = yield* providerId
   const before = yield* existing(id)
   const draft = yield* validated(yield* Decode.jsonBody, before)
   const directory = yield* SsoDirectory
   const row = yield* directory.update(id, draft)
   yield* Effect.flatMap(IdP, (idp) => idp.forget(id))
-  return json(yield* savedWire(row))
+  return yield* respondWith(SavedProvider, yield* savedWire(row))
 })
 
 const remove = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const id = yield* providerId
   const directory = yield* SsoDirectory
   yield* directory.remove(id)
@@ -107,7 +102,6 @@ const remove = Effect.gen(function*() {
 })
 
 const test = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const id = yield* providerId
   const row = yield* existing(id)
   const result = yield* testProvider(row)
@@ -115,40 +109,33 @@ const test = Effect.gen(function*() {
   yield* directory.recordTest(id, result.success)
   // The next sign-in discovers afresh, with what the admin just looked at.
   yield* Effect.flatMap(IdP, (idp) => idp.forget(id))
-  return json(result)
+  return yield* respondWith(ProviderTestResult, result)
 })
 
 const getSettings = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const directory = yield* SsoDirectory
-  return json(yield* directory.settings)
-})
-
-const SettingsPatch = Schema.Struct({
-  enable_sso: Schema.optional(Schema.Boolean),
-  require_sso: Schema.optional(Schema.Boolean)
+  return yield* respondWith(SsoSettings, yield* directory.settings)
 })
 
 const putSettings = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const raw = yield* Decode.jsonBody
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return yield* invalid("body: must be a JSON object", "body")
   for (const field of Object.keys(raw)) {
     if (field !== "enable_sso" && field !== "require_sso") return yield* invalid(`${field}: is not an SSO setting`, field)
   }
-  const patch = yield* Schema.decodeUnknown(SettingsPatch)(raw).pipe(
+  const patch = yield* Schema.decodeUnknown(SsoSettingsPatch)(raw).pipe(
     Effect.mapError(() => invalid("enable_sso and require_sso must be true or false", "body"))
   )
   const directory = yield* SsoDirectory
-  return json(yield* directory.updateSettings(patch))
+  return yield* respondWith(SsoSettings, yield* directory.updateSettings(patch))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v1/admin/sso", list),
-  HttpRouter.post("/api/v1/admin/sso", create),
-  HttpRouter.get("/api/v1/admin/sso/settings", getSettings),
-  HttpRouter.put("/api/v1/admin/sso/settings", putSettings),
-  HttpRouter.put("/api/v1/admin/sso/:id", update),
-  HttpRouter.del("/api/v1/admin/sso/:id", remove),
-  HttpRouter.post("/api/v1/admin/sso/:id/test", test)
+  HttpRouter.get("/api/v1/admin/sso", authed.admin(list)),
+  HttpRouter.post("/api/v1/admin/sso", authed.admin(create)),
+  HttpRouter.get("/api/v1/admin/sso/settings", authed.admin(getSettings)),
+  HttpRouter.put("/api/v1/admin/sso/settings", authed.admin(putSettings)),
+  HttpRouter.put("/api/v1/admin/sso/:id", authed.admin(update)),
+  HttpRouter.del("/api/v1/admin/sso/:id", authed.admin(remove)),
+  HttpRouter.post("/api/v1/admin/sso/:id/test", authed.admin(test))
 )

@@ -2,10 +2,12 @@ import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { safeEqual } from "../../layers/Crypto.ts"
+import { publicRoute } from "../auth/Guards.ts"
 import { SessionLength } from "../auth/Session.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
+import { SsoCodeExchangeResult } from "../../schemas/wire/Sso.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { authorizationUrl } from "./Flow.ts"
 import type { ProviderType } from "./ProviderConfig.ts"
@@ -85,10 +87,10 @@ const codeExchange = Effect.gen(function*() {
         : Effect.fail(invalidCodeExchange()),
     SessionLength.mobile
   )
-  return json({ token, csrf: session.props.csrf ?? "" }, 200, { "cache-control": "no-store" })
+  return yield* respondWith(SsoCodeExchangeResult, { token, csrf: session.props.csrf ?? "" }, 200, { "cache-control": "no-store" })
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/oauth/:service/mobile_login", mobileLogin),
-  HttpRouter.post("/api/v4/users/login/sso/code-exchange", codeExchange)
+  HttpRouter.get("/oauth/:service/mobile_login", publicRoute(mobileLogin)),
+  HttpRouter.post("/api/v4/users/login/sso/code-exchange", publicRoute(codeExchange))
 )

@@ -1,4 +1,5 @@
-import { Either } from "effect"
+import { Either, Schema } from "effect"
+import { Int8, JsonArrayOf, JsonObjectOf } from "../../layers/Rows.ts"
 import { isRole, type Role } from "./Roles.ts"
 
 /**
@@ -39,31 +40,33 @@ export interface ProviderDraft {
 }
 
 /** A sso_providers row as PostgreSQL returns it. */
-export interface ProviderRow {
-  readonly id: string
-  readonly provider_key: string
-  readonly provider_type: ProviderType
-  readonly display_name: string
-  readonly issuer_url: string | null
-  readonly client_id: string
-  readonly client_secret_encrypted: string
-  readonly is_active: boolean
-  readonly auto_provision: boolean
-  readonly default_role: string
-  readonly groups_claim: string | null
-  readonly role_mappings: Record<string, string> | null
-  readonly allow_domains: Array<string> | null
-  readonly settings: {
+export const ProviderRow = Schema.Struct({
+  id: Schema.String,
+  provider_key: Schema.String,
+  provider_type: Schema.Literal(...PROVIDER_TYPES),
+  display_name: Schema.String,
+  issuer_url: Schema.NullOr(Schema.String),
+  client_id: Schema.String,
+  client_secret_encrypted: Schema.String,
+  is_active: Schema.Boolean,
+  auto_provision: Schema.Boolean,
+  default_role: Schema.String,
+  groups_claim: Schema.NullOr(Schema.String),
+  role_mappings: Schema.NullOr(JsonObjectOf<Record<string, string>>()),
+  allow_domains: Schema.NullOr(JsonArrayOf<Array<string>>()),
+  settings: JsonObjectOf<{
     readonly required_organization?: string | null
     readonly required_team?: string | null
     readonly web_base_url?: string | null
     readonly api_base_url?: string | null
-  }
-  readonly last_test_at: string | number | null
-  readonly last_test_success: boolean
-  readonly create_at: string | number
-  readonly update_at: string | number
-}
+  }>(),
+  last_test_at: Schema.NullOr(Int8),
+  last_test_success: Schema.Boolean,
+  create_at: Int8,
+  update_at: Int8
+})
+/** A sso_providers row (decoded with layers/Rows.ts in SsoDirectory.ts). */
+export type ProviderRow = typeof ProviderRow.Type
 
 export class FieldError {
   constructor(readonly field: string, readonly problem: string) {}
@@ -159,7 +162,7 @@ const optional = <A>(value: unknown, check: (v: unknown) => Check<A>): Check<A |
   value === null || value === undefined ? Either.right(null) : check(value)
 
 /** The current configuration in the admin API's field names, for merging an update into. */
-export const draftFields = (row: ProviderRow): Record<string, unknown> => ({
+export const draftFields = (row: ProviderRow) => ({
   provider_key: row.provider_key,
   provider_type: row.provider_type,
   display_name: row.display_name,

@@ -1,13 +1,19 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { rows } from "../../layers/Rows.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { UserRepo } from "../users/UserRepo.ts"
-import { DEFAULT_NOTIFY_PROPS, type UserRow } from "../users/UserRow.ts"
+import { DEFAULT_NOTIFY_PROPS, UserRow } from "../users/UserRow.ts"
 import type { ProviderRow, ProviderType } from "./ProviderConfig.ts"
 import { isRole, mappingsFromJson, mattermostRoles, type Role, roleForGroups } from "./Roles.ts"
 import { SsoErrors } from "./SsoErrors.ts"
 import { firstFreeUsername, usernameBase, withSuffix } from "./Usernames.ts"
+
+const Names = rows("Provisioning names", Schema.Struct({ name: Schema.String }))
+const Users = rows("Provisioning users", UserRow)
+const UsersWithIdentity = rows("Provisioning users with identity", Schema.Struct({ ...UserRow.fields, other_identity: Schema.Boolean }))
 
 /**
  * The provisioning rules of the specification, applied to an identity whose email the provider has verified:
@@ -65,7 +71,7 @@ export const provision = (provider: ProviderRow, identity: VerifiedIdentity) =>
       Effect.gen(function*() {
         for (let start = 0; ; start += USERNAME_BATCH) {
           const candidates = Array.from({ length: USERNAME_BATCH }, (_, i) => withSuffix(base, start + i))
-          const rows = yield* sql<{ name: string }>`SELECT lower(username) AS name FROM users WHERE lower(username) IN ${sql.in(candidates)}`
+          const rows = yield* sql`SELECT lower(username) AS name FROM users WHERE lower(username) IN ${sql.in(candidates)}`.pipe(Names)
           const taken = new Set(rows.map((r) => r.name))
           const free = candidates.find((c) => firstFreeUsername(c, taken) === c)
           if (free !== undefined) return free
@@ -86,17 +92,17 @@ export const provision = (provider: ProviderRow, identity: VerifiedIdentity) =>
     const result = yield* db.transaction(Effect.gen(function*() {
       // Serializes concurrent first logins of one identity, so that it is linked or created exactly once.
       yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${provider.id}:${identity.subject}`}, 0))`
-      const linked = yield* sql<UserRow>`
+      const linked = yield* sql`
         SELECT u.* FROM user_identities i JOIN users u ON u.id = i.user_id
-        WHERE i.provider_id = ${provider.id} AND i.subject = ${identity.subject}`
+        WHERE i.provider_id = ${provider.id} AND i.subject = ${identity.subject}`.pipe(Users)
       if (linked.length > 0) {
         if (Number(linked[0].delete_at) > 0) return yield* SsoErrors.deactivated()
         yield* touch(linked[0].id)
         return { user: { ...linked[0], last_login: now }, outcome: "signed_in" } satisfies Provisioned as Provisioned
       }
-      const byEmail = yield* sql<UserRow & { other_identity: boolean }>`
+      const byEmail = yield* sql`
         SELECT u.*, EXISTS (SELECT 1 FROM user_identities i WHERE i.user_id = u.id AND i.provider_id = ${provider.id}) AS other_identity
-        FROM users u WHERE lower(u.email) = lower(${identity.email})`
+        FROM users u WHERE lower(u.email) = lower(${identity.email})`.pipe(UsersWithIdentity)
       if (byEmail.length > 0) {
         const { other_identity, ...user } = byEmail[0]
         if (other_identity) return yield* SsoErrors.identityConflict()
@@ -138,10 +144,10 @@ export const provision = (provider: ProviderRow, identity: VerifiedIdentity) =>
       }
       // The server's first user is its system admin whatever the provider says; everyone else gets the mapped role.
       const roles = created.roles.includes("system_admin") ? created.roles : mattermostRoles(role)
-      const updated = yield* sql<UserRow>`
+      const updated = yield* sql`
         UPDATE users SET roles = ${roles}, last_login = ${now},
           props = props || ${JSON.stringify({ sso_role: created.roles.includes("system_admin") ? "system_admin" : role })}::jsonb
-        WHERE id = ${created.id} RETURNING *`
+        WHERE id = ${created.id} RETURNING *`.pipe(Users)
       yield* link(created.id)
       return { user: updated[0], outcome: "created" } satisfies Provisioned as Provisioned
     }))
@@ -149,7 +155,7 @@ export const provision = (provider: ProviderRow, identity: VerifiedIdentity) =>
     yield* repo.changed(result.user.id)
     if (result.outcome === "created") {
       const bus = yield* EventBus
-      yield* bus.publish("new_user", { user_id: result.user.id }, {})
+      yield* bus.publish(DomainEvent.NewUser({ userId: result.user.id }), {})
     }
     return result
   })

@@ -1,12 +1,14 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
+import { ExchangeRequest, ExchangeResponse, LoginQuery, ProviderKeyParams, PublicProviders } from "../../schemas/native/Sso.ts"
+import { publicRoute } from "../auth/Guards.ts"
 import { SessionLength } from "../auth/Session.ts"
 import { attachSessionCookies } from "../auth/SessionCookies.ts"
 import { AppConfig } from "../Config.ts"
 import * as Decode from "../http/Decode.ts"
 import { notFound } from "../http/ApiError.ts"
 import { toApiError } from "../http/ErrorResponse.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { browserErrors, consumeState, finishCallback, startLogin } from "./Flow.ts"
 import { mobileErrorPage } from "./MobilePage.ts"
@@ -18,22 +20,19 @@ import { SsoErrors } from "./SsoErrors.ts"
 
 /** The public SSO endpoints: provider list, login, callback and the exchange of the one-time code. */
 
-const ProviderKey = Schema.Struct({ provider_key: Schema.String })
-const LoginQuery = Schema.Struct({ redirect_uri: Schema.optional(Schema.String) })
-const ExchangeBody = Schema.Struct({ code: Schema.String })
 const noStore = { "cache-control": "no-store" }
 
 const providers = Effect.gen(function*() {
   const directory = yield* SsoDirectory
   const config = yield* AppConfig
   const settings = yield* directory.settings
-  if (!settings.enable_sso) return json([])
+  if (!settings.enable_sso) return yield* respondWith(PublicProviders, [])
   const rows = yield* directory.active
-  return json(rows.map((row) => toPublicWire(row, config.siteUrl)))
+  return yield* respondWith(PublicProviders, rows.map((row) => toPublicWire(row, config.siteUrl)))
 })
 
 const login = browserErrors(Effect.gen(function*() {
-  const { provider_key } = yield* Decode.params(ProviderKey)
+  const { provider_key } = yield* Decode.params(ProviderKeyParams)
   const { redirect_uri } = yield* Decode.query(LoginQuery)
   const location = yield* startLogin(provider_key, redirect_uri)
   return HttpServerResponse.redirect(location, { headers: noStore })
@@ -64,7 +63,7 @@ const webLogin = browserErrors(Effect.gen(function*() {
 }))
 
 const callback = browserErrors(Effect.gen(function*() {
-  const { provider_key } = yield* Decode.params(ProviderKey)
+  const { provider_key } = yield* Decode.params(ProviderKeyParams)
   const request = yield* HttpServerRequest.HttpServerRequest
   const query = new URL(request.url, "http://callback.invalid").searchParams
   const stateValue = query.get("state") ?? ""
@@ -84,7 +83,7 @@ const callback = browserErrors(Effect.gen(function*() {
 /** Redeems the web exchange code: the session token in the body and as the session cookies. */
 const exchange = Effect.gen(function*() {
   yield* RateLimit.enforce("auth")
-  const { code } = yield* Decode.body(ExchangeBody)
+  const { code } = yield* Decode.body(ExchangeRequest)
   const { session, token, user, grant } = yield* redeem("exchange", code, () => Effect.void, SessionLength.sso)
   const config = yield* AppConfig
   const body = {
@@ -94,14 +93,15 @@ const exchange = Effect.gen(function*() {
     expires_at: session.expires_at,
     redirect_uri: grant.redirect_uri
   }
-  return attachSessionCookies(json(body, 200, { ...noStore, token }), session, token, config.siteUrl, yield* Clock.currentTimeMillis)
+  const response = yield* respondWith(ExchangeResponse, body, 200, { ...noStore, token })
+  return attachSessionCookies(response, session, token, config.siteUrl, yield* Clock.currentTimeMillis)
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v1/oauth2/providers", providers),
-  HttpRouter.get("/api/v1/oauth2/:provider_key/login", login),
-  HttpRouter.get("/oauth/:service/login", webLogin),
-  HttpRouter.get("/oauth/:service/signup", webLogin),
-  HttpRouter.get("/api/v1/oauth2/:provider_key/callback", callback),
-  HttpRouter.post("/api/v1/oauth2/exchange", exchange)
+  HttpRouter.get("/api/v1/oauth2/providers", publicRoute(providers)),
+  HttpRouter.get("/api/v1/oauth2/:provider_key/login", publicRoute(login)),
+  HttpRouter.get("/oauth/:service/login", publicRoute(webLogin)),
+  HttpRouter.get("/oauth/:service/signup", publicRoute(webLogin)),
+  HttpRouter.get("/api/v1/oauth2/:provider_key/callback", publicRoute(callback)),
+  HttpRouter.post("/api/v1/oauth2/exchange", publicRoute(exchange))
 )

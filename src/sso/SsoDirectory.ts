@@ -1,9 +1,14 @@
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Crypto, type DecryptionError } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 import { type Conflict, conflict, type NotFound, notFound } from "../../schemas/Errors.ts"
-import { invalidatesTest, type ProviderDraft, type ProviderRow } from "./ProviderConfig.ts"
+import { invalidatesTest, type ProviderDraft, ProviderRow } from "./ProviderConfig.ts"
+
+const Sections = rows("SsoDirectory settings", Schema.Struct({ value: Schema.Unknown }))
+const Counts = rows("SsoDirectory tested providers", Schema.Struct({ n: Int8 }))
+const Providers = rows("SsoDirectory providers", ProviderRow)
 
 /**
  * The SSO provider configurations (sso_providers) and the global settings (server_config section 'sso', wire and
@@ -49,11 +54,11 @@ export const make = Effect.gen(function*() {
   const sql = db.sql
 
   const lockSettings = Effect.map(
-    sql<{ value: unknown }>`SELECT value FROM server_config WHERE section = 'sso' FOR UPDATE`,
+    sql`SELECT value FROM server_config WHERE section = 'sso' FOR UPDATE`.pipe(Sections),
     (rows) => toSettings(rows[0]?.value)
   )
   const hasTestedActive = Effect.map(
-    sql<{ n: string }>`SELECT count(*) AS n FROM sso_providers WHERE is_active AND last_test_success`,
+    sql`SELECT count(*) AS n FROM sso_providers WHERE is_active AND last_test_success`.pipe(Counts),
     (rows) => Number(rows[0].n) > 0
   )
   /** Fails (rolling the transaction back) when SSO is required and no active provider has passed its test. */
@@ -73,11 +78,11 @@ export const make = Effect.gen(function*() {
   const keyTaken = (key: string) => conflict("api.sso.provider.key_exists", `provider_key: "${key}" is already used by another provider`)
 
   const service: SsoDirectoryService = {
-    list: db.read(sql<ProviderRow>`SELECT * FROM sso_providers ORDER BY create_at, id`),
-    active: db.read(sql<ProviderRow>`SELECT * FROM sso_providers WHERE is_active ORDER BY create_at, id`),
-    byId: (id) => Effect.map(db.read(sql<ProviderRow>`SELECT * FROM sso_providers WHERE id = ${id}`), (r) => Option.fromNullable(r[0])),
+    list: db.read(sql`SELECT * FROM sso_providers ORDER BY create_at, id`.pipe(Providers)),
+    active: db.read(sql`SELECT * FROM sso_providers WHERE is_active ORDER BY create_at, id`.pipe(Providers)),
+    byId: (id) => Effect.map(db.read(sql`SELECT * FROM sso_providers WHERE id = ${id}`.pipe(Providers)), (r) => Option.fromNullable(r[0])),
     byKey: (key) =>
-      Effect.map(db.read(sql<ProviderRow>`SELECT * FROM sso_providers WHERE provider_key = ${key}`), (r) => Option.fromNullable(r[0])),
+      Effect.map(db.read(sql`SELECT * FROM sso_providers WHERE provider_key = ${key}`.pipe(Providers)), (r) => Option.fromNullable(r[0])),
     create: (d) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
@@ -86,14 +91,14 @@ export const make = Effect.gen(function*() {
           yield* lockSettings
           const clash = yield* sql`SELECT 1 FROM sso_providers WHERE provider_key = ${d.provider_key}`
           if (clash.length > 0) return yield* keyTaken(d.provider_key)
-          const rows = yield* sql<ProviderRow>`
+          const rows = yield* sql`
             INSERT INTO sso_providers (id, provider_key, provider_type, display_name, issuer_url, client_id,
               client_secret_encrypted, is_active, auto_provision, default_role, groups_claim, role_mappings, allow_domains,
               settings, create_at, update_at)
             VALUES (${randomUUID()}, ${d.provider_key}, ${d.provider_type}, ${d.display_name}, ${d.issuer_url}, ${d.client_id},
               ${secret}, ${d.is_active}, ${d.auto_provision}, ${d.default_role}, ${d.groups_claim},
               ${jsonOrNull(d.role_mappings)}::jsonb, ${jsonOrNull(d.allow_domains)}::jsonb, ${settingsJson(d)}::jsonb, ${now}, ${now})
-            RETURNING *`
+            RETURNING *`.pipe(Providers)
           return rows[0]
         }))
       }),
@@ -103,10 +108,10 @@ export const make = Effect.gen(function*() {
         const secret = d.client_secret === undefined ? undefined : yield* crypto.encrypt(d.client_secret)
         return yield* db.transaction(Effect.gen(function*() {
           yield* lockSettings
-          const before = yield* sql<ProviderRow>`SELECT * FROM sso_providers WHERE id = ${id} FOR UPDATE`
+          const before = yield* sql`SELECT * FROM sso_providers WHERE id = ${id} FOR UPDATE`.pipe(Providers)
           if (before.length === 0) return yield* unknownProvider()
           const stale = invalidatesTest(before[0], d)
-          const rows = yield* sql<ProviderRow>`
+          const rows = yield* sql`
             UPDATE sso_providers SET provider_type = ${d.provider_type}, display_name = ${d.display_name},
               issuer_url = ${d.issuer_url}, client_id = ${d.client_id},
               client_secret_encrypted = ${secret ?? before[0].client_secret_encrypted},
@@ -114,7 +119,7 @@ export const make = Effect.gen(function*() {
               groups_claim = ${d.groups_claim}, role_mappings = ${jsonOrNull(d.role_mappings)}::jsonb,
               allow_domains = ${jsonOrNull(d.allow_domains)}::jsonb, settings = ${settingsJson(d)}::jsonb,
               last_test_success = ${stale ? false : before[0].last_test_success}, update_at = ${now}
-            WHERE id = ${id} RETURNING *`
+            WHERE id = ${id} RETURNING *`.pipe(Providers)
           yield* keepRequireSsoSatisfiable
           return rows[0]
         }))
@@ -131,7 +136,7 @@ export const make = Effect.gen(function*() {
         Effect.asVoid(db.execute(sql`UPDATE sso_providers SET last_test_at = ${now}, last_test_success = ${success} WHERE id = ${id}`))),
     clientSecret: (row) => crypto.decrypt(row.client_secret_encrypted),
     settings: Effect.map(
-      db.read(sql<{ value: unknown }>`SELECT value FROM server_config WHERE section = 'sso'`),
+      db.read(sql`SELECT value FROM server_config WHERE section = 'sso'`.pipe(Sections)),
       (rows) => toSettings(rows[0]?.value)
     ),
     updateSettings: (patch) =>

@@ -1,9 +1,10 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { Status } from "../../schemas/wire/Status.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
 import { UserRepo } from "../users/UserRepo.ts"
 import { Statuses, StatusValue } from "./Statuses.ts"
 
@@ -22,7 +23,7 @@ const IdsBody = Schema.Array(Decode.Id)
 
 /** "me" or an existing user's id; unknown users are 404. */
 const targetUser = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { user_id } = yield* Decode.params(UserParam)
   const userId = user_id === "me" ? caller.userId : user_id
   if (userId !== caller.userId) {
@@ -35,14 +36,13 @@ const targetUser = Effect.gen(function*() {
 const getStatus = Effect.gen(function*() {
   const { userId } = yield* targetUser
   const [status] = yield* (yield* Statuses).get([userId])
-  return json(status)
+  return yield* respondWith(Status, status)
 })
 
 const getByIds = Effect.gen(function*() {
-  yield* requireCaller
   const ids = yield* Decode.body(IdsBody)
   if (ids.length === 0) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing user_ids parameter in request body.")
-  return json(yield* (yield* Statuses).get([...new Set(ids)]))
+  return yield* respondWithAll(Status, yield* (yield* Statuses).get([...new Set(ids)]))
 })
 
 const updateStatus = Effect.gen(function*() {
@@ -55,11 +55,11 @@ const updateStatus = Effect.gen(function*() {
   const status = Schema.decodeUnknownOption(StatusValue)(body.status)
   if (Option.isNone(status)) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid or missing status in request body.")
   const dndEnd = status.value === "dnd" && body.dnd_end_time > 0 ? Math.floor(body.dnd_end_time) : 0
-  return json(yield* (yield* Statuses).setManual(userId, status.value, dndEnd))
+  return yield* respondWith(Status, yield* (yield* Statuses).setManual(userId, status.value, dndEnd))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/users/status/ids", getByIds),
-  HttpRouter.get("/api/v4/users/:user_id/status", getStatus),
-  HttpRouter.put("/api/v4/users/:user_id/status", updateStatus)
+  HttpRouter.post("/api/v4/users/status/ids", authed(getByIds)),
+  HttpRouter.get("/api/v4/users/:user_id/status", authed(getStatus)),
+  HttpRouter.put("/api/v4/users/:user_id/status", authed(updateStatus))
 )

@@ -1,5 +1,8 @@
 import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { type Status, StatusValue } from "../../schemas/wire/Status.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 import { EventBus } from "../events/EventBus.ts"
 
 /**
@@ -7,26 +10,23 @@ import { EventBus } from "../events/EventBus.ts"
  * idle, the last socket closes) never override a status the user chose (`manual`), and "online" is never manual.
  * Every change publishes `status_change` to the user concerned only (mattermost-compat.md section 9).
  */
-export const StatusValue = Schema.Literal("online", "away", "dnd", "offline")
-export type StatusValue = typeof StatusValue.Type
+export { StatusValue }
 
-/** @mattermost/types UserStatus; dnd_end_time is in seconds, unlike every other timestamp. */
-export interface UserStatus {
-  readonly user_id: string
-  readonly status: StatusValue
-  readonly manual: boolean
-  readonly last_activity_at: number
-  readonly dnd_end_time: number
-}
+/** @mattermost/types UserStatus (schemas/wire/Status.ts); dnd_end_time is in seconds, unlike every other timestamp. */
+export type UserStatus = Status
 
-interface StatusRow {
-  readonly user_id: string
-  readonly status: string
-  readonly manual: boolean
-  readonly last_activity_at: string | number
-  readonly dnd_end_time: string | number
-  readonly prev_status: string
-}
+const StatusRow = Schema.Struct({
+  user_id: Schema.String,
+  status: Schema.String,
+  manual: Schema.Boolean,
+  last_activity_at: Int8,
+  dnd_end_time: Int8,
+  prev_status: Schema.String
+})
+type StatusRow = typeof StatusRow.Type
+const StatusRows = rows("Statuses statuses", StatusRow)
+const UserIds = rows("Statuses user ids", Schema.Struct({ user_id: Schema.String }))
+const ActiveRows = rows("Statuses active", Schema.Struct({ after: Schema.String, before: Schema.NullOr(Schema.String) }))
 
 const asStatus = (s: string): StatusValue => (s === "online" || s === "away" || s === "dnd" ? s : "offline")
 
@@ -89,14 +89,14 @@ export const make = Effect.gen(function*() {
   const bus = yield* EventBus
   const sql = db.sql
 
-  const announce = (userId: string, status: StatusValue) => bus.publish("status_change", { status, user_id: userId }, { user_id: userId })
+  const announce = (userId: string, status: StatusValue) => bus.publish(DomainEvent.StatusChange({ status, userId }), { user_id: userId })
 
   /** Reads the row under lock, applies the change and writes it back; publishes when the status itself moved. */
   const update = (userId: string, change: Change) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const result = yield* db.transaction(Effect.gen(function*() {
-        const rows = yield* sql<StatusRow>`SELECT * FROM statuses WHERE user_id = ${userId} FOR UPDATE`
+        const rows = yield* sql`SELECT * FROM statuses WHERE user_id = ${userId} FOR UPDATE`.pipe(StatusRows)
         const current = rows[0] !== undefined ? fromRow(rows[0]) : offline(userId)
         const next = change(current, now)
         if (next === undefined) return { before: current, after: current }
@@ -114,7 +114,7 @@ export const make = Effect.gen(function*() {
   const get = (userIds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       if (userIds.length === 0) return []
-      const rows = yield* db.read(sql<StatusRow>`SELECT * FROM statuses WHERE user_id IN ${sql.in(userIds)}`)
+      const rows = yield* db.read(sql`SELECT * FROM statuses WHERE user_id IN ${sql.in(userIds)}`.pipe(StatusRows))
       const byId = new Map(rows.map((r) => [r.user_id, fromRow(r)]))
       return userIds.map((id) => toWire(byId.get(id) ?? offline(id)))
     })
@@ -133,10 +133,10 @@ export const make = Effect.gen(function*() {
       channelIds.length === 0
         ? Effect.succeed([])
         : Effect.map(
-          db.read(sql<StatusRow>`
+          db.read(sql`
             SELECT s.* FROM statuses s
             WHERE s.status <> 'offline'
-              AND EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = s.user_id AND cm.channel_id IN ${sql.in(channelIds)})`),
+              AND EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = s.user_id AND cm.channel_id IN ${sql.in(channelIds)})`.pipe(StatusRows)),
           (rows) => rows.map((r) => toWire(fromRow(r)))
         ),
     setManual: (userId, status, dndEndTime) =>
@@ -153,11 +153,36 @@ export const make = Effect.gen(function*() {
         })),
         toWire
       ),
+    // `update`'s change, written as one statement: every socket that opens runs this (thousands a minute when a
+    // cluster restarts), and the transaction cost four round trips (BEGIN, the locked read, the upsert, COMMIT).
+    // The status before is read under the same row lock (FOR UPDATE returns the newest committed version), so a
+    // change is announced exactly when `update` would announce it.
     active: (userId) =>
-      Effect.asVoid(update(userId, (current, now) =>
-        current.manual
-          ? { ...current, last_activity_at: now }
-          : { ...current, status: "online", last_activity_at: now })),
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const rows = yield* db.execute(sql`
+          WITH before AS MATERIALIZED (SELECT status FROM statuses WHERE user_id = ${userId} FOR UPDATE),
+          changed AS (
+            UPDATE statuses s SET status = CASE WHEN s.manual THEN s.status ELSE 'online' END, last_activity_at = ${now}
+            FROM before WHERE s.user_id = ${userId}
+            RETURNING s.status AS after, before.status AS before
+          ),
+          added AS (
+            INSERT INTO statuses (user_id, status, manual, last_activity_at, dnd_end_time, prev_status)
+            SELECT ${userId}, 'online', false, ${now}, 0, '' WHERE NOT EXISTS (SELECT 1 FROM before)
+            ON CONFLICT (user_id) DO UPDATE SET
+              status = CASE WHEN statuses.manual THEN statuses.status ELSE 'online' END,
+              last_activity_at = excluded.last_activity_at
+            RETURNING statuses.status AS after, NULL::text AS before
+          )
+          SELECT after, before FROM changed UNION ALL SELECT after, before FROM added`.pipe(ActiveRows))
+        const row = rows[0]
+        if (row === undefined) return
+        // A user without a row was offline, as `offline` says.
+        const before = asStatus(row.before ?? "offline")
+        const after = asStatus(row.after)
+        if (before !== after) yield* announce(userId, after)
+      }),
     idle: (userId, manual) =>
       Effect.asVoid(update(userId, (current) => {
         if (current.status === "offline" || current.status === "away") return undefined
@@ -169,10 +194,10 @@ export const make = Effect.gen(function*() {
         current.manual || current.status === "offline" ? undefined : { ...current, status: "offline" })),
     awayIdle: Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const rows = yield* db.read(sql<{ user_id: string }>`
+      const rows = yield* db.read(sql`
         SELECT user_id FROM statuses
         WHERE status = 'online' AND NOT manual AND last_activity_at < ${now - AWAY_AFTER_MS}
-        LIMIT 1000`)
+        LIMIT 1000`.pipe(UserIds))
       return yield* sweep(rows.map((r) => r.user_id), () =>
         Effect.succeed<Change>((current, at) =>
           current.status === "online" && !current.manual && current.last_activity_at < at - AWAY_AFTER_MS
@@ -182,8 +207,8 @@ export const make = Effect.gen(function*() {
     endExpiredDnd: (isConnected) =>
       Effect.gen(function*() {
         const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const rows = yield* db.read(sql<{ user_id: string }>`
-          SELECT user_id FROM statuses WHERE status = 'dnd' AND dnd_end_time > 0 AND dnd_end_time <= ${nowSeconds} LIMIT 1000`)
+        const rows = yield* db.read(sql`
+          SELECT user_id FROM statuses WHERE status = 'dnd' AND dnd_end_time > 0 AND dnd_end_time <= ${nowSeconds} LIMIT 1000`.pipe(UserIds))
         return yield* sweep(rows.map((r) => r.user_id), (userId) =>
           Effect.map(isConnected(userId), (connected): Change => (current, at) => {
             if (current.status !== "dnd" || current.dnd_end_time === 0 || current.dnd_end_time > Math.floor(at / 1000)) return undefined
@@ -194,9 +219,9 @@ export const make = Effect.gen(function*() {
       }),
     healOffline: (isConnected) =>
       Effect.gen(function*() {
-        const rows = yield* db.read(sql<{ user_id: string }>`
+        const rows = yield* db.read(sql`
           SELECT user_id FROM statuses WHERE status IN ('online', 'away') AND NOT manual
-          ORDER BY last_activity_at LIMIT 500`)
+          ORDER BY last_activity_at LIMIT 500`.pipe(UserIds))
         return yield* sweep(rows.map((r) => r.user_id), (userId) =>
           Effect.map(isConnected(userId), (connected): Change | undefined =>
             connected

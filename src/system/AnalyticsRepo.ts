@@ -1,5 +1,13 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { CountRow, Int8, rows } from "../../layers/Rows.ts"
+
+const OpenPrivate = rows("AnalyticsRepo channel counts", Schema.Struct({ open: Int8, private: Int8 }))
+const Counts = rows("AnalyticsRepo counts", Schema.Struct({ n: Int8 }))
+const ActiveInactive = rows("AnalyticsRepo user counts", Schema.Struct({ active: Int8, inactive: Int8 }))
+const DailyMonthly = rows("AnalyticsRepo active users", Schema.Struct({ daily: Int8, monthly: Int8 }))
+const Days = rows("AnalyticsRepo per day", Schema.Struct({ day: Schema.String, value: Int8 }))
+const CountRows = rows("AnalyticsRepo count", CountRow)
 
 /** The counts behind the System Console's statistics and the server limits. `teamId` "" means the whole site. */
 
@@ -24,21 +32,21 @@ export const standard = (teamId: string, now: number) =>
     const sql = db.sql
     const inTeam = teamId === "" ? sql`TRUE` : sql`c.team_id = ${teamId}`
     const member = teamId === "" ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${teamId} AND tm.delete_at = 0)`
-    const [channels] = yield* db.read(sql<{ open: string; private: string }>`
+    const [channels] = yield* db.read(sql`
       SELECT count(*) FILTER (WHERE c.type = 'O') AS open, count(*) FILTER (WHERE c.type = 'P') AS private
-      FROM channels c WHERE c.delete_at = 0 AND ${inTeam}`)
+      FROM channels c WHERE c.delete_at = 0 AND ${inTeam}`.pipe(OpenPrivate))
     const [posts] = yield* db.read(teamId === ""
-      ? sql<{ n: string }>`SELECT count(*) AS n FROM posts WHERE delete_at = 0`
-      : sql<{ n: string }>`SELECT count(*) AS n FROM posts p JOIN channels c ON c.id = p.channel_id WHERE p.delete_at = 0 AND c.team_id = ${teamId}`)
-    const [users] = yield* db.read(sql<{ active: string; inactive: string }>`
+      ? sql`SELECT count(*) AS n FROM posts WHERE delete_at = 0`.pipe(Counts)
+      : sql`SELECT count(*) AS n FROM posts p JOIN channels c ON c.id = p.channel_id WHERE p.delete_at = 0 AND c.team_id = ${teamId}`.pipe(Counts))
+    const [users] = yield* db.read(sql`
       SELECT count(*) FILTER (WHERE u.delete_at = 0) AS active, count(*) FILTER (WHERE u.delete_at <> 0) AS inactive
-      FROM users u WHERE NOT u.is_bot AND ${member}`)
-    const [teams] = yield* db.read(sql<{ n: string }>`SELECT count(*) AS n FROM teams WHERE delete_at = 0`)
-    const [activity] = yield* db.read(sql<{ daily: string; monthly: string }>`
+      FROM users u WHERE NOT u.is_bot AND ${member}`.pipe(ActiveInactive))
+    const [teams] = yield* db.read(sql`SELECT count(*) AS n FROM teams WHERE delete_at = 0`.pipe(Counts))
+    const [activity] = yield* db.read(sql`
       SELECT count(DISTINCT s.user_id) FILTER (WHERE s.last_activity_at > ${now - DAY}) AS daily,
              count(DISTINCT s.user_id) FILTER (WHERE s.last_activity_at > ${now - 30 * DAY}) AS monthly
-      FROM sessions s WHERE s.last_activity_at > ${now - 30 * DAY}`)
-    const [connections] = yield* db.read(sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()`)
+      FROM sessions s WHERE s.last_activity_at > ${now - 30 * DAY}`.pipe(DailyMonthly))
+    const [connections] = yield* db.read(sql`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()`.pipe(Counts))
     return {
       openChannels: Number(channels.open),
       privateChannels: Number(channels.private),
@@ -62,18 +70,18 @@ export const perDay = (teamId: string, what: "posts" | "users" | "bot_posts", no
     const sql = db.sql
     const since = now - 30 * DAY
     const measure = what === "users" ? sql`count(DISTINCT p.user_id)` : sql`count(*)`
-    const rows = yield* db.read(sql<{ day: string; value: string }>`
+    const rows = yield* db.read(sql`
       SELECT to_char(to_timestamp(p.create_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${measure} AS value
       FROM posts p JOIN users u ON u.id = p.user_id
       ${teamId === "" ? sql`` : sql`JOIN channels c ON c.id = p.channel_id AND c.team_id = ${teamId}`}
       WHERE p.create_at >= ${since} AND p.delete_at = 0 AND u.is_bot = ${what === "bot_posts"}
-      GROUP BY 1 ORDER BY 1 DESC`)
+      GROUP BY 1 ORDER BY 1 DESC`.pipe(Days))
     return rows.map((r) => ({ day: r.day, value: Number(r.value) }))
   })
 
 /** Active users, bots aside. */
 export const activeUserCount = Effect.gen(function*() {
   const db = yield* Db
-  const [row] = yield* db.read(db.sql<{ count: string }>`SELECT count(*) AS count FROM users WHERE delete_at = 0 AND NOT is_bot`)
+  const [row] = yield* db.read(db.sql`SELECT count(*) AS count FROM users WHERE delete_at = 0 AND NOT is_bot`.pipe(CountRows))
   return Number(row.count)
 })

@@ -1,11 +1,12 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Schema } from "effect"
-import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { LiveStats } from "../health/LiveStats.ts"
 import { Access } from "../access/Access.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
+import { AnalyticsRow, StringMap } from "../../schemas/wire/System.ts"
 import * as AnalyticsRepo from "./AnalyticsRepo.ts"
 import { clientLicense } from "./ClientConfig.ts"
 
@@ -19,10 +20,7 @@ const AnalyticsQuery = Schema.Struct({
   team_id: Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.Id), { default: () => "" as const })
 })
 
-interface Row {
-  readonly name: string
-  readonly value: number
-}
+type Row = AnalyticsRow
 
 /**
  * Mattermost's "standard" rows, in its order and names: the console reads them by name. With a team, channel and
@@ -65,7 +63,7 @@ const NAMES = ["standard", "post_counts_day", "user_counts_with_posts_day", "bot
  * about one team. An unknown name is a 400 naming the ones that exist; an unknown team a 404.
  */
 const analytics = Effect.gen(function*() {
-  const caller = yield* requireSystemAdmin
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(AnalyticsQuery)
   if (!(NAMES as ReadonlyArray<string>).includes(q.name)) {
     return yield* badRequest("api.analytics.invalid_name.app_error", `Unknown analytics name; expected one of ${NAMES.join(", ")}.`)
@@ -73,33 +71,31 @@ const analytics = Effect.gen(function*() {
   if (q.team_id !== "") yield* (yield* Access).team(caller, q.team_id)
   switch (q.name) {
     case "post_counts_day":
-      return json(yield* perDay(q.team_id, "posts"))
+      return yield* respondWithAll(AnalyticsRow, yield* perDay(q.team_id, "posts"))
     case "user_counts_with_posts_day":
-      return json(yield* perDay(q.team_id, "users"))
+      return yield* respondWithAll(AnalyticsRow, yield* perDay(q.team_id, "users"))
     case "bot_post_counts_day":
-      return json(yield* perDay(q.team_id, "bot_posts"))
+      return yield* respondWithAll(AnalyticsRow, yield* perDay(q.team_id, "bot_posts"))
     default:
-      return json(yield* standard(q.team_id))
+      return yield* respondWithAll(AnalyticsRow, yield* standard(q.team_id))
   }
 })
 
 /** GET /trial-license/prev: no trial licence was ever installed here, so Mattermost's answer for none. */
 const previousTrial = Effect.gen(function*() {
-  yield* requireCaller
-  return json(clientLicense())
+  return yield* respondWith(StringMap, clientLicense())
 })
 
 const NoticesViewBody = Schema.Array(Schema.String.pipe(Schema.maxLength(64))).pipe(Schema.maxItems(100))
 
 /** PUT /system/notices/view: there are no notices to mark viewed (GET answers none); the ids are checked and accepted. */
 const noticesViewed = Effect.gen(function*() {
-  yield* requireCaller
   yield* Decode.body(NoticesViewBody)
   return ok()
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/analytics/old", analytics),
-  HttpRouter.get("/api/v4/trial-license/prev", previousTrial),
-  HttpRouter.put("/api/v4/system/notices/view", noticesViewed)
+  HttpRouter.get("/api/v4/analytics/old", authed.admin(analytics)),
+  HttpRouter.get("/api/v4/trial-license/prev", authed(previousTrial)),
+  HttpRouter.put("/api/v4/system/notices/view", authed(noticesViewed))
 )

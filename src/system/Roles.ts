@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import type { Role } from "../../schemas/wire/Role.ts"
 
 /**
  * Mattermost's built-in roles with the permissions its default scheme grants after all permission migrations of a
@@ -159,20 +160,6 @@ const roleId = (name: string) => {
   let out = ""
   for (let i = 0; i < 26; i++) out += ID_ALPHABET[digest[i] & 31]
   return out
-}
-
-/** The Role of @mattermost/types roles.d.ts. */
-export interface Role {
-  readonly id: string
-  readonly name: string
-  readonly display_name: string
-  readonly description: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-  readonly permissions: Array<string>
-  readonly scheme_managed: boolean
-  readonly built_in: boolean
 }
 
 export const ROLES: ReadonlyArray<Role> = DEFINITIONS.map((d) => ({

@@ -1,7 +1,11 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { JsonObject, rows } from "../../layers/Rows.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
+
+const Sections = rows("ServerSettings section", Schema.Struct({ value: JsonObject }))
+const AnyUser = rows("ServerSettings any user", Schema.Struct({ any: Schema.Boolean }))
 
 /**
  * What client config and ping report about the runtime configuration: whether pushes can be sent (PushSettings:
@@ -11,7 +15,7 @@ import { SsoDirectory } from "../sso/SsoDirectory.ts"
 const section = (name: string) =>
   Effect.flatMap(Db, (db) =>
     Effect.map(
-      db.read(db.sql<{ value: Record<string, unknown> }>`SELECT value FROM server_config WHERE section = ${name}`),
+      db.read(db.sql`SELECT value FROM server_config WHERE section = ${name}`.pipe(Sections)),
       (rows) => rows[0]?.value ?? {}
     ))
 
@@ -73,4 +77,4 @@ export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map
 
 /** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */
 export const noAccounts: Effect.Effect<boolean, DbError, Db> = Effect.flatMap(Db, (db) =>
-  Effect.map(db.read(db.sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM users WHERE NOT is_bot) AS any`), (rows) => !rows[0].any))
+  Effect.map(db.read(db.sql`SELECT EXISTS (SELECT 1 FROM users WHERE NOT is_bot) AS any`.pipe(AnyUser)), (rows) => !rows[0].any))

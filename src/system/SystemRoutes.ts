@@ -1,10 +1,13 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
-import { optionalCaller, requireCaller } from "../auth/Authenticate.ts"
+import { optionalCaller } from "../auth/Authenticate.ts"
+import { authed, publicRoute } from "../auth/Guards.ts"
 import { ApiError, badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith } from "../http/Respond.ts"
+import { ServerLimits } from "../../schemas/wire/ServerLimits.ts"
+import { type Ping, Ping as PingSchema, RedirectLocation, StringMap, TimezoneNames } from "../../schemas/wire/System.ts"
 import * as AnalyticsRepo from "./AnalyticsRepo.ts"
 import { clientConfig, clientLicense } from "./ClientConfig.ts"
 import { redirectLocation } from "./RedirectLocation.ts"
@@ -21,7 +24,7 @@ const ping = Effect.gen(function*() {
   const query = yield* Decode.query(PingQuery)
   const db = yield* Db
   const push = yield* pushConfigured
-  const body: Record<string, string> = {
+  const body: Ping = {
     status: "OK",
     AndroidLatestVersion: "",
     AndroidMinVersion: "",
@@ -30,11 +33,11 @@ const ping = Effect.gen(function*() {
     ActiveSearchBackend: "database",
     CanReceiveNotifications: push ? "true" : "false"
   }
-  if (!query.get_server_status) return json(body)
+  if (!query.get_server_status) return yield* respondWith(PingSchema, body)
   const database = yield* db.ping.pipe(Effect.timeout("2 seconds"), Effect.as("OK"), Effect.orElseSucceed(() => "UNHEALTHY"))
   const healthy = database === "OK"
-  const full = { ...body, status: healthy ? "OK" : "UNHEALTHY", database_status: database, filestore_status: "OK", root_status: healthy ? "OK" : "UNHEALTHY" }
-  return json(full, healthy || query.use_rest_semantics ? 200 : 500)
+  const full: Ping = { ...body, status: healthy ? "OK" : "UNHEALTHY", database_status: database, filestore_status: "OK", root_status: healthy ? "OK" : "UNHEALTHY" }
+  return yield* respondWith(PingSchema, full, healthy || query.use_rest_semantics ? 200 : 500)
 })
 
 const FormatQuery = Schema.Struct({ format: Schema.optionalWith(Schema.String, { default: () => "" }) })
@@ -51,41 +54,38 @@ const requireOldFormat = Effect.gen(function*() {
 const configClient = Effect.gen(function*() {
   yield* requireOldFormat
   const caller = yield* optionalCaller.pipe(Effect.orElseSucceed(() => Option.none()))
-  return json(yield* clientConfig(Option.isSome(caller)))
+  return yield* respondWith(StringMap, yield* clientConfig(Option.isSome(caller)))
 })
 
 const licenseClient = Effect.gen(function*() {
   yield* requireOldFormat
-  return json(clientLicense())
+  return yield* respondWith(StringMap, clientLicense())
 })
 
 const limits = Effect.gen(function*() {
-  yield* requireCaller
-  return json({ activeUserCount: yield* AnalyticsRepo.activeUserCount, maxUsersLimit: 0, maxUsersHardLimit: 0 })
+  return yield* respondWith(ServerLimits, { activeUserCount: yield* AnalyticsRepo.activeUserCount, maxUsersLimit: 0, maxUsersHardLimit: 0 })
 })
 
 const timezones = Effect.gen(function*() {
-  yield* requireCaller
-  return json(Intl.supportedValuesOf("timeZone"))
+  return yield* respondWith(TimezoneNames, Intl.supportedValuesOf("timeZone"))
 })
 
 const RedirectQuery = Schema.Struct({ url: Schema.optionalWith(Schema.String, { default: () => "" }) })
 
 const redirect = Effect.gen(function*() {
-  yield* requireCaller
   const { url } = yield* Decode.query(RedirectQuery)
   const target = URL.canParse(url) ? new URL(url) : undefined
   if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) {
     return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing url parameter in request URL.")
   }
-  return json({ location: yield* redirectLocation(target) })
+  return yield* respondWith(RedirectLocation, { location: yield* redirectLocation(target) })
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/system/ping", ping),
-  HttpRouter.get("/api/v4/config/client", configClient),
-  HttpRouter.get("/api/v4/license/client", licenseClient),
-  HttpRouter.get("/api/v4/limits/server", limits),
-  HttpRouter.get("/api/v4/system/timezones", timezones),
-  HttpRouter.get("/api/v4/redirect_location", redirect)
+  HttpRouter.get("/api/v4/system/ping", publicRoute(ping)),
+  HttpRouter.get("/api/v4/config/client", publicRoute(configClient)),
+  HttpRouter.get("/api/v4/license/client", publicRoute(licenseClient)),
+  HttpRouter.get("/api/v4/limits/server", authed(limits)),
+  HttpRouter.get("/api/v4/system/timezones", authed(timezones)),
+  HttpRouter.get("/api/v4/redirect_location", authed(redirect))
 )

@@ -1,9 +1,10 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { Team, TeamInviteInfo, TeamsWithCount } from "../../schemas/wire/Team.ts"
+import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
 import { likePrefix } from "../search/Like.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { toTeam } from "./TeamWire.ts"
@@ -25,7 +26,7 @@ const inviteInfo = Effect.gen(function*() {
   if (team.type !== "O") {
     return yield* forbidden("api.team.get_invite_info.not_open_team", "The invite link of this team cannot be used: the team is not open.")
   }
-  return json({ display_name: team.display_name, description: team.description, name: team.name, id: team.id })
+  return yield* respondWith(TeamInviteInfo, { display_name: team.display_name, description: team.description, name: team.name, id: team.id })
 })
 
 const SearchBody = Schema.Struct({
@@ -41,7 +42,7 @@ const SearchBody = Schema.Struct({
  * the answer is `{teams, total_count}` (the System Console's paged list), otherwise a plain array, as in Mattermost.
  */
 const search = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const body = yield* Decode.body(SearchBody)
   const paged = body.page !== undefined && body.per_page !== undefined
   const { rows, total } = yield* TeamRepo.search(caller, {
@@ -52,11 +53,11 @@ const search = Effect.gen(function*() {
     withTotal: paged
   })
   const teams = rows.map((r) => toTeam(r, caller.isSystemAdmin))
-  if (total === undefined) return json(teams)
-  return json({ teams, total_count: total })
+  if (total === undefined) return yield* respondWithAll(Team, teams)
+  return yield* respondWith(TeamsWithCount, { teams, total_count: total })
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/teams/invite/:invite_id", inviteInfo),
-  HttpRouter.post("/api/v4/teams/search", search)
+  HttpRouter.get("/api/v4/teams/invite/:invite_id", publicRoute(inviteInfo)),
+  HttpRouter.post("/api/v4/teams/search", authed(search))
 )

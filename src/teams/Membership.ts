@@ -1,7 +1,12 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { IdRow, rows } from "../../layers/Rows.ts"
 import * as ChannelMembership from "../channels/Membership.ts"
 import type { ChannelTarget } from "../channels/Membership.ts"
+
+const UserIds = rows("team Membership add", Schema.Struct({ user_id: Schema.String }))
+const ChannelTargets = rows("team Membership default channels", Schema.Struct({ id: Schema.String, team_id: Schema.String, type: Schema.String }))
+const Ids = rows("team Membership channels", IdRow)
 
 /** Team membership writes shared by team creation and joins; run inside the caller's transaction. */
 
@@ -21,16 +26,16 @@ export interface TeamJoin {
 export const add = (sql: SqlClient.SqlClient, teamId: string, userIds: ReadonlyArray<string>, admin: boolean, now: number) =>
   Effect.gen(function*() {
     if (userIds.length === 0) return { users: [], channels: [] } satisfies TeamJoin
-    const joined = yield* sql<{ user_id: string }>`
+    const joined = yield* sql`
       INSERT INTO team_members (team_id, user_id, scheme_admin, create_at)
       SELECT ${teamId}, u, ${admin}, ${now} FROM unnest(${userIds}::text[]) AS u
       ON CONFLICT (team_id, user_id) DO UPDATE SET delete_at = 0, scheme_admin = EXCLUDED.scheme_admin, create_at = EXCLUDED.create_at
         WHERE team_members.delete_at <> 0
-      RETURNING user_id`
+      RETURNING user_id`.pipe(UserIds)
     const users = joined.map((r) => r.user_id)
-    const defaults = yield* sql<ChannelTarget>`
+    const defaults = yield* sql`
       SELECT id, team_id, type FROM channels
-      WHERE team_id = ${teamId} AND name IN ${sql.in(DEFAULT_CHANNELS.map((c) => c.name))} AND delete_at = 0`
+      WHERE team_id = ${teamId} AND name IN ${sql.in(DEFAULT_CHANNELS.map((c) => c.name))} AND delete_at = 0`.pipe(ChannelTargets)
     const channels = yield* ChannelMembership.add(
       sql,
       users.flatMap((userId) => defaults.map((channel) => ({ channel, userId, admin: false }))),
@@ -46,9 +51,9 @@ export const remove = (sql: SqlClient.SqlClient, teamId: string, userId: string,
       UPDATE team_members SET delete_at = ${now}, scheme_admin = false
       WHERE team_id = ${teamId} AND user_id = ${userId} AND delete_at = 0 RETURNING user_id`
     if (left.length === 0) return { left: false, channels: [] as ReadonlyArray<string> }
-    const channelIds = yield* sql<{ id: string }>`
+    const channelIds = yield* sql`
       SELECT c.id FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-      WHERE cm.user_id = ${userId} AND c.team_id = ${teamId}`
+      WHERE cm.user_id = ${userId} AND c.team_id = ${teamId}`.pipe(Ids)
     const channels = yield* ChannelMembership.remove(sql, userId, channelIds.map((r) => r.id))
     return { left: true, channels }
   })

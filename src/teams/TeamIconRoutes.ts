@@ -1,7 +1,7 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
 import { FileStore } from "../../layers/FileStore.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { uploadedSquarePng } from "../files/ImageUpload.ts"
 import { notFound } from "../http/ApiError.ts"
@@ -28,7 +28,7 @@ const imageErrors = {
 }
 
 const getIcon = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const team = yield* readableTeam(caller, "id", team_id)
   if (Number(team.row.last_team_icon_update) <= 0) return yield* noIcon()
@@ -61,7 +61,7 @@ const removeIcon = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/teams/:team_id/image", getIcon),
-  HttpRouter.post("/api/v4/teams/:team_id/image", uploadIcon),
-  HttpRouter.del("/api/v4/teams/:team_id/image", removeIcon)
+  HttpRouter.get("/api/v4/teams/:team_id/image", authed(getIcon)),
+  HttpRouter.post("/api/v4/teams/:team_id/image", authed(uploadIcon)),
+  HttpRouter.del("/api/v4/teams/:team_id/image", authed(removeIcon))
 )

@@ -1,8 +1,16 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { IdRow, rows } from "../../layers/Rows.ts"
 import * as Membership from "./Membership.ts"
 import { memberColumns, unreadJoin } from "./TeamQueries.ts"
-import type { TeamMemberRow, TeamRow, TeamUnreadRow } from "./TeamWire.ts"
+import type { TeamMemberRow, TeamUnreadRow } from "./TeamWire.ts"
+import { MemberWithUnreads as MemberWithUnreadsRow, TeamRow, TeamUnreadRow as TeamUnreadRowSchema } from "./TeamRows.ts"
+
+const Members = rows("TeamMemberRepo members", MemberWithUnreadsRow)
+const TeamsWithMember = rows("TeamMemberRepo teamForJoin", Schema.Struct({ ...TeamRow.fields, member: Schema.Boolean }))
+const TeamsWithAdmin = rows("TeamMemberRepo teams with admin", Schema.Struct({ ...TeamRow.fields, admin: Schema.Boolean }))
+const Unreads = rows("TeamMemberRepo unreads", TeamUnreadRowSchema)
+const Ids = rows("TeamMemberRepo ids", IdRow)
 
 /** Team memberships' SQL: member rows always come with their unread totals (TeamQueries.ts). */
 
@@ -14,18 +22,18 @@ export const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
     if (userIds.length === 0) return []
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<MemberWithUnreads>`
+    return yield* db.read(sql`
       SELECT ${memberColumns(sql)} FROM team_members tm ${unreadJoin(sql)}
-      WHERE tm.team_id = ${teamId} AND tm.user_id IN ${sql.in(userIds)}`)
+      WHERE tm.team_id = ${teamId} AND tm.user_id IN ${sql.in(userIds)}`.pipe(Members))
   })
 
 /** A team (any state) with whether the user is a live member of it. */
 export const teamForJoin = (teamId: string, userId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const [team] = yield* db.read(db.sql<TeamRow & { member: boolean }>`
+    const [team] = yield* db.read(db.sql`
       SELECT t.*, EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${userId} AND tm.delete_at = 0) AS member
-      FROM teams t WHERE t.id = ${teamId}`)
+      FROM teams t WHERE t.id = ${teamId}`.pipe(TeamsWithMember))
     return Option.fromNullable(team)
   })
 
@@ -34,7 +42,7 @@ export const activeUserIds = (userIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    const rows = yield* db.read(sql<{ id: string }>`SELECT id FROM users WHERE id IN ${sql.in(userIds)} AND delete_at = 0`)
+    const rows = yield* db.read(sql`SELECT id FROM users WHERE id IN ${sql.in(userIds)} AND delete_at = 0`.pipe(Ids))
     return new Set(rows.map((r) => r.id))
   })
 
@@ -58,11 +66,11 @@ export const listLive = (teamId: string, page: MemberPage) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<MemberWithUnreads>`
+    return yield* db.read(sql`
       SELECT ${memberColumns(sql)} FROM team_members tm JOIN users usr ON usr.id = tm.user_id ${unreadJoin(sql)}
       WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 ${page.excludeDeletedUsers ? sql`AND usr.delete_at = 0` : sql``}
       ORDER BY ${page.sortByUsername ? sql`usr.username` : sql`tm.user_id`}
-      LIMIT ${page.limit} OFFSET ${page.offset}`)
+      LIMIT ${page.limit} OFFSET ${page.offset}`.pipe(Members))
   })
 
 /** Makes a live member a team admin or a plain member; false when there is no such member. */
@@ -79,10 +87,10 @@ export const setSchemeAdmin = (teamId: string, userId: string, admin: boolean) =
 export const teamsOfUser = (userId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    return yield* db.read(db.sql<TeamRow & { admin: boolean }>`
+    return yield* db.read(db.sql`
       SELECT t.*, tm.scheme_admin AS admin FROM team_members tm JOIN teams t ON t.id = tm.team_id
       WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0
-      ORDER BY t.display_name, t.id`)
+      ORDER BY t.display_name, t.id`.pipe(TeamsWithAdmin))
   })
 
 /** The user's live memberships of live teams. */
@@ -90,10 +98,10 @@ export const membershipsOfUser = (userId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<MemberWithUnreads>`
+    return yield* db.read(sql`
       SELECT ${memberColumns(sql)} FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
       WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0
-      ORDER BY tm.team_id`)
+      ORDER BY tm.team_id`.pipe(Members))
   })
 
 /** The user's unread totals per live team, but for one team ("" excludes none). */
@@ -101,11 +109,11 @@ export const unreadsOfUser = (userId: string, excludeTeamId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<TeamUnreadRow>`
+    return yield* db.read(sql`
       SELECT tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
       FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
       WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0 AND tm.team_id <> ${excludeTeamId}
-      ORDER BY tm.team_id`)
+      ORDER BY tm.team_id`.pipe(Unreads))
   })
 
 /** The user's unread totals in one team; None when they are not a live member. */
@@ -113,10 +121,10 @@ export const unreadOfUserInTeam = (userId: string, teamId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    const [row] = yield* db.read(sql<TeamUnreadRow>`
+    const [row] = yield* db.read(sql`
       SELECT tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
       FROM team_members tm ${unreadJoin(sql)}
-      WHERE tm.user_id = ${userId} AND tm.team_id = ${teamId} AND tm.delete_at = 0`)
+      WHERE tm.user_id = ${userId} AND tm.team_id = ${teamId} AND tm.delete_at = 0`.pipe(Unreads))
     return Option.fromNullable(row)
   })
 

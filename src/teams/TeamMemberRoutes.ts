@@ -1,15 +1,19 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { TeamMember, TeamMemberWithError, TeamUnread, TeamUnreadWithThreads } from "../../schemas/wire/TeamMember.ts"
+import { Team } from "../../schemas/wire/Team.ts"
 import { Access } from "../access/Access.ts"
 import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
 import { Paging, TeamParams, UserIdOrMe, UserParams } from "../../schemas/Params.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import * as ChannelEvents from "../channels/ChannelEvents.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { UserRepo } from "../users/UserRepo.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamMemberRepo from "./TeamMemberRepo.ts"
 import * as TeamRepo from "./TeamRepo.ts"
@@ -32,7 +36,7 @@ const MembersQuery = Schema.Struct({
   sort: Schema.optionalWith(Schema.String, { default: () => "" }),
   exclude_deleted_users: Schema.optionalWith(Decode.QueryBool, { default: () => false })
 })
-const ExcludeTeamQuery = Schema.Struct({
+export const ExcludeTeamQuery = Schema.Struct({
   exclude_team: Schema.optionalWith(Schema.String, { default: () => "" }),
   include_collapsed_threads: Schema.optionalWith(Decode.QueryBool, { default: () => false })
 })
@@ -66,23 +70,23 @@ const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<stri
   })
 
 const addMember = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const body = yield* Decode.body(MemberBody)
   const { members } = yield* addToTeam(caller, team_id, [body.user_id])
-  return json(members[0], 201)
+  return yield* respondWith(TeamMember, members[0], 201)
 })
 
 const addMembers = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const body = yield* Decode.body(MembersBody)
   if (body.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "No members to add.")
   const { graceful } = yield* Decode.query(GracefulQuery)
   const { members, unknown } = yield* addToTeam(caller, team_id, [...new Set(body.map((m) => m.user_id))], graceful)
-  if (!graceful) return json(members, 201)
+  if (!graceful) return yield* respondWithAll(TeamMember, members, 201)
   // The graceful form reports each user: its membership, or why it could not be added (TeamMemberWithError).
-  return json([
+  return yield* respondWithAll(TeamMemberWithError, [
     ...members.map((member) => ({ member, user_id: member.user_id })),
     ...unknown.map((user_id) => ({
       user_id,
@@ -93,7 +97,7 @@ const addMembers = Effect.gen(function*() {
 
 /** Joins the team an invite id names (the team's own invite link). */
 const joinByInvite = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { invite_id } = yield* Decode.query(InviteQuery)
   const found = yield* TeamRepo.findByInviteId(invite_id)
   if (Option.isNone(found)) return yield* notFound("app.team.get_by_invite_id.finding.app_error", "Invalid invite id.")
@@ -108,21 +112,21 @@ const joinByInvite = Effect.gen(function*() {
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, team.id, join)
   const [member] = yield* membersOf(team.id, [caller.userId])
-  return json(member, 201)
+  return yield* respondWith(TeamMember, member, 201)
 })
 
 const getMember = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(TeamUserParams)
   const access = yield* Access
   yield* access.team(caller, params.team_id)
   const [member] = yield* membersOf(params.team_id, [resolveUserId(caller, params.user_id)])
   if (member === undefined) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
-  return json(member)
+  return yield* respondWith(TeamMember, member)
 })
 
 const listMembers = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const q = yield* Decode.query(MembersQuery)
   const access = yield* Access
@@ -133,22 +137,22 @@ const listMembers = Effect.gen(function*() {
     limit: q.per_page,
     offset: q.page * q.per_page
   })
-  return json(rows.map(toTeamMember))
+  return yield* respondWithAll(TeamMember, rows.map(toTeamMember))
 })
 
 const membersByIds = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const ids = yield* Decode.body(UserIdsBody)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const members = yield* membersOf(team_id, [...new Set(ids)])
-  return json(members.filter((m) => m.delete_at === 0))
+  return yield* respondWithAll(TeamMember, members.filter((m) => m.delete_at === 0))
 })
 
 /** Leaving (yourself) or removing (team admins); the user also leaves every channel of the team. */
 const removeMember = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(TeamUserParams)
   const userId = resolveUserId(caller, params.user_id)
   const access = yield* Access
@@ -172,7 +176,7 @@ const SchemeRolesBody = Schema.Struct({
 /** Makes the member a team admin or a plain member (team admins and system admins may); guests are not offered. */
 const setTeamAdmin = <E, R>(decide: Effect.Effect<boolean, E, R>) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const params = yield* Decode.params(TeamUserParams)
     const admin = yield* decide
     const access = yield* Access
@@ -183,7 +187,7 @@ const setTeamAdmin = <E, R>(decide: Effect.Effect<boolean, E, R>) =>
     if (!updated) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
     const [member] = yield* membersOf(params.team_id, [userId])
     const bus = yield* EventBus
-    yield* bus.publish("memberrole_updated", { member: JSON.stringify(member) }, { user_id: userId })
+    yield* bus.publish(DomainEvent.TeamMemberRoleUpdated({ member }), { user_id: userId })
     return ok()
   })
 
@@ -207,60 +211,63 @@ const updateSchemeRoles = setTeamAdmin(Effect.gen(function*() {
 }))
 
 const userTeams = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(UserParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const rows = yield* TeamMemberRepo.teamsOfUser(userId)
-  return json(rows.map((r) => toTeam(r, caller.isSystemAdmin || (userId === caller.userId && r.admin))))
+  return yield* respondWithAll(Team, rows.map((r) => toTeam(r, caller.isSystemAdmin || (userId === caller.userId && r.admin))))
 })
 
 const userTeamMembers = Effect.gen(function*() {
-  const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const rows = yield* TeamMemberRepo.membershipsOfUser(userId)
-  return json(rows.map(toTeamMember))
+  return yield* respondWithAll(TeamMember, rows.map(toTeamMember))
 })
 
+/** GET /users/{user_id}/teams/unread once the user and the query are known (also src/http/FastPath.ts). */
+export const teamsUnread = (userId: string, q: typeof ExcludeTeamQuery.Type) =>
+  Effect.gen(function*() {
+    const rows = yield* TeamMemberRepo.unreadsOfUser(userId, q.exclude_team)
+    if (!q.include_collapsed_threads) return rows.map(toTeamUnread)
+    // mattermost-redux sets the teams' thread badges from these; without them every refresh would reset them to zero.
+    const threads = new Map((yield* (yield* CountRepo).threadUnreadsByTeam(userId)).map((t) => [t.team_id, t]))
+    return rows.map((row) => ({
+      ...toTeamUnread(row),
+      thread_count: Number(threads.get(row.team_id)?.thread_count ?? 0),
+      thread_mention_count: Number(threads.get(row.team_id)?.thread_mention_count ?? 0),
+      // Mentions in threads whose root is urgent (posts/PostPriority.ts).
+      thread_urgent_mention_count: Number(threads.get(row.team_id)?.thread_urgent_mention_count ?? 0)
+    }))
+  })
+
 const userTeamsUnread = Effect.gen(function*() {
-  const caller = yield* requireCaller
   const params = yield* Decode.params(UserParams)
   const q = yield* Decode.query(ExcludeTeamQuery)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
-  const rows = yield* TeamMemberRepo.unreadsOfUser(userId, q.exclude_team)
-  if (!q.include_collapsed_threads) return json(rows.map(toTeamUnread))
-  // mattermost-redux sets the teams' thread badges from these; without them every refresh would reset them to zero.
-  const threads = new Map((yield* (yield* CountRepo).threadUnreadsByTeam(userId)).map((t) => [t.team_id, t]))
-  return json(rows.map((row) => ({
-    ...toTeamUnread(row),
-    thread_count: Number(threads.get(row.team_id)?.thread_count ?? 0),
-    thread_mention_count: Number(threads.get(row.team_id)?.thread_mention_count ?? 0),
-    // Mentions in threads whose root is urgent (posts/PostPriority.ts).
-    thread_urgent_mention_count: Number(threads.get(row.team_id)?.thread_urgent_mention_count ?? 0)
-  })))
+  const userId = yield* selfOrAdmin(params.user_id)
+  return yield* respondWithAll(TeamUnreadWithThreads, yield* teamsUnread(userId, q))
 })
 
 const userTeamUnread = Effect.gen(function*() {
-  const caller = yield* requireCaller
   const params = yield* Decode.params(TeamUserParams)
-  const userId = yield* selfOrAdmin(caller, params.user_id)
+  const userId = yield* selfOrAdmin(params.user_id)
   const row = yield* TeamMemberRepo.unreadOfUserInTeam(userId, params.team_id)
   if (Option.isNone(row)) return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
-  return json(toTeamUnread(row.value))
+  return yield* respondWith(TeamUnread, toTeamUnread(row.value))
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/teams/:team_id/members", listMembers),
-  HttpRouter.post("/api/v4/teams/:team_id/members", addMember),
-  HttpRouter.post("/api/v4/teams/:team_id/members/batch", addMembers),
-  HttpRouter.post("/api/v4/teams/:team_id/members/ids", membersByIds),
-  HttpRouter.get("/api/v4/teams/:team_id/members/:user_id", getMember),
-  HttpRouter.del("/api/v4/teams/:team_id/members/:user_id", removeMember),
-  HttpRouter.put("/api/v4/teams/:team_id/members/:user_id/roles", updateRoles),
-  HttpRouter.put("/api/v4/teams/:team_id/members/:user_id/schemeRoles", updateSchemeRoles),
-  HttpRouter.post("/api/v4/teams/members/invite", joinByInvite),
-  HttpRouter.get("/api/v4/users/:user_id/teams", userTeams),
-  HttpRouter.get("/api/v4/users/:user_id/teams/members", userTeamMembers),
-  HttpRouter.get("/api/v4/users/:user_id/teams/unread", userTeamsUnread),
-  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/unread", userTeamUnread)
+  HttpRouter.get("/api/v4/teams/:team_id/members", authed(listMembers)),
+  HttpRouter.post("/api/v4/teams/:team_id/members", authed(addMember)),
+  HttpRouter.post("/api/v4/teams/:team_id/members/batch", authed(addMembers)),
+  HttpRouter.post("/api/v4/teams/:team_id/members/ids", authed(membersByIds)),
+  HttpRouter.get("/api/v4/teams/:team_id/members/:user_id", authed(getMember)),
+  HttpRouter.del("/api/v4/teams/:team_id/members/:user_id", authed(removeMember)),
+  HttpRouter.put("/api/v4/teams/:team_id/members/:user_id/roles", authed(updateRoles)),
+  HttpRouter.put("/api/v4/teams/:team_id/members/:user_id/schemeRoles", authed(updateSchemeRoles)),
+  HttpRouter.post("/api/v4/teams/members/invite", authed(joinByInvite)),
+  HttpRouter.get("/api/v4/users/:user_id/teams", authed(userTeams)),
+  HttpRouter.get("/api/v4/users/:user_id/teams/members", authed(userTeamMembers)),
+  HttpRouter.get("/api/v4/users/:user_id/teams/unread", authed(userTeamsUnread)),
+  HttpRouter.get("/api/v4/users/:user_id/teams/:team_id/unread", authed(userTeamUnread))
 )

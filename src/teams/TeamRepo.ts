@@ -1,9 +1,20 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { Int8, Int8Text, rows } from "../../layers/Rows.ts"
 import * as Membership from "./Membership.ts"
 import type { TeamRow } from "./TeamWire.ts"
+import { TeamRow as TeamRowSchema } from "./TeamRows.ts"
+
+const Teams = rows("TeamRepo teams", TeamRowSchema)
+const TeamsWithMembership = rows(
+  "TeamRepo withMembership",
+  Schema.Struct({ ...TeamRowSchema.fields, member: Schema.Boolean, admin: Schema.Boolean })
+)
+const TeamsWithTotal = rows("TeamRepo page", Schema.Struct({ ...TeamRowSchema.fields, total: Int8Text }))
+const Counts = rows("TeamRepo count", Schema.Struct({ n: Int8 }))
+const Totals = rows("TeamRepo memberCounts", Schema.Struct({ total: Int8, active: Int8 }))
 
 /**
  * Teams' SQL. The functions taking `sql` are writes shared by the API (POST /teams) and the admin command line, run
@@ -30,14 +41,14 @@ export interface NewTeam {
  */
 export const insertWithDefaultChannels = (sql: SqlClient.SqlClient, t: NewTeam) =>
   Effect.gen(function*() {
-    const inserted = yield* sql<TeamRow>`
+    const inserted = yield* sql`
       INSERT INTO teams (id, create_at, update_at, display_name, name, description, email, type, company_name,
                          allowed_domains, invite_id, allow_open_invite)
       VALUES (${t.id}, ${t.now}, ${t.now}, ${t.displayName}, ${t.name}, ${t.description},
               COALESCE((SELECT email FROM users WHERE id = ${t.creatorId ?? ""}), ''), ${t.type},
               ${t.companyName}, ${t.allowedDomains}, ${newId()}, ${t.allowOpenInvite})
       ON CONFLICT (name) DO NOTHING
-      RETURNING *`
+      RETURNING *`.pipe(Teams)
     if (inserted.length === 0) return undefined
     const [first, second] = Membership.DEFAULT_CHANNELS
     yield* sql`
@@ -54,7 +65,7 @@ export const create = (t: NewTeam) => Effect.flatMap(Db, (db) => db.transaction(
 /** A live team by id or name. */
 export const findByIdOrName = (sql: SqlClient.SqlClient, idOrName: string) =>
   Effect.map(
-    sql<TeamRow>`SELECT * FROM teams WHERE (id = ${idOrName} OR name = ${idOrName}) AND delete_at = 0 LIMIT 1`,
+    sql`SELECT * FROM teams WHERE (id = ${idOrName} OR name = ${idOrName}) AND delete_at = 0 LIMIT 1`.pipe(Teams),
     (rows) => rows[0]
   )
 
@@ -71,10 +82,10 @@ export const withMembership = (userId: string, where: "id" | "name", value: stri
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    const rows = yield* db.read(sql<TeamWithMembership>`
+    const rows = yield* db.read(sql`
       SELECT t.*, tm.user_id IS NOT NULL AS member, COALESCE(tm.scheme_admin, false) AS admin
       FROM teams t LEFT JOIN team_members tm ON tm.team_id = t.id AND tm.user_id = ${userId} AND tm.delete_at = 0
-      WHERE ${where === "id" ? sql`t.id = ${value}` : sql`t.name = ${value}`}`)
+      WHERE ${where === "id" ? sql`t.id = ${value}` : sql`t.name = ${value}`}`.pipe(TeamsWithMembership))
     return Option.fromNullable(rows[0])
   })
 
@@ -92,7 +103,7 @@ export const patch = (teamId: string, p: TeamPatch, now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    const rows = yield* db.transaction(sql<TeamRow>`
+    const rows = yield* db.transaction(sql`
       UPDATE teams SET
         display_name = COALESCE(${p.display_name?.trim() ?? null}, display_name),
         description = COALESCE(${p.description ?? null}, description),
@@ -104,15 +115,15 @@ export const patch = (teamId: string, p: TeamPatch, now: number) =>
         group_constrained = COALESCE(${p.group_constrained ?? null}::boolean, group_constrained),
         update_at = ${now}
       WHERE id = ${teamId}
-      RETURNING *`)
+      RETURNING *`.pipe(Teams))
     return rows[0]
   })
 
 export const regenerateInvite = (teamId: string, now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.transaction(db.sql<TeamRow>`
-      UPDATE teams SET invite_id = ${newId()}, update_at = ${now} WHERE id = ${teamId} RETURNING *`)
+    const rows = yield* db.transaction(db.sql`
+      UPDATE teams SET invite_id = ${newId()}, update_at = ${now} WHERE id = ${teamId} RETURNING *`.pipe(Teams))
     return rows[0]
   })
 
@@ -120,8 +131,8 @@ export const regenerateInvite = (teamId: string, now: number) =>
 export const setIconTime = (teamId: string, iconTime: number, now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.execute(db.sql<TeamRow>`
-      UPDATE teams SET last_team_icon_update = ${iconTime}, update_at = ${now} WHERE id = ${teamId} RETURNING *`)
+    const rows = yield* db.execute(db.sql`
+      UPDATE teams SET last_team_icon_update = ${iconTime}, update_at = ${now} WHERE id = ${teamId} RETURNING *`.pipe(Teams))
     return Option.fromNullable(rows[0])
   })
 
@@ -129,16 +140,16 @@ export const setIconTime = (teamId: string, iconTime: number, now: number) =>
 export const archive = (teamId: string, now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.transaction(db.sql<TeamRow>`
-      UPDATE teams SET delete_at = ${now}, update_at = ${now} WHERE id = ${teamId} AND delete_at = 0 RETURNING *`)
+    const rows = yield* db.transaction(db.sql`
+      UPDATE teams SET delete_at = ${now}, update_at = ${now} WHERE id = ${teamId} AND delete_at = 0 RETURNING *`.pipe(Teams))
     return Option.fromNullable(rows[0])
   })
 
 export const restore = (teamId: string, now: number) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const rows = yield* db.transaction(db.sql<TeamRow>`
-      UPDATE teams SET delete_at = 0, update_at = ${now} WHERE id = ${teamId} RETURNING *`)
+    const rows = yield* db.transaction(db.sql`
+      UPDATE teams SET delete_at = 0, update_at = ${now} WHERE id = ${teamId} RETURNING *`.pipe(Teams))
     return rows[0]
   })
 
@@ -151,12 +162,12 @@ export const listVisible = (viewer: Viewer, limit: number, offset: number, withT
       ? sql`t.delete_at = 0`
       : sql`t.delete_at = 0 AND (t.allow_open_invite OR EXISTS (
           SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${viewer.userId} AND tm.delete_at = 0))`
-    const rows = yield* db.read(sql<TeamRow & { total: string }>`
+    const rows = yield* db.read(sql`
       SELECT t.*, count(*) OVER () AS total FROM teams t WHERE ${visible}
-      ORDER BY t.display_name, t.id LIMIT ${limit} OFFSET ${offset}`)
+      ORDER BY t.display_name, t.id LIMIT ${limit} OFFSET ${offset}`.pipe(TeamsWithTotal))
     if (!withTotal) return { rows, total: undefined }
-    const total = rows.length > 0 ? Number(rows[0].total) : Number((yield* db.read(sql<{ n: string }>`
-      SELECT count(*) AS n FROM teams t WHERE ${visible}`))[0].n)
+    const total = rows.length > 0 ? Number(rows[0].total) : Number((yield* db.read(sql`
+      SELECT count(*) AS n FROM teams t WHERE ${visible}`.pipe(Counts)))[0].n)
     return { rows, total }
   })
 
@@ -165,11 +176,11 @@ export const memberCounts = (teamId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
     // The team's member rows less its deactivated users (users_deactivated_idx): joining users reads them all.
-    const [row] = yield* db.read(db.sql<{ total: string; active: string }>`
+    const [row] = yield* db.read(db.sql`
       SELECT count(*) AS total,
              count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = tm.user_id AND u.delete_at <> 0)) AS active
       FROM team_members tm
-      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0`)
+      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0`.pipe(Totals))
     return { total: Number(row.total), active: Number(row.active) }
   })
 
@@ -177,8 +188,8 @@ export const memberCounts = (teamId: string) =>
 export const findByInviteId = (inviteId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const [team] = yield* db.read(db.sql<TeamRow>`
-      SELECT * FROM teams WHERE invite_id = ${inviteId} AND invite_id <> '' AND delete_at = 0`)
+    const [team] = yield* db.read(db.sql`
+      SELECT * FROM teams WHERE invite_id = ${inviteId} AND invite_id <> '' AND delete_at = 0`.pipe(Teams))
     return Option.fromNullable(team)
   })
 
@@ -201,14 +212,14 @@ export const search = (viewer: Viewer, s: TeamSearch) =>
       : sql`(t.allow_open_invite OR EXISTS (
           SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.user_id = ${viewer.userId} AND tm.delete_at = 0))`
     const open = s.allowOpenInvite === undefined ? sql`TRUE` : sql`t.allow_open_invite = ${s.allowOpenInvite}`
-    const rows = yield* db.read(sql<TeamRow & { total: string }>`
+    const rows = yield* db.read(sql`
       SELECT t.*, count(*) OVER () AS total FROM teams t
       WHERE t.delete_at = 0 AND ${visible} AND ${open}
         AND (lower(t.name) LIKE lower(${s.pattern}) OR lower(t.display_name) LIKE lower(${s.pattern}))
-      ORDER BY t.display_name, t.id LIMIT ${s.limit} OFFSET ${s.offset}`)
+      ORDER BY t.display_name, t.id LIMIT ${s.limit} OFFSET ${s.offset}`.pipe(TeamsWithTotal))
     if (!s.withTotal) return { rows, total: undefined }
-    const total = rows.length > 0 ? Number(rows[0].total) : Number((yield* db.read(sql<{ n: string }>`
+    const total = rows.length > 0 ? Number(rows[0].total) : Number((yield* db.read(sql`
       SELECT count(*) AS n FROM teams t WHERE t.delete_at = 0 AND ${visible} AND ${open}
-        AND (lower(t.name) LIKE lower(${s.pattern}) OR lower(t.display_name) LIKE lower(${s.pattern}))`))[0].n)
+        AND (lower(t.name) LIKE lower(${s.pattern}) OR lower(t.display_name) LIKE lower(${s.pattern}))`.pipe(Counts)))[0].n)
     return { rows, total }
   })

@@ -1,13 +1,16 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { Team, TeamExists, TeamStats, TeamsWithCount } from "../../schemas/wire/Team.ts"
 import { newId } from "../../layers/Crypto.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Paging, TeamParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamRepo from "./TeamRepo.ts"
@@ -78,7 +81,7 @@ export const readableTeam = (caller: Caller, where: "id" | "name", value: string
   })
 
 const createTeam = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const input = yield* Decode.body(CreateTeamBody)
   if (!caller.isSystemAdmin && !(yield* siteSwitches).enableTeamCreation) {
     return yield* forbidden("api.team.is_team_creation_allowed.disabled.app_error", "Team creation has been disabled. Please ask your System Administrator for details.")
@@ -105,37 +108,37 @@ const createTeam = Effect.gen(function*() {
   const { team, join } = created
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, id, join)
-  return json(toTeam(team, true), 201)
+  return yield* respondWith(Team, toTeam(team, true), 201)
 })
 
 const getTeam = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const team = yield* readableTeam(caller, "id", team_id)
-  return json(toTeam(team.row, team.isAdmin))
+  return yield* respondWith(Team, toTeam(team.row, team.isAdmin))
 })
 
 const getTeamByName = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { name } = yield* Decode.params(TeamNameParams)
   const team = yield* readableTeam(caller, "name", name)
-  return json(toTeam(team.row, team.isAdmin))
+  return yield* respondWith(Team, toTeam(team.row, team.isAdmin))
 })
 
 /** Whether a team name is taken; Mattermost answers only for teams the caller could see, so does this. */
 const teamExists = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { name } = yield* Decode.params(TeamNameParams)
   const exists = yield* readableTeam(caller, "name", name).pipe(
     Effect.as(true),
     Effect.catchIf((e) => e._tag === "ApiError" && (e.status === 404 || e.status === 403), () => Effect.succeed(false))
   )
-  return json({ exists })
+  return yield* respondWith(TeamExists, { exists })
 })
 
 const applyPatch = (partial: boolean) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { team_id } = yield* Decode.params(TeamParams)
     const access = yield* Access
     const team = yield* access.teamMember(caller, team_id)
@@ -146,12 +149,12 @@ const applyPatch = (partial: boolean) =>
     const updated = yield* TeamRepo.patch(team_id, patch, now)
     const bus = yield* EventBus
     yield* TeamEvents.updated(bus, updated)
-    return json(toTeam(updated, true))
+    return yield* respondWith(Team, toTeam(updated, true))
   })
 
 /** The `{team_id}` of the path, once the caller is known to administer that team (team or system admin). */
 export const administeredTeamId = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const access = yield* Access
   const team = yield* access.teamMember(caller, team_id)
@@ -164,7 +167,7 @@ const regenerateInvite = Effect.gen(function*() {
   const team = yield* TeamRepo.regenerateInvite(team_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
   yield* TeamEvents.updated(bus, team)
-  return json(toTeam(team, true))
+  return yield* respondWith(Team, toTeam(team, true))
 })
 
 /** Archives the team (soft delete); `permanent=true` is not offered. */
@@ -175,17 +178,17 @@ const archiveTeam = Effect.gen(function*() {
   const archived = yield* TeamRepo.archive(team_id, yield* Clock.currentTimeMillis)
   if (Option.isSome(archived)) {
     const bus = yield* EventBus
-    yield* bus.publish("delete_team", { team: JSON.stringify(toTeam(archived.value, false)) }, { team_id })
+    yield* bus.publish(DomainEvent.TeamDeleted({ team: toTeam(archived.value, false) }), { team_id })
   }
-  return json({ status: "OK" })
+  return ok()
 })
 
 const restoreTeam = Effect.gen(function*() {
   const team_id = yield* administeredTeamId
   const team = yield* TeamRepo.restore(team_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
-  yield* bus.publish("restore_team", { team: JSON.stringify(toTeam(team, false)) }, { team_id })
-  return json(toTeam(team, true))
+  yield* bus.publish(DomainEvent.TeamRestored({ team: toTeam(team, false) }), { team_id })
+  return yield* respondWith(Team, toTeam(team, true))
 })
 
 const ListQuery = Schema.Struct({
@@ -195,33 +198,33 @@ const ListQuery = Schema.Struct({
 
 /** Teams the caller may join or is in; system admins see every team. */
 const listTeams = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(ListQuery)
   const { rows, total } = yield* TeamRepo.listVisible(caller, q.per_page, q.page * q.per_page, q.include_total_count)
   const teams = rows.map((r) => toTeam(r, caller.isSystemAdmin))
-  if (total === undefined) return json(teams)
-  return json({ teams, total_count: total })
+  if (total === undefined) return yield* respondWithAll(Team, teams)
+  return yield* respondWith(TeamsWithCount, { teams, total_count: total })
 })
 
 const teamStats = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const access = yield* Access
   yield* access.team(caller, team_id)
   const counts = yield* TeamRepo.memberCounts(team_id)
-  return json({ team_id, total_member_count: counts.total, active_member_count: counts.active })
+  return yield* respondWith(TeamStats, { team_id, total_member_count: counts.total, active_member_count: counts.active })
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/teams", createTeam),
-  HttpRouter.get("/api/v4/teams", listTeams),
-  HttpRouter.get("/api/v4/teams/:team_id", getTeam),
-  HttpRouter.put("/api/v4/teams/:team_id", applyPatch(false)),
-  HttpRouter.put("/api/v4/teams/:team_id/patch", applyPatch(true)),
-  HttpRouter.del("/api/v4/teams/:team_id", archiveTeam),
-  HttpRouter.post("/api/v4/teams/:team_id/restore", restoreTeam),
-  HttpRouter.post("/api/v4/teams/:team_id/regenerate_invite_id", regenerateInvite),
-  HttpRouter.get("/api/v4/teams/:team_id/stats", teamStats),
-  HttpRouter.get("/api/v4/teams/name/:name", getTeamByName),
-  HttpRouter.get("/api/v4/teams/name/:name/exists", teamExists)
+  HttpRouter.post("/api/v4/teams", authed(createTeam)),
+  HttpRouter.get("/api/v4/teams", authed(listTeams)),
+  HttpRouter.get("/api/v4/teams/:team_id", authed(getTeam)),
+  HttpRouter.put("/api/v4/teams/:team_id", authed(applyPatch(false))),
+  HttpRouter.put("/api/v4/teams/:team_id/patch", authed(applyPatch(true))),
+  HttpRouter.del("/api/v4/teams/:team_id", authed(archiveTeam)),
+  HttpRouter.post("/api/v4/teams/:team_id/restore", authed(restoreTeam)),
+  HttpRouter.post("/api/v4/teams/:team_id/regenerate_invite_id", authed(regenerateInvite)),
+  HttpRouter.get("/api/v4/teams/:team_id/stats", authed(teamStats)),
+  HttpRouter.get("/api/v4/teams/name/:name", authed(getTeamByName)),
+  HttpRouter.get("/api/v4/teams/name/:name/exists", authed(teamExists))
 )

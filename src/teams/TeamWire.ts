@@ -1,4 +1,6 @@
 /** Team and TeamMembership of @mattermost/types, from their rows. */
+import type { Team } from "../../schemas/wire/Team.ts"
+import type { TeamMember, TeamUnread } from "../../schemas/wire/TeamMember.ts"
 
 export interface TeamRow {
   readonly id: string
@@ -9,6 +11,7 @@ export interface TeamRow {
   readonly name: string
   readonly description: string
   readonly email: string
+  /** "O" or "I" as written by the service; the column itself does not constrain it. */
   readonly type: string
   readonly company_name: string
   readonly allowed_domains: string
@@ -30,7 +33,7 @@ export interface TeamMemberRow {
 }
 
 /** Team admins see the team's email; everyone else gets it blanked, as Mattermost's Team.Sanitize does. */
-export const toTeam = (row: TeamRow, canManage: boolean) => ({
+export const toTeam = (row: TeamRow, canManage: boolean): Team => ({
   id: row.id,
   create_at: Number(row.create_at),
   update_at: Number(row.update_at),
@@ -39,7 +42,7 @@ export const toTeam = (row: TeamRow, canManage: boolean) => ({
   name: row.name,
   description: row.description,
   email: canManage ? row.email : "",
-  type: row.type,
+  type: row.type as Team["type"],
   company_name: row.company_name,
   allowed_domains: row.allowed_domains,
   invite_id: row.invite_id,
@@ -72,7 +75,7 @@ export interface TeamUnreadRow {
   readonly mention_count_root: string | null
 }
 
-export const toTeamUnread = (row: TeamUnreadRow) => ({
+export const toTeamUnread = (row: TeamUnreadRow): TeamUnread => ({
   team_id: row.team_id,
   msg_count: Number(row.msg_count ?? 0),
   mention_count: Number(row.mention_count ?? 0),
@@ -80,7 +83,7 @@ export const toTeamUnread = (row: TeamUnreadRow) => ({
   mention_count_root: Number(row.mention_count_root ?? 0)
 })
 
-export const toTeamMember = (row: TeamMemberRow & Partial<TeamUnreadRow>) => ({
+export const toTeamMember = (row: TeamMemberRow & Partial<TeamUnreadRow>): TeamMember => ({
   ...toTeamUnread({ msg_count: null, mention_count: null, msg_count_root: null, mention_count_root: null, ...row }),
   user_id: row.user_id,
   roles: schemeRoles("team", row.roles, row),

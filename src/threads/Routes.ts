@@ -1,11 +1,14 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { Thread, ThreadList } from "../../schemas/wire/Thread.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith } from "../http/Respond.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { userThreads } from "./ThreadEvents.ts"
 import { ThreadRepo } from "./ThreadRepo.ts"
@@ -31,7 +34,7 @@ const SetUnreadParams = Schema.Struct({ user_id: OwnUserParam, team_id: Decode.I
 /** Threads are the caller's own; the team must be theirs. Answers the caller's id. */
 const ownTeam = (caller: Caller, rawUserId: string, teamId: string) =>
   Effect.gen(function*() {
-    const userId = yield* ownUser(caller, rawUserId)
+    const userId = yield* ownUser(rawUserId)
     const access = yield* Access
     yield* access.team(caller, teamId)
     return userId
@@ -66,7 +69,7 @@ const ExtendedQuery = Schema.Struct({ extended: Flag })
 const PAGE_DEFAULT = 30
 
 const list = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(UserTeam)
   const q = yield* Decode.query(ListQuery)
   if (q.before !== "" && q.after !== "") return yield* badRequest("api.context.invalid_url_param.app_error", "Only one of before and after may be given.")
@@ -77,7 +80,7 @@ const list = Effect.gen(function*() {
   const totals = q.threadsOnly
     ? { total: 0, total_unread_threads: 0, total_unread_mentions: 0, total_unread_urgent_mentions: 0 }
     : yield* threads.totals({ userId: user_id, teamId: team_id, excludeDirect: q.excludeDirect })
-  if (q.totalsOnly) return json({ ...totals, threads: [] })
+  if (q.totalsOnly) return yield* respondWith(ThreadList, { ...totals, threads: [] })
   const rows = yield* threads.list({
     userId: user_id,
     teamId: team_id,
@@ -95,11 +98,11 @@ const list = Effect.gen(function*() {
     const post = byId.get(row.post_id)
     return post === undefined ? [] : [toWire(row, post)]
   })
-  return json({ ...totals, threads: list })
+  return yield* respondWith(ThreadList, { ...totals, threads: list })
 })
 
 const one = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { thread_id, ...params } = yield* Decode.params(UserTeamThread)
   const q = yield* Decode.query(ExtendedQuery)
   const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
@@ -107,7 +110,7 @@ const one = Effect.gen(function*() {
   const found = yield* userThreads(thread_id, [user_id], q.extended, caller)
   const thread = found.get(user_id)
   if (thread === undefined) return yield* notFound("app.user.get_threads.app_error", "Thread not found.")
-  return json(thread)
+  return yield* respondWith(Thread, thread)
 })
 
 /**
@@ -126,37 +129,37 @@ const moveReadPoint = (caller: Caller, threadId: string, at: number) =>
     const after = found.get(caller.userId)
     if (after === undefined) return yield* notFound("app.user.get_threads.app_error", "Thread not found.")
     const bus = yield* EventBus
-    yield* bus.publish("thread_read_changed", {
-      thread_id: threadId,
+    yield* bus.publish(DomainEvent.ThreadRead({
+      threadId,
       timestamp: at,
-      unread_mentions: after.unread_mentions,
-      unread_replies: after.unread_replies,
-      previous_unread_mentions: Number(before?.unread_mentions ?? 0),
-      previous_unread_replies: Number(before?.unread_replies ?? 0),
-      channel_id: thread.channel_id
-    }, { user_id: caller.userId })
+      unreadMentions: after.unread_mentions,
+      unreadReplies: after.unread_replies,
+      previousUnreadMentions: Number(before?.unread_mentions ?? 0),
+      previousUnreadReplies: Number(before?.unread_replies ?? 0),
+      channelId: thread.channel_id
+    }), { user_id: caller.userId })
     return after
   })
 
 const readUpTo = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(ReadUpToParams)
   yield* ownTeam(caller, params.user_id, params.team_id)
-  return json(yield* moveReadPoint(caller, params.thread_id, params.timestamp))
+  return yield* respondWith(Thread, yield* moveReadPoint(caller, params.thread_id, params.timestamp))
 })
 
 const setUnread = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(SetUnreadParams)
   yield* ownTeam(caller, params.user_id, params.team_id)
   const createAt = yield* (yield* ThreadRepo).postCreateAt(params.thread_id, params.post_id)
   if (Option.isNone(createAt)) return yield* notFound("app.post.get.app_error", "Post not found in this thread.")
-  return json(yield* moveReadPoint(caller, params.thread_id, createAt.value - 1))
+  return yield* respondWith(Thread, yield* moveReadPoint(caller, params.thread_id, createAt.value - 1))
 })
 
 const follow = (following: boolean) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { thread_id, ...params } = yield* Decode.params(UserTeamThread)
     const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
     const thread = yield* readableThread(caller, thread_id)
@@ -164,34 +167,34 @@ const follow = (following: boolean) =>
     const now = yield* Clock.currentTimeMillis
     yield* threads.setFollowing(thread_id, user_id, following, now)
     const bus = yield* EventBus
-    yield* bus.publish("thread_follow_changed", {
-      thread_id,
-      state: following,
-      reply_count: Number(thread.reply_count)
-    }, { user_id })
+    yield* bus.publish(DomainEvent.ThreadFollowChanged({
+      threadId: thread_id,
+      following,
+      replyCount: Number(thread.reply_count)
+    }), { user_id })
     return ok()
   })
 
 const readAll = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const params = yield* Decode.params(UserTeam)
   const user_id = yield* ownTeam(caller, params.user_id, params.team_id)
   const threads = yield* ThreadRepo
   const now = yield* Clock.currentTimeMillis
   yield* threads.markAllRead(user_id, params.team_id, now)
   const bus = yield* EventBus
-  yield* bus.publish("thread_read_changed", { timestamp: now }, { user_id })
+  yield* bus.publish(DomainEvent.ThreadsAllRead({ timestamp: now }), { user_id })
   return ok()
 })
 
 const base = "/api/v4/users/:user_id/teams/:team_id/threads"
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get(base, list),
-  HttpRouter.put(`${base}/read`, readAll),
-  HttpRouter.get(`${base}/:thread_id`, one),
-  HttpRouter.put(`${base}/:thread_id/read/:timestamp`, readUpTo),
-  HttpRouter.post(`${base}/:thread_id/set_unread/:post_id`, setUnread),
-  HttpRouter.put(`${base}/:thread_id/following`, follow(true)),
-  HttpRouter.del(`${base}/:thread_id/following`, follow(false))
+  HttpRouter.get(base, authed(list)),
+  HttpRouter.put(`${base}/read`, authed(readAll)),
+  HttpRouter.get(`${base}/:thread_id`, authed(one)),
+  HttpRouter.put(`${base}/:thread_id/read/:timestamp`, authed(readUpTo)),
+  HttpRouter.post(`${base}/:thread_id/set_unread/:post_id`, authed(setUnread)),
+  HttpRouter.put(`${base}/:thread_id/following`, authed(follow(true))),
+  HttpRouter.del(`${base}/:thread_id/following`, authed(follow(false)))
 )

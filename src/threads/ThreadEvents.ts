@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { DbError } from "../../layers/Db.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { ThreadRepo } from "./ThreadRepo.ts"
@@ -41,10 +42,10 @@ export const publishThreadUpdated = (
     const threads = yield* userThreads(threadId, "followers", true)
     yield* Effect.forEach(threads, ([userId, thread]) => {
       const own = userId === reply.authorId
-      return bus.publish("thread_updated", {
-        thread: JSON.stringify(thread),
-        previous_unread_replies: own ? thread.unread_replies : Math.max(0, thread.unread_replies - 1),
-        previous_unread_mentions: Math.max(0, thread.unread_mentions - (reply.mentioned.has(userId) ? 1 : 0))
-      }, { user_id: userId })
+      return bus.publish(DomainEvent.ThreadUpdated({
+        thread,
+        previousUnreadReplies: own ? thread.unread_replies : Math.max(0, thread.unread_replies - 1),
+        previousUnreadMentions: Math.max(0, thread.unread_mentions - (reply.mentioned.has(userId) ? 1 : 0))
+      }), { user_id: userId })
     }, { discard: true })
   })

@@ -1,27 +1,34 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8, rows, StringList } from "../../layers/Rows.ts"
 
 /**
  * Collapsed reply threads: the `threads` row of each root with replies (reply_count, last_reply_at, participants)
  * and one `thread_memberships` row per user who follows or has read a thread (last_viewed, unread_mentions).
  * Unread replies are counted from posts after last_viewed, so they never drift.
  */
-export interface MembershipRow {
-  readonly user_id: string
-  readonly post_id: string
-  readonly channel_id: string
-  readonly team_id: string
-  readonly reply_count: string | number
-  readonly last_reply_at: string | number
-  readonly participants: ReadonlyArray<string>
-  readonly delete_at: string | number
-  readonly following: boolean
-  readonly last_viewed: string | number
-  readonly unread_mentions: string | number
-  readonly unread_replies: string | number
-}
+export const MembershipRow = Schema.Struct({
+  user_id: Schema.String,
+  post_id: Schema.String,
+  channel_id: Schema.String,
+  team_id: Schema.String,
+  reply_count: Int8,
+  last_reply_at: Int8,
+  participants: StringList,
+  delete_at: Int8,
+  following: Schema.Boolean,
+  last_viewed: Int8,
+  unread_mentions: Int8,
+  unread_replies: Int8
+})
+export type MembershipRow = typeof MembershipRow.Type
+const Memberships = rows("ThreadRepo memberships", MembershipRow)
+const Totals = rows("ThreadRepo totals", Schema.Struct({ total: Int8, unread_threads: Int8, unread_mentions: Int8, unread_urgent_mentions: Int8 }))
+const PostIds = rows("ThreadRepo post ids", Schema.Struct({ post_id: Schema.String }))
+const ThreadChannels = rows("ThreadRepo thread channel", Schema.Struct({ channel_id: Schema.String, team_id: Schema.String, reply_count: Int8 }))
+const CreateAts = rows("ThreadRepo create_at", Schema.Struct({ create_at: Int8 }))
 
 export interface ListQuery {
   readonly userId: string
@@ -107,13 +114,13 @@ export const make = Effect.gen(function*() {
     memberships: (threadId, userIds) =>
       userIds !== "followers" && userIds.length === 0
         ? Effect.succeed([])
-        : db.read(sql<MembershipRow>`
+        : db.read(sql`
             SELECT ${membershipColumns}
             FROM thread_memberships tm
             JOIN threads t ON t.post_id = tm.post_id
             JOIN channels c ON c.id = t.channel_id
             WHERE tm.post_id = ${threadId}
-              AND ${userIds === "followers" ? sql`tm.following` : sql`tm.user_id = ANY(${[...userIds]})`}`),
+              AND ${userIds === "followers" ? sql`tm.following` : sql`tm.user_id = ANY(${[...userIds]})`}`.pipe(Memberships)),
 
     list: (q) => {
       const filters = [sql`tm.user_id = ${q.userId}`, sql`tm.following`, teamScope(q.teamId, q.excludeDirect)]
@@ -127,20 +134,20 @@ export const make = Effect.gen(function*() {
       if (q.after !== undefined) filters.push(sql`(t.last_reply_at, t.post_id) > ${anchor(q.after)}`)
       const order = q.after !== undefined ? sql`t.last_reply_at ASC, t.post_id ASC` : sql`t.last_reply_at DESC, t.post_id DESC`
       return Effect.map(
-        db.read(sql<MembershipRow>`
+        db.read(sql`
           SELECT ${membershipColumns}
           FROM thread_memberships tm
           JOIN threads t ON t.post_id = tm.post_id
           JOIN channels c ON c.id = t.channel_id
           WHERE ${sql.and(filters)}
-          ORDER BY ${order} LIMIT ${q.limit}`),
+          ORDER BY ${order} LIMIT ${q.limit}`.pipe(Memberships)),
         (rows) => q.after !== undefined ? [...rows].reverse() : rows
       )
     },
 
     totals: (q) =>
       Effect.map(
-        db.read(sql<{ total: string; unread_threads: string; unread_mentions: string; unread_urgent_mentions: string }>`
+        db.read(sql`
           SELECT count(*) AS total,
                  count(*) FILTER (WHERE t.last_reply_at > tm.last_viewed) AS unread_threads,
                  COALESCE(sum(tm.unread_mentions), 0) AS unread_mentions,
@@ -149,7 +156,7 @@ export const make = Effect.gen(function*() {
           JOIN threads t ON t.post_id = tm.post_id
           JOIN channels c ON c.id = t.channel_id
           LEFT JOIN post_priority pp ON pp.post_id = t.post_id
-          WHERE tm.user_id = ${q.userId} AND tm.following AND t.delete_at = 0 AND ${teamScope(q.teamId, q.excludeDirect)}`),
+          WHERE tm.user_id = ${q.userId} AND tm.following AND t.delete_at = 0 AND ${teamScope(q.teamId, q.excludeDirect)}`.pipe(Totals)),
         ([row]) => ({
           total: Number(row?.total ?? 0),
           total_unread_threads: Number(row?.unread_threads ?? 0),
@@ -206,27 +213,27 @@ export const make = Effect.gen(function*() {
 
     markAllRead: (userId, teamId, at) =>
       Effect.map(
-        db.execute(sql<{ post_id: string }>`
+        db.execute(sql`
           UPDATE thread_memberships tm SET last_viewed = ${at}, last_updated = ${at}, unread_mentions = 0
           FROM threads t JOIN channels c ON c.id = t.channel_id
           WHERE tm.post_id = t.post_id AND tm.user_id = ${userId} AND tm.following AND ${teamScope(teamId, false)}
-          RETURNING tm.post_id`),
+          RETURNING tm.post_id`.pipe(PostIds)),
         (rows) => rows.map((r) => r.post_id)
       ),
 
     thread: (threadId) =>
       Effect.map(
-        db.read(sql<{ channel_id: string; team_id: string; reply_count: string }>`
+        db.read(sql`
           SELECT t.channel_id, c.team_id, t.reply_count FROM threads t JOIN channels c ON c.id = t.channel_id
-          WHERE t.post_id = ${threadId}`),
+          WHERE t.post_id = ${threadId}`.pipe(ThreadChannels)),
         (rows) => rows[0]
       ),
 
     postCreateAt: (threadId, postId) =>
       Effect.map(
-        db.read(sql<{ create_at: string }>`
+        db.read(sql`
           SELECT create_at FROM posts
-          WHERE id = ${postId} AND delete_at = 0 AND (id = ${threadId} OR root_id = ${threadId})`),
+          WHERE id = ${postId} AND delete_at = 0 AND (id = ${threadId} OR root_id = ${threadId})`.pipe(CreateAts)),
         (rows) => Option.map(Option.fromNullable(rows[0]), (r) => Number(r.create_at))
       )
   }

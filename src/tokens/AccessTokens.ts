@@ -1,11 +1,14 @@
 import { Clock, Data, Effect, Option } from "effect"
 import { newId, sha256Hex } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
-import type { AccessTokenWire } from "../../schemas/AccessToken.ts"
+import { IdRow, rows } from "../../layers/Rows.ts"
+import type { NewUserAccessToken, UserAccessToken } from "../../schemas/wire/AccessToken.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { type AccessTokenRow, makeAccessTokenRepo } from "./AccessTokenRepo.ts"
+
+const Ids = rows("AccessTokens live user", IdRow)
 
 /**
  * Personal access tokens: created for a user (the secret shown once, only its hash kept), listed and fetched without
@@ -22,7 +25,7 @@ export class TokenBadInput extends Data.TaggedError("TokenBadInput")<{ readonly 
 
 export const TOKEN_ROLE = "system_user_access_token"
 
-const wire = (row: AccessTokenRow): AccessTokenWire => ({
+const wire = (row: AccessTokenRow): UserAccessToken => ({
   id: row.id,
   user_id: row.user_id,
   description: row.description,
@@ -64,12 +67,12 @@ export const create = (caller: Caller, userId: string, description: string, expi
     const now = yield* Clock.currentTimeMillis
     if (expiresAt !== 0 && expiresAt <= now) return yield* new TokenBadInput({ field: "expires_at", reason: "must be in the future, or 0 for never" })
     const db = yield* Db
-    const users = yield* db.read(db.sql<{ id: string }>`SELECT id FROM users WHERE id = ${userId} AND delete_at = 0`)
+    const users = yield* db.read(db.sql`SELECT id FROM users WHERE id = ${userId} AND delete_at = 0`.pipe(Ids))
     if (users.length === 0) return yield* new TokenUserNotFound()
     const token = newId()
     const id = newId()
     yield* (yield* repo).insert({ id, tokenHash: sha256Hex(token), userId, description, now, expiresAt })
-    return { id, token, user_id: userId, description, is_active: true, expires_at: expiresAt } satisfies AccessTokenWire
+    return { id, token, user_id: userId, description, is_active: true, expires_at: expiresAt } satisfies NewUserAccessToken
   })
 
 export const listForUser = (caller: Caller, userId: string, page: number, perPage: number) =>

@@ -1,15 +1,18 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { User } from "../../schemas/wire/User.ts"
 import { AppConfig } from "../Config.ts"
 import { Crypto, newId } from "../../layers/Crypto.ts"
-import { optionalCaller, requireCaller } from "../auth/Authenticate.ts"
+import { optionalCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { clientInfo } from "../auth/ClientInfo.ts"
 import { SessionLength } from "../auth/Session.ts"
 import { clearSessionCookies, attachSessionCookies } from "../auth/SessionCookies.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith } from "../http/Respond.ts"
 import { EventBus } from "../events/EventBus.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { refuseWebPasswordLoginWhenSsoRequired } from "../sso/PasswordPolicy.ts"
@@ -132,9 +135,9 @@ const signup = Effect.gen(function*() {
   const { row, join } = yield* TeamMemberRepo.createWithTeam(insert, Option.map(team, (t) => t.id), now)
   const bus = yield* EventBus
   const wire = toWire(row, "self")
-  yield* bus.publish("new_user", { user_id: row.id }, {})
+  yield* bus.publish(DomainEvent.NewUser({ userId: row.id }), {})
   if (Option.isSome(team) && Option.isSome(join)) yield* TeamEvents.joined(bus, team.value.id, join.value)
-  return json(wire, 201)
+  return yield* respondWith(User, wire, 201)
 })
 
 const login = Effect.gen(function*() {
@@ -181,7 +184,7 @@ const login = Effect.gen(function*() {
   const now = yield* Clock.currentTimeMillis
   yield* repo.recordLogin(user.value.id, now)
   const config = yield* AppConfig
-  const response = json(toWire({ ...user.value, last_login: now }, "self"), 200, { token })
+  const response = yield* respondWith(User, toWire({ ...user.value, last_login: now }, "self"), 200, { token })
   return request.headers["x-requested-with"] === "XMLHttpRequest"
     ? attachSessionCookies(response, session, token, config.siteUrl, now)
     : response
@@ -204,9 +207,9 @@ export const ownProfile = (user: Option.Option<UserRow>) =>
     : Effect.succeed(toWire(user.value, "self"))
 
 const me = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const repo = yield* UserRepo
-  return json(yield* ownProfile(yield* repo.findCached(caller.userId)))
+  return yield* respondWith(User, yield* ownProfile(yield* repo.findCached(caller.userId)))
 })
 
 /**
@@ -219,9 +222,9 @@ const me = Effect.gen(function*() {
 const loginType = notFound("api.user.login_type.disabled.app_error", "Guest magic links are not enabled on this server.")
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/users", signup),
-  HttpRouter.post("/api/v4/users/login", login),
-  HttpRouter.post("/api/v4/users/login/type", loginType),
-  HttpRouter.post("/api/v4/users/logout", logout),
-  HttpRouter.get("/api/v4/users/me", me)
+  HttpRouter.post("/api/v4/users", publicRoute(signup)),
+  HttpRouter.post("/api/v4/users/login", publicRoute(login)),
+  HttpRouter.post("/api/v4/users/login/type", publicRoute(loginType)),
+  HttpRouter.post("/api/v4/users/logout", publicRoute(logout)),
+  HttpRouter.get("/api/v4/users/me", authed(me))
 )

@@ -1,16 +1,17 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { RoleNamesParam } from "../../schemas/users.ts"
-import { requireCaller, requireSystemAdmin } from "../auth/Authenticate.ts"
+import { UserReport, UserReportCount, UsersStats } from "../../schemas/wire/User.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { badRequest, invalidParam, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { activeUserCount } from "../system/AnalyticsRepo.ts"
 import { setSystemRoles } from "./UserAdmin.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import * as UserReportRepo from "./UserReportRepo.ts"
 import { toWire } from "./UserWire.ts"
-import { targetUserId } from "./UserParam.ts"
+import { targetUserId } from "../access/UserParam.ts"
 
 /**
  * What the System Console's user pages call: user counts, the paged user report of User Management > Users, and
@@ -30,10 +31,10 @@ const OptionalId = Schema.optionalWith(Schema.Union(Schema.Literal(""), Decode.I
 
 /** GET /users/stats: the active users (bots aside) the caller can see; everyone for system admins. */
 const stats = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  if (caller.isSystemAdmin) return json({ total_users_count: yield* activeUserCount })
+  const caller = yield* CurrentCaller
+  if (caller.isSystemAdmin) return yield* respondWith(UsersStats, { total_users_count: yield* activeUserCount })
   const known = yield* (yield* UserDirectory).knownIds(caller)
-  return json({ total_users_count: new Set([...known, caller.userId]).size })
+  return yield* respondWith(UsersStats, { total_users_count: new Set([...known, caller.userId]).size })
 })
 
 const FilteredQuery = Schema.Struct({
@@ -49,7 +50,6 @@ const FilteredQuery = Schema.Struct({
 
 /** GET /users/stats/filtered (system admins): how many users match the console's filters. */
 const filteredStats = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const q = yield* Decode.query(FilteredQuery)
   const count = yield* UserReportRepo.filteredCount({
     includeDeleted: q.include_deleted,
@@ -58,7 +58,7 @@ const filteredStats = Effect.gen(function*() {
     inChannel: q.in_channel === "" ? undefined : q.in_channel,
     roles: { system: q.roles, team: q.team_roles, channel: q.channel_roles }
   })
-  return json({ total_users_count: count })
+  return yield* respondWith(UsersStats, { total_users_count: count })
 })
 
 const SORT_COLUMNS = { Username: "username", Email: "email", CreateAt: "create_at", FirstName: "first_name", LastName: "last_name", Nickname: "nickname" } as const
@@ -108,7 +108,7 @@ const rangeStart = (range: Schema.Schema.Type<typeof CountQuery>["date_range"], 
  * and the id, with each user's last login and their posting in the date range (one aggregate over the page).
  */
 const userReport = Effect.gen(function*() {
-  const caller = yield* requireSystemAdmin
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(ReportQuery)
   const column = SORT_COLUMNS[q.sort_column]
   if (column === "create_at" && q.from_column_value !== "" && !/^\d{1,16}$/.test(q.from_column_value)) return yield* invalidParam("from_column_value")
@@ -124,7 +124,7 @@ const userReport = Effect.gen(function*() {
   const since = rangeStart(q.date_range, now)
   const activity = yield* UserReportRepo.postingActivity(page.map((u) => u.id), since)
   const byUser = new Map(activity.map((a) => [a.user_id, a]))
-  return json(page.map((row) => {
+  return yield* respondWithAll(UserReport, page.map((row) => {
     const posts = byUser.get(row.id)
     return {
       ...toWire(row, { userId: caller.userId, isSystemAdmin: true }),
@@ -138,9 +138,8 @@ const userReport = Effect.gen(function*() {
 
 /** GET /reports/users/count (system admins): how many users the same filters match (a bare number, as Mattermost). */
 const userReportCount = Effect.gen(function*() {
-  yield* requireSystemAdmin
   const q = yield* Decode.query(CountQuery)
-  return json(yield* UserReportRepo.reportCount(q))
+  return yield* respondWith(UserReportCount, yield* UserReportRepo.reportCount(q))
 })
 
 const RolesBody = Schema.Struct({ roles: Schema.String.pipe(Schema.maxLength(256)) })
@@ -155,8 +154,8 @@ const ASSIGNABLE = ["system_admin", "system_user", "system_user_access_token"]
  * (the server would lose its last way in); `system_user` is required, as in Mattermost.
  */
 const updateRoles = Effect.gen(function*() {
-  const caller = yield* requireSystemAdmin
-  const userId = yield* targetUserId(caller)
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
   const { roles } = yield* Decode.body(RolesBody)
   const wanted = [...new Set(roles.split(" ").filter((r) => r !== ""))]
   if (!wanted.includes("system_user") || wanted.some((r) => !ASSIGNABLE.includes(r))) {
@@ -173,11 +172,11 @@ const updateRoles = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/users/stats", stats),
-  HttpRouter.get("/api/v4/users/stats/filtered", filteredStats),
-  HttpRouter.get("/api/v4/reports/users", userReport),
-  HttpRouter.get("/api/v4/reports/users/count", userReportCount),
-  HttpRouter.put("/api/v4/users/:user_id/roles", updateRoles)
+  HttpRouter.get("/api/v4/users/stats", authed(stats)),
+  HttpRouter.get("/api/v4/users/stats/filtered", authed.admin(filteredStats)),
+  HttpRouter.get("/api/v4/reports/users", authed.admin(userReport)),
+  HttpRouter.get("/api/v4/reports/users/count", authed.admin(userReportCount)),
+  HttpRouter.put("/api/v4/users/:user_id/roles", authed.admin(updateRoles))
 )
 
 

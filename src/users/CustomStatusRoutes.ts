@@ -1,12 +1,12 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
-import { requireCaller } from "../auth/Authenticate.ts"
-import { notFound, permissionDenied } from "../http/ApiError.ts"
+import { ownUserId } from "../access/UserParam.ts"
+import { authed } from "../auth/Guards.ts"
+import { notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok } from "../http/Respond.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import { UserRepo } from "./UserRepo.ts"
-import { targetUserId } from "./UserParam.ts"
 
 /**
  * Custom statuses live where Mattermost keeps them, in the user's props: `customStatus` (a JSON string) and
@@ -52,12 +52,7 @@ const readRecent = (props: Record<string, string>): Array<Stored> => {
 }
 
 /** Only the user sets their own custom status. */
-const self = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  if (userId !== caller.userId) return yield* permissionDenied("this user's custom status")
-  return userId
-})
+const self = ownUserId("this user's custom status")
 
 const rewrite = (userId: string, f: (props: Record<string, string>) => Record<string, string>) =>
   Effect.gen(function*() {
@@ -102,8 +97,8 @@ const removeRecent = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.put("/api/v4/users/:user_id/status/custom", set),
-  HttpRouter.del("/api/v4/users/:user_id/status/custom", unset),
-  HttpRouter.del("/api/v4/users/:user_id/status/custom/recent", removeRecent),
-  HttpRouter.post("/api/v4/users/:user_id/status/custom/recent/delete", removeRecent)
+  HttpRouter.put("/api/v4/users/:user_id/status/custom", authed(set)),
+  HttpRouter.del("/api/v4/users/:user_id/status/custom", authed(unset)),
+  HttpRouter.del("/api/v4/users/:user_id/status/custom/recent", authed(removeRecent)),
+  HttpRouter.post("/api/v4/users/:user_id/status/custom/recent/delete", authed(removeRecent))
 )

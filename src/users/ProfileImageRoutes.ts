@@ -1,7 +1,8 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
 import { FileStore } from "../../layers/FileStore.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { uploadedSquarePng } from "../files/ImageUpload.ts"
 import { notFound, permissionDenied } from "../http/ApiError.ts"
 import { ok } from "../http/Respond.ts"
@@ -9,7 +10,7 @@ import { defaultAvatar, profileImageKey } from "./Avatar.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import { UserRepo } from "./UserRepo.ts"
-import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
+import { selfOrAdminUserId, targetUserId } from "../access/UserParam.ts"
 
 /**
  * GET /users/{id}/image (the uploaded picture, else the generated one), /image/default, POST (multipart `image`)
@@ -35,8 +36,8 @@ const visibleUser = (caller: Caller, userId: string) =>
   })
 
 const getImage = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
   const user = yield* visibleUser(caller, userId)
   if (Number(user.last_picture_update) > 0) {
     const store = yield* FileStore
@@ -47,8 +48,8 @@ const getImage = Effect.gen(function*() {
 })
 
 const getDefaultImage = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
   yield* visibleUser(caller, userId)
   return png(yield* defaultAvatar(userId), "private, max-age=86400")
 })
@@ -60,9 +61,7 @@ const imageErrors = {
 }
 
 const uploadImage = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  yield* requireSelfOrAdmin(caller, userId)
+  const userId = yield* selfOrAdminUserId("this user")
   const repo = yield* UserRepo
   if (Option.isNone(yield* repo.findById(userId))) return yield* userNotFound()
   const normalized = yield* uploadedSquarePng(imageErrors)
@@ -75,9 +74,7 @@ const uploadImage = Effect.gen(function*() {
 })
 
 const resetImage = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  yield* requireSelfOrAdmin(caller, userId)
+  const userId = yield* selfOrAdminUserId("this user")
   const repo = yield* UserRepo
   const now = yield* Clock.currentTimeMillis
   const updated = yield* repo.setPictureUpdate(userId, -now, now)
@@ -88,8 +85,8 @@ const resetImage = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/users/:user_id/image", getImage),
-  HttpRouter.get("/api/v4/users/:user_id/image/default", getDefaultImage),
-  HttpRouter.post("/api/v4/users/:user_id/image", uploadImage),
-  HttpRouter.del("/api/v4/users/:user_id/image", resetImage)
+  HttpRouter.get("/api/v4/users/:user_id/image", authed(getImage)),
+  HttpRouter.get("/api/v4/users/:user_id/image/default", authed(getDefaultImage)),
+  HttpRouter.post("/api/v4/users/:user_id/image", authed(uploadImage)),
+  HttpRouter.del("/api/v4/users/:user_id/image", authed(resetImage))
 )

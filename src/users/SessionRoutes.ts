@@ -1,30 +1,27 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
+import { Session } from "../../schemas/wire/Session.ts"
 import { isId } from "../../schemas/Params.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed } from "../auth/Guards.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { invalidParam, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
-import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
+import { ok, respondWithAll } from "../http/Respond.ts"
+import { selfOrAdminUserId } from "../access/UserParam.ts"
 
 /** A user's sessions (tokens never shown), and revoking one or all of them: own or, for admins, anyone's. */
 
 const SessionBody = Schema.Struct({ session_id: Schema.String })
 
 const list = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  yield* requireSelfOrAdmin(caller, userId)
+  const userId = yield* selfOrAdminUserId("this user")
   const sessions = yield* Sessions
   const rows = yield* sessions.listForUser(userId)
-  return json(rows.map((s) => ({ ...s, token: "" })))
+  return yield* respondWithAll(Session, rows.map((s) => ({ ...s, token: "" })))
 })
 
 const revokeOne = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  yield* requireSelfOrAdmin(caller, userId)
+  const userId = yield* selfOrAdminUserId("this user")
   const { session_id } = yield* Decode.body(SessionBody)
   if (!isId(session_id)) return yield* invalidParam("session_id")
   const sessions = yield* Sessions
@@ -37,15 +34,13 @@ const revokeOne = Effect.gen(function*() {
 })
 
 const revokeAll = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  yield* requireSelfOrAdmin(caller, userId)
+  const userId = yield* selfOrAdminUserId("this user")
   yield* (yield* Sessions).revokeForUser(userId)
   return ok()
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/users/:user_id/sessions", list),
-  HttpRouter.post("/api/v4/users/:user_id/sessions/revoke", revokeOne),
-  HttpRouter.post("/api/v4/users/:user_id/sessions/revoke/all", revokeAll)
+  HttpRouter.get("/api/v4/users/:user_id/sessions", authed(list)),
+  HttpRouter.post("/api/v4/users/:user_id/sessions/revoke", authed(revokeOne)),
+  HttpRouter.post("/api/v4/users/:user_id/sessions/revoke/all", authed(revokeAll))
 )

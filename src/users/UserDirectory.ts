@@ -1,7 +1,8 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 import type { Caller } from "../auth/Authenticate.ts"
-import type { UserRow } from "./UserRow.ts"
+import { UserRow } from "./UserRow.ts"
 
 /**
  * Who may see which users, and every user lookup that depends on it. The rule (docs/compat.md): a user sees
@@ -101,6 +102,12 @@ export class UserDirectory extends Context.Tag("service/UserDirectory")<UserDire
 /** Escapes LIKE wildcards so that a search term matches literally. */
 const likePrefix = (word: string) => `${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
+const Users = rows("UserDirectory users", UserRow)
+const VisibleUsers = rows("UserDirectory find", Schema.Struct({ ...UserRow.fields, visible: Schema.Boolean }))
+const DirectoryRows = rows("UserDirectory list", Schema.Struct({ ...UserRow.fields, last_activity_at: Int8 }))
+const UserIds = rows("UserDirectory knownIds", Schema.Struct({ user_id: Schema.String }))
+const GroupMembers = rows("UserDirectory groupChannelMembers", Schema.Struct({ ...UserRow.fields, gm_channel_id: Schema.String }))
+
 export const make = Effect.gen(function*() {
   const db = yield* Db
   const sql = db.sql
@@ -150,22 +157,22 @@ export const make = Effect.gen(function*() {
           : by.username !== undefined
           ? sql`lower(u.username) = lower(${by.username})`
           : sql`lower(u.email) = lower(${by.email ?? ""})`
-        const rows = yield* db.read(sql<UserRow & { visible: boolean }>`
+        const rows = yield* db.read(sql`
           SELECT u.*, ${caller.isSystemAdmin ? sql`true` : isVisible(caller)} AS visible
-          FROM users u WHERE ${where}`)
+          FROM users u WHERE ${where}`.pipe(VisibleUsers))
         return Option.map(Option.fromNullable(rows[0]), ({ visible, ...row }) => ({ row: row as UserRow, visible }))
       }),
     byIds: (caller, ids, since) =>
-      ids.length === 0 ? Effect.succeed([]) : db.read(sql<UserRow>`
+      ids.length === 0 ? Effect.succeed([]) : db.read(sql`
         SELECT u.* FROM users u WHERE u.id IN ${sql.in(ids)}
         ${since !== undefined ? sql`AND u.update_at > ${since}` : sql``}
         ${visibleClause(caller)}
-        ORDER BY u.username`),
+        ORDER BY u.username`.pipe(Users)),
     byUsernames: (caller, usernames) =>
-      usernames.length === 0 ? Effect.succeed([]) : db.read(sql<UserRow>`
+      usernames.length === 0 ? Effect.succeed([]) : db.read(sql`
         SELECT u.* FROM users u WHERE lower(u.username) IN ${sql.in(usernames.map((n) => n.toLowerCase()))}
         ${visibleClause(caller)}
-        ORDER BY u.username`),
+        ORDER BY u.username`.pipe(Users)),
     list: (caller, f) => {
       const order = f.sort === "create_at"
         ? sql`u.create_at DESC, u.username`
@@ -176,7 +183,7 @@ export const make = Effect.gen(function*() {
         : f.sort === "admin" && f.inChannel !== undefined
         ? sql`COALESCE(adm.scheme_admin, false) DESC, u.username`
         : sql`u.username`
-      return db.read(sql<DirectoryRow>`
+      return db.read(sql`
         SELECT u.*, COALESCE(s.last_activity_at, 0) AS last_activity_at
         FROM users u LEFT JOIN statuses s ON s.user_id = u.id
         ${f.sort === "admin" && f.inChannel !== undefined
@@ -189,10 +196,10 @@ export const make = Effect.gen(function*() {
         ${roleClause(sql, f.roles, f)}
         ${visibleClause(caller)}
         ORDER BY ${order}
-        LIMIT ${f.perPage} OFFSET ${f.page * f.perPage}`)
+        LIMIT ${f.perPage} OFFSET ${f.page * f.perPage}`.pipe(DirectoryRows))
     },
     search: (caller, f) =>
-      db.read(sql<UserRow>`
+      db.read(sql`
         SELECT u.* FROM users u
         WHERE true
         ${termClause(caller, f.term)}
@@ -202,25 +209,25 @@ export const make = Effect.gen(function*() {
         ${roleClause(sql, f.roles, f)}
         ${visibleClause(caller)}
         ORDER BY u.username
-        LIMIT ${f.limit}`),
+        LIMIT ${f.limit}`.pipe(Users)),
     knownIds: (caller) =>
       Effect.map(
-        db.read(sql<{ user_id: string }>`
+        db.read(sql`
           SELECT DISTINCT b.user_id FROM channel_members a JOIN channel_members b ON b.channel_id = a.channel_id
           WHERE a.user_id = ${caller.userId} AND b.user_id <> ${caller.userId}
-          ORDER BY b.user_id`),
+          ORDER BY b.user_id`.pipe(UserIds)),
         (rows) => rows.map((r) => r.user_id)
       ),
     groupChannelMembers: (caller, channelIds) =>
       channelIds.length === 0 ? Effect.succeed([]) : Effect.map(
-        db.read(sql<UserRow & { gm_channel_id: string }>`
+        db.read(sql`
           SELECT u.*, other.channel_id AS gm_channel_id
           FROM channel_members mine
           JOIN channels c ON c.id = mine.channel_id AND c.type = 'G'
           JOIN channel_members other ON other.channel_id = mine.channel_id AND other.user_id <> ${caller.userId}
           JOIN users u ON u.id = other.user_id
           WHERE mine.user_id = ${caller.userId} AND mine.channel_id IN ${sql.in(channelIds)}
-          ORDER BY other.channel_id, u.username`),
+          ORDER BY other.channel_id, u.username`.pipe(GroupMembers)),
         (rows) => rows.map(({ gm_channel_id, ...user }) => ({ channel_id: gm_channel_id, user: user as UserRow }))
       )
   }

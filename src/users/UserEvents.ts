@@ -1,8 +1,12 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
+import { rows } from "../../layers/Rows.ts"
 import { EventBus } from "../events/EventBus.ts"
 import type { UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
+
+const Scopes = rows("UserEvents scopes", Schema.Struct({ team_id: Schema.NullOr(Schema.String), channel_id: Schema.NullOr(Schema.String) }))
 
 /**
  * user_updated carries the user object itself (not a JSON string). The user's own sockets get their full profile;
@@ -15,17 +19,17 @@ export const publishUserUpdated = (row: UserRow) =>
   Effect.gen(function*() {
     const bus = yield* EventBus
     const db = yield* Db
-    yield* bus.publish("user_updated", { user: toWire(row, "self") }, { user_id: row.id })
-    const scopes = yield* db.read(db.sql<{ team_id: string | null; channel_id: string | null }>`
+    yield* bus.publish(DomainEvent.UserUpdated({ user: toWire(row, "self") }), { user_id: row.id })
+    const scopes = yield* db.read(db.sql`
       SELECT team_id, NULL AS channel_id FROM team_members WHERE user_id = ${row.id} AND delete_at = 0
       UNION ALL
       SELECT NULL, c.id FROM channel_members cm JOIN channels c ON c.id = cm.channel_id AND c.type IN ('D', 'G')
-      WHERE cm.user_id = ${row.id}`).pipe(
+      WHERE cm.user_id = ${row.id}`.pipe(Scopes)).pipe(
       Effect.catchAll((error) => Effect.as(Effect.logError("user_updated scopes unreadable", error), []))
     )
-    const data = { user: toWire(row, { userId: "", isSystemAdmin: false }) }
+    const event = DomainEvent.UserUpdated({ user: toWire(row, { userId: "", isSystemAdmin: false }) })
     const omit_users = { [row.id]: true }
     yield* Effect.forEach(scopes, (scope) =>
-      bus.publish("user_updated", data, scope.team_id !== null ? { team_id: scope.team_id, omit_users } : { channel_id: scope.channel_id ?? "", omit_users }),
+      bus.publish(event, scope.team_id !== null ? { team_id: scope.team_id, omit_users } : { channel_id: scope.channel_id ?? "", omit_users }),
       { discard: true })
   })

@@ -1,7 +1,8 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
+import { CountRow, IdRow, rows, StringMap } from "../../layers/Rows.ts"
 import { makeUserCache } from "./UserCache.ts"
-import type { UserRow } from "./UserRow.ts"
+import { UserRow } from "./UserRow.ts"
 
 export interface NewUser {
   readonly id: string
@@ -68,6 +69,13 @@ export class UserRepo extends Context.Tag("service/UserRepo")<UserRepo, UserRepo
 
 const FIRST_USER_LOCK = 7_300_001
 
+const UserRows = rows("UserRepo users", UserRow)
+const Clashes = rows("UserRepo insert clash", Schema.Struct({ username: Schema.Boolean, email: Schema.Boolean }))
+const UsernameClashes = rows("UserRepo patch clash", Schema.Struct({ username: Schema.Boolean }))
+const Counts = rows("UserRepo count", CountRow)
+const PropsRows = rows("UserRepo props", Schema.Struct({ props: StringMap }))
+const Ids = rows("UserRepo ids", IdRow)
+
 export const make = Effect.gen(function*() {
   const db = yield* Db
   const sql = db.sql
@@ -75,7 +83,7 @@ export const make = Effect.gen(function*() {
   const cache = yield* makeUserCache
   /** Runs a write, then drops its user from every node's cache (after the commit, whatever the outcome). */
   const writing = <A, E>(id: string, write: Effect.Effect<A, E>) => Effect.ensuring(write, cache.changed(id))
-  const findById = (id: string) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE id = ${id}`), one)
+  const findById = (id: string) => Effect.map(db.read(sql`SELECT * FROM users WHERE id = ${id}`.pipe(UserRows)), one)
   const service: UserRepoService = {
     findCached: (id) => cache.get(id, findById(id)),
     cachedNow: cache.peek,
@@ -83,47 +91,47 @@ export const make = Effect.gen(function*() {
     insert: (u) =>
       writing(u.id, db.transaction(Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(${FIRST_USER_LOCK})`
-        const clash = yield* sql<{ username: boolean; email: boolean }>`
+        const clash = yield* sql`
           SELECT lower(username) = lower(${u.username}) AS username, lower(email) = lower(${u.email}) AS email
-          FROM users WHERE lower(username) = lower(${u.username}) OR lower(email) = lower(${u.email}) LIMIT 1`
+          FROM users WHERE lower(username) = lower(${u.username}) OR lower(email) = lower(${u.email}) LIMIT 1`.pipe(Clashes)
         if (clash[0]?.username) return yield* Effect.fail("username_exists" as const)
         if (clash[0]?.email) return yield* Effect.fail("email_exists" as const)
-        const [{ count }] = yield* sql<{ count: string }>`SELECT count(*) AS count FROM users WHERE NOT is_bot`
+        const [{ count }] = yield* sql`SELECT count(*) AS count FROM users WHERE NOT is_bot`.pipe(Counts)
         const roles = Number(count) === 0 ? "system_admin system_user" : "system_user"
-        const rows = yield* sql<UserRow>`
+        const rows = yield* sql`
           INSERT INTO users (id, create_at, update_at, username, password, email, email_verified, first_name, last_name,
                              nickname, locale, roles, auth_service, auth_data, notify_props, last_password_update)
           VALUES (${u.id}, ${u.now}, ${u.now}, ${u.username}, ${u.passwordHash}, ${u.email}, ${u.emailVerified},
                   ${u.firstName}, ${u.lastName}, ${u.nickname}, ${u.locale}, ${roles}, ${u.authService}, ${u.authData},
                   ${JSON.stringify(u.notifyProps)}::jsonb, ${u.passwordHash === "" ? 0 : u.now})
-          RETURNING *`
+          RETURNING *`.pipe(UserRows)
         return rows[0]
       }))),
     findById,
     findByIds: (ids) =>
-      ids.length === 0 ? Effect.succeed([]) : db.read(sql<UserRow>`SELECT * FROM users WHERE id IN ${sql.in(ids)}`),
+      ids.length === 0 ? Effect.succeed([]) : db.read(sql`SELECT * FROM users WHERE id IN ${sql.in(ids)}`.pipe(UserRows)),
     findByLogin: (loginId) =>
       Effect.map(
-        db.read(sql<UserRow>`
+        db.read(sql`
           SELECT * FROM users WHERE lower(email) = lower(${loginId}) OR lower(username) = lower(${loginId})
-          ORDER BY (lower(username) = lower(${loginId})) DESC LIMIT 1`),
+          ORDER BY (lower(username) = lower(${loginId})) DESC LIMIT 1`.pipe(UserRows)),
         one
       ),
-    findByEmail: (email) => Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`), one),
+    findByEmail: (email) => Effect.map(db.read(sql`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(UserRows)), one),
     findByUsername: (username) =>
-      Effect.map(db.read(sql<UserRow>`SELECT * FROM users WHERE lower(username) = lower(${username})`), one),
+      Effect.map(db.read(sql`SELECT * FROM users WHERE lower(username) = lower(${username})`.pipe(UserRows)), one),
     recordLogin: (id, now) => writing(id, Effect.asVoid(db.execute(sql`UPDATE users SET last_login = ${now}, failed_attempts = 0 WHERE id = ${id}`))),
     patch: (id, c, now) =>
       writing(id, db.transaction(Effect.gen(function*() {
         if (c.username !== undefined || c.email !== undefined) {
-          const clash = yield* sql<{ username: boolean }>`
+          const clash = yield* sql`
             SELECT lower(username) = lower(${c.username ?? ""}) AS username FROM users
             WHERE id <> ${id} AND (lower(username) = lower(${c.username ?? ""}) OR lower(email) = lower(${c.email ?? ""}))
-            LIMIT 1`
+            LIMIT 1`.pipe(UsernameClashes)
           if (clash.length > 0) return yield* Effect.fail(clash[0].username ? "username_exists" as const : "email_exists" as const)
         }
         const json = (v: Record<string, string> | undefined) => v === undefined ? null : JSON.stringify(v)
-        const rows = yield* sql<UserRow>`
+        const rows = yield* sql`
           UPDATE users SET
             username = COALESCE(${c.username ?? null}, username),
             email = COALESCE(${c.email ?? null}, email),
@@ -137,16 +145,16 @@ export const make = Effect.gen(function*() {
             props = COALESCE(${json(c.props)}::jsonb, props),
             notify_props = COALESCE(${json(c.notify_props)}::jsonb, notify_props),
             update_at = ${now}
-          WHERE id = ${id} RETURNING *`
+          WHERE id = ${id} RETURNING *`.pipe(UserRows)
         return one(rows)
       }))),
     updateProps: (id, f, now) =>
       writing(id, db.transaction(Effect.gen(function*() {
-        const current = yield* sql<{ props: Record<string, string> }>`SELECT props FROM users WHERE id = ${id} FOR UPDATE`
+        const current = yield* sql`SELECT props FROM users WHERE id = ${id} FOR UPDATE`.pipe(PropsRows)
         if (current.length === 0) return Option.none()
-        const rows = yield* sql<UserRow>`
+        const rows = yield* sql`
           UPDATE users SET props = ${JSON.stringify(f(current[0].props ?? {}))}::jsonb, update_at = ${now}
-          WHERE id = ${id} RETURNING *`
+          WHERE id = ${id} RETURNING *`.pipe(UserRows)
         return one(rows)
       }))),
     setPassword: (id, passwordHash, now) =>
@@ -155,26 +163,26 @@ export const make = Effect.gen(function*() {
         WHERE id = ${id}`))),
     setActive: (id, active, now) =>
       writing(id, Effect.map(
-        db.execute(sql<UserRow>`
-          UPDATE users SET delete_at = ${active ? 0 : now}, update_at = ${now} WHERE id = ${id} RETURNING *`),
+        db.execute(sql`
+          UPDATE users SET delete_at = ${active ? 0 : now}, update_at = ${now} WHERE id = ${id} RETURNING *`.pipe(UserRows)),
         one
       )),
     setPictureUpdate: (id, pictureAt, now) =>
       writing(id, Effect.map(
-        db.execute(sql<UserRow>`
-          UPDATE users SET last_picture_update = ${pictureAt}, update_at = ${now} WHERE id = ${id} RETURNING *`),
+        db.execute(sql`
+          UPDATE users SET last_picture_update = ${pictureAt}, update_at = ${now} WHERE id = ${id} RETURNING *`.pipe(UserRows)),
         one
       )),
     setRoles: (id, roles, now) =>
       writing(id, Effect.map(
-        db.execute(sql<UserRow>`UPDATE users SET roles = ${roles}, update_at = ${now} WHERE id = ${id} AND NOT is_bot RETURNING *`),
+        db.execute(sql`UPDATE users SET roles = ${roles}, update_at = ${now} WHERE id = ${id} AND NOT is_bot RETURNING *`.pipe(UserRows)),
         one
       )),
     markEmailVerified: (id, email, now) =>
       writing(id, Effect.map(
-        db.execute(sql<{ id: string }>`
+        db.execute(sql`
           UPDATE users SET email_verified = true, update_at = ${now}
-          WHERE id = ${id} AND lower(email) = lower(${email}) AND delete_at = 0 RETURNING id`),
+          WHERE id = ${id} AND lower(email) = lower(${email}) AND delete_at = 0 RETURNING id`.pipe(Ids)),
         (rows) => rows.length > 0
       ))
   }

@@ -1,10 +1,15 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 import { likeContaining } from "../search/Like.ts"
 import { roleClause } from "./UserDirectory.ts"
-import type { UserRow } from "./UserRow.ts"
+import { UserRow } from "./UserRow.ts"
 
 /** The System Console's user counts and the paged user report. */
+
+const Counts = rows("UserReportRepo count", Schema.Struct({ n: Int8 }))
+const Users = rows("UserReportRepo reportPage", UserRow)
+const Activity = rows("UserReportRepo postingActivity", Schema.Struct({ user_id: Schema.String, total: Int8, last: Int8, days: Int8 }))
 
 const DAY = 86_400_000
 
@@ -22,13 +27,13 @@ export const filteredCount = (f: FilteredCount) =>
     const db = yield* Db
     const sql = db.sql
     const scope = { inTeam: f.inTeam, inChannel: f.inChannel }
-    const [row] = yield* db.read(sql<{ n: string }>`
+    const [row] = yield* db.read(sql`
       SELECT count(*) AS n FROM users u
       WHERE ${f.includeDeleted ? sql`TRUE` : sql`u.delete_at = 0`}
         AND ${f.includeBots ? sql`TRUE` : sql`NOT u.is_bot`}
         AND ${scope.inTeam === undefined ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.user_id = u.id AND tm.team_id = ${scope.inTeam} AND tm.delete_at = 0)`}
         AND ${scope.inChannel === undefined ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = u.id AND cm.channel_id = ${scope.inChannel})`}
-        ${roleClause(sql, f.roles, scope)}`)
+        ${roleClause(sql, f.roles, scope)}`.pipe(Counts))
     return Number(row.n)
   })
 
@@ -79,8 +84,8 @@ export const reportPage = (f: ReportFilter, p: ReportPage) =>
         ? sql`(${sql(column)}, u.id) > (${p.after.value}, ${p.after.id})`
         : sql`(${sql(column)}, u.id) < (${p.after.value}, ${p.after.id})`)
     const order = p.ascending ? sql`${sql(column)} ASC, u.id ASC` : sql`${sql(column)} DESC, u.id DESC`
-    return yield* db.read(sql<UserRow>`
-      SELECT u.* FROM users u WHERE ${reportWhere(sql, f)} AND ${cursor} ORDER BY ${order} LIMIT ${p.limit}`)
+    return yield* db.read(sql`
+      SELECT u.* FROM users u WHERE ${reportWhere(sql, f)} AND ${cursor} ORDER BY ${order} LIMIT ${p.limit}`.pipe(Users))
   })
 
 /** Each user's live posts since `since`: how many, the last one's time, on how many days (one aggregate). */
@@ -89,17 +94,17 @@ export const postingActivity = (userIds: ReadonlyArray<string>, since: number) =
     if (userIds.length === 0) return []
     const db = yield* Db
     const sql = db.sql
-    return yield* db.read(sql<{ user_id: string; total: string; last: string; days: string }>`
+    return yield* db.read(sql`
       SELECT user_id, count(*) AS total, max(create_at) AS last,
              count(DISTINCT (create_at / ${DAY})) AS days
       FROM posts WHERE user_id IN ${sql.in(userIds)} AND delete_at = 0 AND create_at >= ${since}
-      GROUP BY user_id`)
+      GROUP BY user_id`.pipe(Activity))
   })
 
 /** How many users the report's filters match. */
 export const reportCount = (f: ReportFilter) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const [row] = yield* db.read(db.sql<{ n: string }>`SELECT count(*) AS n FROM users u WHERE ${reportWhere(db.sql, f)}`)
+    const [row] = yield* db.read(db.sql`SELECT count(*) AS n FROM users u WHERE ${reportWhere(db.sql, f)}`.pipe(Counts))
     return Number(row.n)
   })

@@ -1,20 +1,23 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
+import { User, UserAutocomplete, UserIds, UsersByGroupChannel } from "../../schemas/wire/User.ts"
 import { Crypto } from "../../layers/Crypto.ts"
 import { RoleNamesField, RoleNamesParam } from "../../schemas/users.ts"
 import { Access } from "../access/Access.ts"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { badRequest, forbidden, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import * as UserAdmin from "./UserAdmin.ts"
 import { UserDirectory } from "./UserDirectory.ts"
 import { type UserChanges, UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
-import { requireSelfOrAdmin, targetUserId } from "./UserParam.ts"
+import { selfOrAdminUserId, targetUserId } from "../access/UserParam.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
+import { isId } from "../../schemas/Params.ts"
 
 /** Users: lookups, lists, search and autocomplete under the visibility rule of UserDirectory; patch, activation, password. */
 
@@ -41,15 +44,15 @@ const visibleOne = (caller: Caller, by: { id?: string; username?: string; email?
   })
 
 const getById = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  return json(toWire(yield* visibleOne(caller, { id: userId }), viewerOf(caller)))
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
+  return yield* respondWith(User, toWire(yield* visibleOne(caller, { id: userId }), viewerOf(caller)))
 })
 
 const getByUsername = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { username } = yield* Decode.params(UsernameParams)
-  return json(toWire(yield* visibleOne(caller, { username }), viewerOf(caller)))
+  return yield* respondWith(User, toWire(yield* visibleOne(caller, { username }), viewerOf(caller)))
 })
 
 /**
@@ -57,13 +60,13 @@ const getByUsername = Effect.gen(function*() {
  * is refused before the lookup, so that the answer never tells whether an address has an account.
  */
 const getByEmail = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { email } = yield* Decode.params(EmailParams)
   if (!caller.isSystemAdmin) {
     const self = yield* (yield* UserRepo).findById(caller.userId)
     if (Option.isNone(self) || self.value.email.toLowerCase() !== email.toLowerCase()) return yield* permissionDenied("this user's email")
   }
-  return json(toWire(yield* visibleOne(caller, { email }), viewerOf(caller)))
+  return yield* respondWith(User, toWire(yield* visibleOne(caller, { email }), viewerOf(caller)))
 })
 
 const bulkBody = <A, I>(schema: Schema.Schema<ReadonlyArray<A>, I>, name: string) =>
@@ -73,19 +76,19 @@ const bulkBody = <A, I>(schema: Schema.Schema<ReadonlyArray<A>, I>, name: string
       : Effect.succeed(items))
 
 const byIds = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const { since } = yield* Decode.query(SinceQuery)
   const ids = yield* bulkBody(IdsBody, "user ids")
   const directory = yield* UserDirectory
   const rows = yield* directory.byIds(caller, [...new Set(ids)], since > 0 ? since : undefined)
-  return json(wireAll(caller, rows))
+  return yield* respondWithAll(User, wireAll(caller, rows))
 })
 
 const byUsernames = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const names = yield* bulkBody(UsernamesBody, "usernames")
   const directory = yield* UserDirectory
-  return json(wireAll(caller, yield* directory.byUsernames(caller, [...new Set(names)])))
+  return yield* respondWithAll(User, wireAll(caller, yield* directory.byUsernames(caller, [...new Set(names)])))
 })
 
 /** An optional id in a query string; "" counts as absent. */
@@ -134,7 +137,7 @@ const ListQuery = Schema.Struct({
 })
 
 const list = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(ListQuery)
   if (q.active && q.inactive) return yield* badRequest("api.context.invalid_param.app_error", "active and inactive cannot be combined.")
   const scopes = { inTeam: q.in_team, notInTeam: q.not_in_team, inChannel: q.in_channel, notInChannel: q.not_in_channel, withoutTeam: q.without_team }
@@ -159,7 +162,7 @@ const list = Effect.gen(function*() {
     page: q.page,
     perPage: q.per_page
   })
-  return json(rows.map((row) => {
+  return yield* respondWithAll(User, rows.map((row) => {
     const wire = toWire(row, viewerOf(caller))
     return q.sort === "last_activity_at" ? { ...wire, last_activity_at: Number(row.last_activity_at ?? 0) } : wire
   }))
@@ -173,7 +176,7 @@ const AutocompleteQuery = Schema.Struct({
 })
 
 const autocomplete = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(AutocompleteQuery)
   yield* checkScopes(caller, { inTeam: q.in_team, inChannel: q.in_channel })
   const directory = yield* UserDirectory
@@ -184,9 +187,9 @@ const autocomplete = Effect.gen(function*() {
       search({ inChannel: q.in_channel }),
       search({ inTeam: q.in_team, notInChannel: q.in_channel })
     ])
-    return json({ users: wireAll(caller, inside), out_of_channel: wireAll(caller, outside) })
+    return yield* respondWith(UserAutocomplete, { users: wireAll(caller, inside), out_of_channel: wireAll(caller, outside) })
   }
-  return json({ users: wireAll(caller, yield* search({ inTeam: q.in_team })) })
+  return yield* respondWith(UserAutocomplete, { users: wireAll(caller, yield* search({ inTeam: q.in_team })) })
 })
 
 const SearchBody = Schema.Struct({
@@ -205,10 +208,10 @@ const SearchBody = Schema.Struct({
 })
 
 const idOrUndefined = (value: string | undefined, name: string) =>
-  value === undefined || value === "" ? Effect.succeed(undefined) : /^[a-z0-9]{26}$/.test(value) ? Effect.succeed(value) : invalidParam(name)
+  value === undefined || value === "" ? Effect.succeed(undefined) : isId(value) ? Effect.succeed(value) : invalidParam(name)
 
 const search = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const body = yield* Decode.body(SearchBody)
   const scopes = {
     inTeam: yield* idOrUndefined(body.team_id, "team_id"),
@@ -228,23 +231,23 @@ const search = Effect.gen(function*() {
     roles: { system: body.roles, team: body.team_roles, channel: body.channel_roles },
     limit: body.limit
   })
-  return json(wireAll(caller, rows))
+  return yield* respondWithAll(User, wireAll(caller, rows))
 })
 
 const known = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const directory = yield* UserDirectory
-  return json(yield* directory.knownIds(caller))
+  return yield* respondWith(UserIds, yield* directory.knownIds(caller))
 })
 
 const groupChannels = Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const ids = yield* bulkBody(IdsBody, "channel ids")
   const directory = yield* UserDirectory
   const rows = yield* directory.groupChannelMembers(caller, [...new Set(ids)])
   const byChannel: Record<string, Array<ReturnType<typeof toWire>>> = {}
   for (const { channel_id, user } of rows) (byChannel[channel_id] ??= []).push(toWire(user, viewerOf(caller)))
-  return json(byChannel)
+  return yield* respondWith(UsersByGroupChannel, byChannel)
 })
 
 const Timezone = Schema.Struct({
@@ -270,9 +273,8 @@ const PatchBody = Schema.Struct({
 })
 
 const patchUser = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  yield* requireSelfOrAdmin(caller, userId)
+  const caller = yield* CurrentCaller
+  const userId = yield* selfOrAdminUserId("this user")
   const input = yield* Decode.body(PatchBody)
   const repo = yield* UserRepo
   const existing = yield* repo.findById(userId)
@@ -328,14 +330,14 @@ const patchUser = Effect.gen(function*() {
   )
   if (Option.isNone(updated)) return yield* userNotFound()
   yield* publishUserUpdated(updated.value)
-  return json(toWire(updated.value, viewerOf(caller)))
+  return yield* respondWith(User, toWire(updated.value, viewerOf(caller)))
 })
 
 const ActiveBody = Schema.Struct({ active: Schema.Boolean })
 
 const setActive = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
   const { active } = yield* Decode.body(ActiveBody)
   if (!caller.isSystemAdmin) return yield* forbidden("api.user.update_active.permissions.app_error", "You do not have permission to change a user's active status.")
   const now = yield* Clock.currentTimeMillis
@@ -350,9 +352,8 @@ const PasswordBody = Schema.Struct({
 })
 
 const changePassword = Effect.gen(function*() {
-  const caller = yield* requireCaller
-  const userId = yield* targetUserId(caller)
-  yield* requireSelfOrAdmin(caller, userId)
+  const caller = yield* CurrentCaller
+  const userId = yield* selfOrAdminUserId("this user")
   const input = yield* Decode.body(PasswordBody)
   const repo = yield* UserRepo
   const crypto = yield* Crypto
@@ -374,18 +375,18 @@ const changePassword = Effect.gen(function*() {
 })
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/v4/users", list),
-  HttpRouter.post("/api/v4/users/ids", byIds),
-  HttpRouter.post("/api/v4/users/usernames", byUsernames),
-  HttpRouter.post("/api/v4/users/search", search),
-  HttpRouter.get("/api/v4/users/autocomplete", autocomplete),
-  HttpRouter.get("/api/v4/users/known", known),
-  HttpRouter.post("/api/v4/users/group_channels", groupChannels),
-  HttpRouter.get("/api/v4/users/username/:username", getByUsername),
-  HttpRouter.get("/api/v4/users/email/:email", getByEmail),
-  HttpRouter.get("/api/v4/users/:user_id", getById),
-  HttpRouter.put("/api/v4/users/:user_id", patchUser),
-  HttpRouter.put("/api/v4/users/:user_id/patch", patchUser),
-  HttpRouter.put("/api/v4/users/:user_id/active", setActive),
-  HttpRouter.put("/api/v4/users/:user_id/password", changePassword)
+  HttpRouter.get("/api/v4/users", authed(list)),
+  HttpRouter.post("/api/v4/users/ids", authed(byIds)),
+  HttpRouter.post("/api/v4/users/usernames", authed(byUsernames)),
+  HttpRouter.post("/api/v4/users/search", authed(search)),
+  HttpRouter.get("/api/v4/users/autocomplete", authed(autocomplete)),
+  HttpRouter.get("/api/v4/users/known", authed(known)),
+  HttpRouter.post("/api/v4/users/group_channels", authed(groupChannels)),
+  HttpRouter.get("/api/v4/users/username/:username", authed(getByUsername)),
+  HttpRouter.get("/api/v4/users/email/:email", authed(getByEmail)),
+  HttpRouter.get("/api/v4/users/:user_id", authed(getById)),
+  HttpRouter.put("/api/v4/users/:user_id", authed(patchUser)),
+  HttpRouter.put("/api/v4/users/:user_id/patch", authed(patchUser)),
+  HttpRouter.put("/api/v4/users/:user_id/active", authed(setActive)),
+  HttpRouter.put("/api/v4/users/:user_id/password", authed(changePassword))
 )

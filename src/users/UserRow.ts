@@ -1,31 +1,35 @@
-/** A users row as PostgreSQL returns it (bigint columns arrive as strings). */
-export interface UserRow {
-  readonly id: string
-  readonly create_at: string | number
-  readonly update_at: string | number
-  readonly delete_at: string | number
-  readonly username: string
-  readonly password: string
-  readonly auth_data: string | null
-  readonly auth_service: string
-  readonly email: string
-  readonly email_verified: boolean
-  readonly nickname: string
-  readonly first_name: string
-  readonly last_name: string
-  readonly position: string
-  readonly roles: string
-  readonly locale: string
-  readonly timezone: Record<string, string>
-  readonly notify_props: Record<string, string>
-  readonly props: Record<string, string>
-  readonly last_password_update: string | number
-  readonly last_picture_update: string | number
-  readonly failed_attempts: number
-  readonly mfa_active: boolean
-  readonly last_login: string | number
-  readonly is_bot: boolean
-}
+import { Schema } from "effect"
+import { Int8, StringMap } from "../../layers/Rows.ts"
+
+/** A users row, decoded from what PostgreSQL returns (bigint columns arrive as text and become numbers). */
+export const UserRow = Schema.Struct({
+  id: Schema.String,
+  create_at: Int8,
+  update_at: Int8,
+  delete_at: Int8,
+  username: Schema.String,
+  password: Schema.String,
+  auth_data: Schema.NullOr(Schema.String),
+  auth_service: Schema.String,
+  email: Schema.String,
+  email_verified: Schema.Boolean,
+  nickname: Schema.String,
+  first_name: Schema.String,
+  last_name: Schema.String,
+  position: Schema.String,
+  roles: Schema.String,
+  locale: Schema.String,
+  timezone: StringMap,
+  notify_props: StringMap,
+  props: StringMap,
+  last_password_update: Int8,
+  last_picture_update: Int8,
+  failed_attempts: Schema.Number,
+  mfa_active: Schema.Boolean,
+  last_login: Int8,
+  is_bot: Schema.Boolean
+})
+export type UserRow = typeof UserRow.Type
 
 export const DEFAULT_NOTIFY_PROPS: Record<string, string> = {
   email: "true",

@@ -1,3 +1,4 @@
+import type { User } from "../../schemas/wire/User.ts"
 import type { UserRow } from "./UserRow.ts"
 
 /**
@@ -9,7 +10,8 @@ export interface Viewer {
   readonly isSystemAdmin: boolean
 }
 
-export const toWire = (row: UserRow, viewer: Viewer | "self") => {
+/** Precompiled encoder of the User wire Schema: GET /users/me answers with it on the fast path (test/compat/WireMappers.test.ts). */
+export const toWire = (row: UserRow, viewer: Viewer | "self"): User => {
   const privileged = viewer === "self" || viewer.userId === row.id || viewer.isSystemAdmin
   return {
     id: row.id,
@@ -42,4 +44,4 @@ export const toWire = (row: UserRow, viewer: Viewer | "self") => {
   }
 }
 
-export type UserWire = ReturnType<typeof toWire>
+export type UserWire = User

@@ -1,5 +1,6 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { publicRoute } from "../auth/Guards.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { htmlPage } from "./Html.ts"
 import * as ClientApp from "./ClientApp.ts"
@@ -98,4 +99,4 @@ const login = Effect.gen(function*() {
   return query.has("code") || query.has("error") ? yield* page : index.value
 })
 
-export const routes = HttpRouter.empty.pipe(HttpRouter.get("/login", login))
+export const routes = HttpRouter.empty.pipe(HttpRouter.get("/login", publicRoute(login)))

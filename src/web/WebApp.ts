@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
 import * as ClientApp from "./ClientApp.ts"
 import { inlineScriptHashes, makeSite, type Site, type SiteRules } from "./StaticSite.ts"
+import { publicRoute } from "../auth/Guards.ts"
 
 /**
  * The web application served at the site root: a Mattermost web app build when SERVICE_WEBAPP_DIR is set, else
@@ -64,8 +65,8 @@ export const webAppIndex = Effect.flatMap(WebApp, (app) =>
   Option.match(app, { onNone: () => Effect.succeedNone, onSome: (s) => Effect.map(s.index, Option.some) }))
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.get("/", site),
-  HttpRouter.get("/*", site),
-  HttpRouter.head("/", site),
-  HttpRouter.head("/*", site)
+  HttpRouter.get("/", publicRoute(site)),
+  HttpRouter.get("/*", publicRoute(site)),
+  HttpRouter.head("/", publicRoute(site)),
+  HttpRouter.head("/*", publicRoute(site))
 )

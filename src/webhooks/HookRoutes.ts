@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
-import { type Caller, requireCaller } from "../auth/Authenticate.ts"
+import type { Caller } from "../auth/Authenticate.ts"
+import { CurrentCaller } from "../auth/Guards.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 
@@ -10,7 +11,7 @@ const HookParams = Schema.Struct({ hook_id: Decode.Id })
 /** A handler of /hooks/…/{hook_id}: `f` gets the caller and the hook's id. */
 export const onHook = <A, E, R>(f: (caller: Caller, hookId: string) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
-    const caller = yield* requireCaller
+    const caller = yield* CurrentCaller
     const { hook_id } = yield* Decode.params(HookParams)
     return yield* f(caller, hook_id)
   })

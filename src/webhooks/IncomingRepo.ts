@@ -1,5 +1,6 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
+import { IdRow, Int8, rows } from "../../layers/Rows.ts"
 import type { IncomingWebhookWire } from "../../schemas/IncomingWebhook.ts"
 
 /** SQL for incoming webhooks. */
@@ -11,6 +12,25 @@ export type IncomingRow = Omit<IncomingWebhookWire, "create_at" | "update_at" | 
   readonly delete_at: string | number
   readonly last_used: string | number
 }
+
+const IncomingRow = Schema.Struct({
+  id: Schema.String,
+  create_at: Int8,
+  update_at: Int8,
+  delete_at: Int8,
+  last_used: Int8,
+  user_id: Schema.String,
+  channel_id: Schema.String,
+  team_id: Schema.String,
+  display_name: Schema.String,
+  description: Schema.String,
+  username: Schema.String,
+  icon_url: Schema.String,
+  channel_locked: Schema.Boolean
+})
+const Hooks = rows("IncomingRepo hooks", IncomingRow)
+const Ids = rows("IncomingRepo ids", IdRow)
+const Owners = rows("IncomingRepo owner", Schema.Struct({ roles: Schema.String, is_bot: Schema.Boolean }))
 
 export interface HookValues {
   readonly channelId: string
@@ -27,37 +47,37 @@ export const makeIncomingRepo = (db: DbService) => {
   const one = (rows: ReadonlyArray<IncomingRow>) => Option.fromNullable(rows[0])
   return {
     insert: (id: string, userId: string, v: HookValues, now: number) =>
-      db.execute(sql<IncomingRow>`
+      db.execute(sql`
         INSERT INTO incoming_webhooks (id, create_at, update_at, user_id, channel_id, team_id, display_name, description,
                                        username, icon_url, channel_locked)
         VALUES (${id}, ${now}, ${now}, ${userId}, ${v.channelId}, ${v.teamId}, ${v.displayName}, ${v.description},
                 ${v.username}, ${v.iconUrl}, ${v.channelLocked})
-        RETURNING *`).pipe(Effect.map((rows) => rows[0])),
-    byId: (id: string) => db.read(sql<IncomingRow>`SELECT * FROM incoming_webhooks WHERE id = ${id} AND delete_at = 0`).pipe(Effect.map(one)),
+        RETURNING *`.pipe(Hooks)).pipe(Effect.map((rows) => rows[0])),
+    byId: (id: string) => db.read(sql`SELECT * FROM incoming_webhooks WHERE id = ${id} AND delete_at = 0`.pipe(Hooks)).pipe(Effect.map(one)),
     /** A team's hooks (or all), optionally only one user's; paged by creation. */
     list: (filter: { teamId?: string; userId?: string; page: number; perPage: number }) =>
-      db.read(sql<IncomingRow>`
+      db.read(sql`
         SELECT * FROM incoming_webhooks WHERE delete_at = 0
           ${filter.teamId !== undefined ? sql`AND team_id = ${filter.teamId}` : sql``}
           ${filter.userId !== undefined ? sql`AND user_id = ${filter.userId}` : sql``}
-        ORDER BY create_at, id LIMIT ${filter.perPage} OFFSET ${filter.page * filter.perPage}`),
+        ORDER BY create_at, id LIMIT ${filter.perPage} OFFSET ${filter.page * filter.perPage}`.pipe(Hooks)),
     update: (id: string, v: HookValues, now: number) =>
-      db.execute(sql<IncomingRow>`
+      db.execute(sql`
         UPDATE incoming_webhooks SET update_at = ${now}, channel_id = ${v.channelId}, team_id = ${v.teamId},
           display_name = ${v.displayName}, description = ${v.description}, username = ${v.username},
           icon_url = ${v.iconUrl}, channel_locked = ${v.channelLocked}
-        WHERE id = ${id} AND delete_at = 0 RETURNING *`).pipe(Effect.map(one)),
+        WHERE id = ${id} AND delete_at = 0 RETURNING *`.pipe(Hooks)).pipe(Effect.map(one)),
     remove: (id: string, now: number) =>
       db.execute(sql`UPDATE incoming_webhooks SET delete_at = ${now}, update_at = ${now} WHERE id = ${id} AND delete_at = 0`),
     touch: (id: string, now: number) => db.execute(sql`UPDATE incoming_webhooks SET last_used = ${now} WHERE id = ${id}`),
     /** A channel of the team by name, for a payload's channel override. */
     channelByName: (teamId: string, name: string) =>
-      db.read(sql<{ id: string }>`SELECT id FROM channels WHERE team_id = ${teamId} AND name = ${name} AND delete_at = 0`).pipe(
+      db.read(sql`SELECT id FROM channels WHERE team_id = ${teamId} AND name = ${name} AND delete_at = 0`.pipe(Ids)).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.id))
       ),
     /** The hook creator's roles, to post as them. */
     userRoles: (userId: string) =>
-      db.read(sql<{ roles: string; is_bot: boolean }>`SELECT roles, is_bot FROM users WHERE id = ${userId} AND delete_at = 0`).pipe(
+      db.read(sql`SELECT roles, is_bot FROM users WHERE id = ${userId} AND delete_at = 0`.pipe(Owners)).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]))
       )
   }

@@ -3,12 +3,14 @@ import { Effect, Option, Schema } from "effect"
 import type { DbError } from "../../layers/Db.ts"
 import type { DomainError } from "../../schemas/Errors.ts"
 import { CreateIncomingWebhook, IncomingPayload, UpdateIncomingWebhook } from "../../schemas/IncomingWebhook.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
+import { IncomingWebhook, IncomingWebhooksWithCount } from "../../schemas/wire/Webhook.ts"
 import { onHook, onHookUpdate } from "./HookRoutes.ts"
 import * as Hooks from "./IncomingWebhooks.ts"
+import { isId } from "../../schemas/Params.ts"
 
 /** Incoming webhooks: management under /api/v4/hooks/incoming, and the hook itself at /hooks/{id} (not under /api/v4). */
 
@@ -31,22 +33,26 @@ const handle = <A, R>(effect: Effect.Effect<A, HookErrors | ApiError | DomainErr
   }))
 
 const create = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const body = yield* Decode.body(CreateIncomingWebhook)
-  return created(yield* Hooks.create(caller, body))
+  return yield* respondWith(IncomingWebhook, yield* Hooks.create(caller, body), 201)
 }))
 
 const list = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(ListQuery)
-  if (q.team_id !== "" && !/^[a-z0-9]{26}$/.test(q.team_id)) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing team_id parameter in request URL.")
+  if (q.team_id !== "" && !isId(q.team_id)) return yield* badRequest("api.context.invalid_param.app_error", "Invalid or missing team_id parameter in request URL.")
   const hooks = yield* Hooks.list(caller, { teamId: q.team_id, page: q.page, perPage: q.per_page })
-  return json(q.include_total_count ? { incoming_webhooks: hooks, total_count: hooks.length } : hooks)
+  return yield* (q.include_total_count
+    ? respondWith(IncomingWebhooksWithCount, { incoming_webhooks: hooks, total_count: hooks.length })
+    : respondWithAll(IncomingWebhook, hooks))
 }))
 
-const get = handle(onHook((caller, hookId) => Effect.map(Hooks.get(caller, hookId), json)))
+const answer = (hook: IncomingWebhook) => respondWith(IncomingWebhook, hook)
 
-const update = handle(onHookUpdate(UpdateIncomingWebhook, (caller, hookId, body) => Effect.map(Hooks.update(caller, hookId, body), json)))
+const get = handle(onHook((caller, hookId) => Effect.flatMap(Hooks.get(caller, hookId), answer)))
+
+const update = handle(onHookUpdate(UpdateIncomingWebhook, (caller, hookId, body) => Effect.flatMap(Hooks.update(caller, hookId, body), answer)))
 
 const remove = handle(onHook((caller, hookId) => Effect.as(Hooks.remove(caller, hookId), ok())))
 
@@ -83,10 +89,10 @@ const execute = handle(Effect.gen(function*() {
 }))
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/hooks/incoming", create),
-  HttpRouter.get("/api/v4/hooks/incoming", list),
-  HttpRouter.get("/api/v4/hooks/incoming/:hook_id", get),
-  HttpRouter.put("/api/v4/hooks/incoming/:hook_id", update),
-  HttpRouter.del("/api/v4/hooks/incoming/:hook_id", remove),
-  HttpRouter.post("/hooks/:hook_id", execute)
+  HttpRouter.post("/api/v4/hooks/incoming", authed(create)),
+  HttpRouter.get("/api/v4/hooks/incoming", authed(list)),
+  HttpRouter.get("/api/v4/hooks/incoming/:hook_id", authed(get)),
+  HttpRouter.put("/api/v4/hooks/incoming/:hook_id", authed(update)),
+  HttpRouter.del("/api/v4/hooks/incoming/:hook_id", authed(remove)),
+  HttpRouter.post("/hooks/:hook_id", publicRoute(execute))
 )

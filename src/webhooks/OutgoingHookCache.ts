@@ -15,6 +15,11 @@ const MAX_TEAMS = 10_000
 export interface OutgoingHookCacheService {
   /** The team's hooks, from memory or from `load`. */
   readonly teamHooks: <E, R>(teamId: string, load: Effect.Effect<ReadonlyArray<OutgoingRow>, E, R>) => Effect.Effect<ReadonlyArray<OutgoingRow>, E, R>
+  /**
+   * The team's hooks when memory holds them (and they have not expired), else undefined; outside any effect, for a
+   * listener of EventBus.onLocal that skips the posts no hook can take.
+   */
+  readonly cachedNow: (teamId: string) => ReadonlyArray<OutgoingRow> | undefined
   /** After a team's hooks changed (created, updated, token regenerated, deleted). */
   readonly changed: (teamId: string) => Effect.Effect<void>
 }
@@ -25,6 +30,7 @@ export const layer = Layer.scoped(
   OutgoingHookCache,
   Effect.gen(function*() {
     const pubsub = yield* PubSub
+    const clock = yield* Effect.clock
     const entries = new Map<string, { readonly rows: ReadonlyArray<OutgoingRow>; readonly until: number }>()
     // A load that began before a change must not store what it read: each change bumps the team's version.
     const versions = new Map<string, number>()
@@ -56,6 +62,10 @@ export const layer = Layer.scoped(
           }
           return rows
         }),
+      cachedNow: (teamId) => {
+        const hit = entries.get(teamId)
+        return hit !== undefined && hit.until > clock.unsafeCurrentTimeMillis() ? hit.rows : undefined
+      },
       changed: (teamId) =>
         Effect.sync(() => forget(teamId)).pipe(
           Effect.zipRight(pubsub.publish(TOPIC, teamId)),

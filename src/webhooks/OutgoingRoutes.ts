@@ -2,17 +2,19 @@ import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import type { DbError } from "../../layers/Db.ts"
 import { CreateOutgoingWebhook, UpdateOutgoingWebhook } from "../../schemas/OutgoingWebhook.ts"
-import { requireCaller } from "../auth/Authenticate.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { ApiError, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { created, json, ok } from "../http/Respond.ts"
+import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
+import { OutgoingWebhook } from "../../schemas/wire/Webhook.ts"
 import type { HookBadInput, HookNotFound, HookNotPermitted } from "./IncomingWebhooks.ts"
 import { onHook, onHookUpdate } from "./HookRoutes.ts"
 import * as Hooks from "./OutgoingWebhooks.ts"
+import { isId } from "../../schemas/Params.ts"
 
 /** Outgoing webhooks management under /api/v4/hooks/outgoing. */
 
-const IdOrEmpty = Schema.String.pipe(Schema.pattern(/^([a-z0-9]{26})?$/, { message: () => "a 26-character id" }))
+const IdOrEmpty = Schema.String.pipe(Schema.filter((s) => s === "" || isId(s), { message: () => "a 26-character id" }))
 const ListQuery = Schema.Struct({
   page: Decode.QueryInt(0, { min: 0 }),
   per_page: Decode.QueryInt(60, { min: 0, max: 200 }),
@@ -31,30 +33,32 @@ const handle = <A, R>(effect: Effect.Effect<A, HookErrors | ApiError | DbError, 
   }))
 
 const create = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const body = yield* Decode.body(CreateOutgoingWebhook)
-  return created(yield* Hooks.create(caller, body))
+  return yield* respondWith(OutgoingWebhook, yield* Hooks.create(caller, body), 201)
 }))
 
 const list = handle(Effect.gen(function*() {
-  const caller = yield* requireCaller
+  const caller = yield* CurrentCaller
   const q = yield* Decode.query(ListQuery)
-  return json(yield* Hooks.list(caller, { teamId: q.team_id, channelId: q.channel_id, page: q.page, perPage: q.per_page }))
+  return yield* respondWithAll(OutgoingWebhook, yield* Hooks.list(caller, { teamId: q.team_id, channelId: q.channel_id, page: q.page, perPage: q.per_page }))
 }))
 
-const get = handle(onHook((caller, hookId) => Effect.map(Hooks.get(caller, hookId), json)))
+const answer = (hook: OutgoingWebhook) => respondWith(OutgoingWebhook, hook)
 
-const update = handle(onHookUpdate(UpdateOutgoingWebhook, (caller, hookId, body) => Effect.map(Hooks.update(caller, hookId, body), json)))
+const get = handle(onHook((caller, hookId) => Effect.flatMap(Hooks.get(caller, hookId), answer)))
 
-const regenToken = handle(onHook((caller, hookId) => Effect.map(Hooks.regenToken(caller, hookId), json)))
+const update = handle(onHookUpdate(UpdateOutgoingWebhook, (caller, hookId, body) => Effect.flatMap(Hooks.update(caller, hookId, body), answer)))
+
+const regenToken = handle(onHook((caller, hookId) => Effect.flatMap(Hooks.regenToken(caller, hookId), answer)))
 
 const remove = handle(onHook((caller, hookId) => Effect.as(Hooks.remove(caller, hookId), ok())))
 
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/hooks/outgoing", create),
-  HttpRouter.get("/api/v4/hooks/outgoing", list),
-  HttpRouter.get("/api/v4/hooks/outgoing/:hook_id", get),
-  HttpRouter.put("/api/v4/hooks/outgoing/:hook_id", update),
-  HttpRouter.del("/api/v4/hooks/outgoing/:hook_id", remove),
-  HttpRouter.post("/api/v4/hooks/outgoing/:hook_id/regen_token", regenToken)
+  HttpRouter.post("/api/v4/hooks/outgoing", authed(create)),
+  HttpRouter.get("/api/v4/hooks/outgoing", authed(list)),
+  HttpRouter.get("/api/v4/hooks/outgoing/:hook_id", authed(get)),
+  HttpRouter.put("/api/v4/hooks/outgoing/:hook_id", authed(update)),
+  HttpRouter.del("/api/v4/hooks/outgoing/:hook_id", authed(remove)),
+  HttpRouter.post("/api/v4/hooks/outgoing/:hook_id/regen_token", authed(regenToken))
 )

@@ -1,5 +1,8 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { rows } from "../../layers/Rows.ts"
+
+const IdUsernames = rows("SlackText users", Schema.Struct({ id: Schema.String, username: Schema.String }))
 
 /**
  * Slack's markup in what webhooks post, turned into Mattermost's as Mattermost does (ProcessSlackText,
@@ -30,7 +33,7 @@ export const fromSlack = (text: string, attachments: ReadonlyArray<unknown>) =>
     const usernames = new Map<string, string>()
     if (ids.size > 0) {
       const db = yield* Db
-      const rows = yield* db.read(db.sql<{ id: string; username: string }>`SELECT id, username FROM users WHERE id = ANY(${[...ids]})`)
+      const rows = yield* db.read(db.sql`SELECT id, username FROM users WHERE id = ANY(${[...ids]})`.pipe(IdUsernames))
       for (const row of rows) usernames.set(row.id, row.username)
     }
     const plain = (t: string) =>

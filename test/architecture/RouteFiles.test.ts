@@ -41,20 +41,8 @@ const EDGE = [
   "src/web/ClientApp.ts"
 ]
 
-/** Services that still fail with ApiError, to be converted to domain errors (issue 13). */
-const SERVICES_WITH_API_ERROR = [
-  "src/posts/CreatePost.ts",
-  // Written in parallel with the domain errors (issue 16, 15): still to convert.
-  "src/commands/CommandResponses.ts",
-  "src/commands/Commands.ts",
-  "src/commands/CustomCommand.ts",
-  "src/commands/Dialogs.ts",
-  "src/commands/Execute.ts",
-  "src/commands/ResponseUrl.ts",
-  "src/integrations/PostActions.ts",
-  // Reads createPost's ApiErrors (and Access's domain errors) into Mattermost's scheduled-post error codes.
-  "src/scheduled/ScheduledPostJob.ts"
-]
+/** Services that still fail with ApiError, to be converted to domain errors (none left since issue 13). */
+const SERVICES_WITH_API_ERROR: ReadonlyArray<string> = []
 
 describe("route files", () => {
   const routeFiles = sources.filter(isRouteFile)

@@ -4,6 +4,7 @@ import type { Post } from "@mattermost/types/posts"
 import type { Team } from "@mattermost/types/teams"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, failureOf, newUser, unique } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -34,6 +35,7 @@ describe("bots", () => {
   it("a bot is a user with is_bot; with a token it posts, and its posts carry props.from_bot", async () => {
     await setCreation(true)
     const bot = await admin.client.createBot({ username: unique("ci").toLowerCase().slice(0, 20), display_name: "CI", description: "builds" })
+    expectShape(bot, Wire.Bot, "created bot")
     expect(bot).toMatchObject({ display_name: "CI", description: "builds", owner_id: admin.user.id, delete_at: 0 })
     expect(await admin.client.getBot(bot.user_id)).toEqual(bot)
     const asUser = await admin.client.getUser(bot.user_id)
@@ -76,6 +78,7 @@ describe("bots", () => {
 
     const ours = (bots: Array<Bot>) => bots.filter((b) => b.username.startsWith(prefix)).map((b) => b.username)
     const all = await admin.client.getBots(0, 200)
+    all.forEach((b, i) => expectShape(b, Wire.Bot, `bots[${i}]`))
     expect(ours(all)).toEqual([`${prefix}b0`, `${prefix}b2`, `${prefix}b3`])
     const page0 = await admin.client.getBots(0, 1)
     const page1 = await admin.client.getBots(1, 1)

@@ -1,4 +1,7 @@
+import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CallChannelState, CallsConfig, CallState, CallsVersion } from "../../schemas/wire/Calls.ts"
+import { expectShape } from "../compat/Shapes.ts"
 import { type BusEvents, call, collectBusEvents, eventually, makeTeam, type Member, type PushFakes, settle, startPushFakes } from "../push/support.ts"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -53,7 +56,8 @@ describe("discovery", () => {
     expect(plugins).toEqual([expect.objectContaining({ id: "com.mattermost.calls", version: expect.any(String), webapp: { bundle_path: expect.any(String) } })])
     const config = await call(server.url, "GET", `${BASE}/config`, alice.token)
     expect(config.body).toMatchObject({ EnableRinging: true, DefaultEnabled: true, GroupCallsAllowed: true, ICEServersConfigs: [] })
-    expect((await call(server.url, "GET", `${BASE}/version`, undefined)).body).toEqual({ version: expect.any(String), build: expect.any(String) })
+    expectShape(config.body, CallsConfig, "calls config")
+    expectShape((await call(server.url, "GET", `${BASE}/version`, undefined)).body, CallsVersion, "calls version")
     expect((await call(server.url, "GET", `${BASE}/channels?mobilev2=true`, alice.token)).body).toEqual([])
     expect((await call(server.url, "GET", `${BASE}/config`, undefined)).status).toBe(401)
     expect((await call(server.url, "GET", "/api/v4/plugins/statuses", alice.token)).status).toBe(403)
@@ -71,6 +75,7 @@ describe("ringing", () => {
     const started = await call(server.url, "POST", `${BASE}/calls/${dmId}/start`, alice.token)
     expect(started.status).toBe(201)
     expect(started.body).toMatchObject({ channel_id: dmId, owner_id: alice.id, host_id: alice.id, sessions: [], dismissed_notification: {} })
+    expectShape(started.body, CallState, "started call")
     const [ring] = await eventually(() => fakes.fcmTo("bob-tok", before.fcm).length > 0 ? fakes.fcmTo("bob-tok", before.fcm) : undefined)
     expect(ring.message.notification).toEqual({ title: `incoming call from ${alice.username}`, body: "Tap to answer." })
     expect(ring.message.android).toMatchObject({ priority: "HIGH", notification: { channel_id: "calls", sound: "default" } })
@@ -89,7 +94,9 @@ describe("ringing", () => {
 
     const state = await call(server.url, "GET", `${BASE}/${dmId}?mobilev2=true`, bob.token)
     expect(state.body).toMatchObject({ channel_id: dmId, enabled: true, call: { id: started.body.id, owner_id: alice.id } })
+    expectShape(state.body, CallChannelState, "channel state")
     const channels = await call(server.url, "GET", `${BASE}/channels?mobilev2=true`, bob.token)
+    expectShape(channels.body, Schema.Array(CallChannelState), "channel states")
     expect(channels.body).toEqual([expect.objectContaining({ channel_id: dmId, call: expect.objectContaining({ id: started.body.id }) })])
     expect((await call(server.url, "POST", `${BASE}/calls/${dmId}/start`, bob.token)).status).toBe(409)
   })
@@ -115,7 +122,7 @@ describe("ringing", () => {
     expect(dismissed.data).toEqual({ userID: carol.id, callID: gmCallId })
     expect(dismissed.broadcast.user_id).toBe(carol.id)
     const state = await call(server.url, "GET", `${BASE}/${gmId}`, carol.token)
-    expect(state.body.call.dismissed_notification).toEqual({ [carol.id]: true })
+    expect(expectShape(state.body, CallChannelState, "channel state").call?.dismissed_notification).toEqual({ [carol.id]: true })
 
     expect((await call(server.url, "POST", `${BASE}/calls/${gmId}/ring`, bob.token)).status).toBe(200)
     const [again] = await eventually(() => fakes.fcmTo("alice-tok", before.fcm).length > 0 ? fakes.fcmTo("alice-tok", before.fcm) : undefined)

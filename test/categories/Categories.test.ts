@@ -1,7 +1,7 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { ChannelCategory } from "@mattermost/types/channel_categories"
 import { describe, expect, it } from "vitest"
-import { ChannelCategorySpec, expectShape } from "../compat/Shapes.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { newUser } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 import { teamOfTwo } from "../support/Teams.ts"
@@ -34,8 +34,9 @@ const expectEachChannelOnce = async (client: Awaited<ReturnType<typeof newUser>>
 describe("sidebar categories", () => {
   it("creates the default categories on first read, with every channel placed once", async () => {
     const { me, team, dm } = await setup()
-    const { categories, order } = await me.client.getChannelCategories(me.user.id, team.id)
-    categories.forEach((c, i) => expectShape(c, ChannelCategorySpec, `categories[${i}]`))
+    const ordered = await me.client.getChannelCategories(me.user.id, team.id)
+    expectShape(ordered, Wire.OrderedChannelCategories, "categories")
+    const { categories, order } = ordered
     expect(categories.map((c) => [c.id, c.type, c.display_name])).toEqual([
       [`favorites_${me.user.id}_${team.id}`, "favorites", "Favorites"],
       [`channels_${me.user.id}_${team.id}`, "channels", "Channels"],
@@ -75,7 +76,7 @@ describe("sidebar categories", () => {
     env.log.clear()
 
     const custom = await me.client.createChannelCategory(me.user.id, team.id, { display_name: "Work", channel_ids: [townSquare, dm.id] })
-    expectShape(custom, ChannelCategorySpec, "custom")
+    expectShape(custom, Wire.ChannelCategory, "custom")
     expect(custom).toMatchObject({ type: "custom", display_name: "Work", channel_ids: [townSquare, dm.id], user_id: me.user.id, team_id: team.id })
     expect(env.log.named("sidebar_category_created")[0]).toMatchObject({ data: { category_id: custom.id }, broadcast: { user_id: me.user.id, team_id: team.id } })
     const updatedIds = JSON.parse(env.log.named("sidebar_category_updated")[0].data.updatedCategories as string).map((c: ChannelCategory) => c.id).sort()
@@ -95,6 +96,7 @@ describe("sidebar categories", () => {
       { ...favorites, channel_ids: [townSquare] },
       { ...custom, display_name: "Work stuff", collapsed: true, channel_ids: [dm.id] }
     ])
+    updated.forEach((c, i) => expectShape(c, Wire.ChannelCategory, `updated[${i}]`))
     expect(updated.map((c) => c.id)).toEqual([favorites.id, custom.id].sort((a, b) => state.order.indexOf(a) - state.order.indexOf(b)))
     expect(await me.client.getChannelCategory(me.user.id, team.id, custom.id)).toMatchObject({ display_name: "Work stuff", collapsed: true, channel_ids: [dm.id] })
     expect((await me.client.getChannelCategory(me.user.id, team.id, favorites.id)).channel_ids).toEqual([townSquare])

@@ -1,6 +1,7 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Team } from "@mattermost/types/teams"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -29,6 +30,7 @@ describe("channel search across teams", () => {
 
     const all = await admin.client.searchAllChannels(word, {}) as unknown as Array<Channel & { team_name: string; team_display_name: string }>
     expect(names(all)).toEqual([open.id, secret.id, elsewhere.id].sort())
+    all.forEach((c, i) => expectShape(c, Wire.ChannelWithTeamData, `all[${i}]`))
     expect(all.find((c) => c.id === elsewhere.id)).toMatchObject({ team_name: other.name, team_display_name: "Other" })
     expect(names(await owner.client.searchAllChannels(word, {}) as unknown as Array<Channel>)).toEqual([open.id, secret.id, elsewhere.id].sort())
     // The member is in the first team only and not in the private channel.
@@ -37,6 +39,7 @@ describe("channel search across teams", () => {
     const paged = await admin.client.searchAllChannels(word, { page: 0, per_page: 2 }) as unknown as { channels: Array<Channel>; total_count: number }
     expect(paged.channels).toHaveLength(2)
     expect(paged.total_count).toBe(3)
+    expectShape(paged, Wire.ChannelsWithTotalCount, "paged")
     expect(await admin.client.searchAllChannels(word, { page: 5, per_page: 2 })).toEqual({ channels: [], total_count: 3 })
     expect(names(await admin.client.searchAllChannels(word, { private: true }) as unknown as Array<Channel>)).toEqual([secret.id])
     expect(names(await admin.client.searchAllChannels(word, { team_ids: [other.id] }) as unknown as Array<Channel>)).toEqual([elsewhere.id])

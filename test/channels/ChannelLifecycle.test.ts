@@ -2,7 +2,7 @@ import type { Channel, ChannelMembership, ChannelStats, ServerChannel } from "@m
 import type { Post } from "@mattermost/types/posts"
 import { describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
-import { ChannelMembershipSpec, expectShape, ServerChannelSpec } from "../compat/Shapes.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 import { teamOfTwo } from "../support/Teams.ts"
@@ -19,11 +19,11 @@ const setup = async () => {
 describe("channel lifecycle", () => {
   it("returns ServerChannel and ChannelMembership shapes", async () => {
     const { member, team, channel } = await setup()
-    expectShape(await member.client.getChannel(channel.id), ServerChannelSpec, "channel")
+    expectShape(await member.client.getChannel(channel.id), Wire.Channel, "channel")
     const channels = await member.client.getMyChannels(team.id)
-    channels.forEach((c, i) => expectShape(c, ServerChannelSpec, `channels[${i}]`))
+    channels.forEach((c, i) => expectShape(c, Wire.Channel, `channels[${i}]`))
     const members = await member.client.getMyChannelMembers(team.id)
-    members.forEach((m, i) => expectShape(m, ChannelMembershipSpec, `members[${i}]`))
+    members.forEach((m, i) => expectShape(m, Wire.ChannelMember, `members[${i}]`))
   })
 
   it("patches a channel (channel_updated with the channel as a JSON string), archives and restores it", async () => {
@@ -101,12 +101,14 @@ describe("channel lifecycle", () => {
     const unread = await raw(env.server.url, `/api/v4/users/me/channels/${channel.id}/unread`, { token: member.client.getToken() })
     expect(unread.body).toMatchObject({ team_id: team.id, channel_id: channel.id, msg_count: 3, msg_count_root: 2, mention_count: 1, mention_count_root: 1, urgent_mention_count: 0 })
     expect(unread.body.notify_props).toMatchObject({ mark_unread: "all" })
+    expectShape(unread.body, Wire.ChannelUnread, "channel unread")
     const teamUnread = (await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)!
     expect(teamUnread).toMatchObject({ msg_count: 3, msg_count_root: 2, mention_count: 1, mention_count_root: 1 })
 
     env.log.clear()
     const view = await member.client.viewMyChannel(channel.id)
     expect(view.status).toBe("OK")
+    expectShape(view, Wire.ChannelViewResponse, "view")
     const at = view.last_viewed_at_times[channel.id]
     expect(at).toBeGreaterThanOrEqual(serverChannel.last_post_at)
     expect(env.log.named("multiple_channels_viewed")[0]).toMatchObject({ data: { channel_times: { [channel.id]: at } }, broadcast: { user_id: member.user.id } })
@@ -131,6 +133,27 @@ describe("channel lifecycle", () => {
     const stats: ChannelStats = await member.client.getChannelStats(channel.id, true)
     expect(stats).toEqual({ channel_id: channel.id, member_count: 2, guest_count: 0, pinnedpost_count: 1, files_count: 0 })
     expect((await member.client.getChannelStats(channel.id, false)).files_count).toBe(-1)
+    expectShape(stats, Wire.ChannelStats, "stats")
+  })
+
+  it("lists the members' distinct time zones", async () => {
+    const { owner, member, channel } = await setup()
+    const zone = { useAutomaticTimezone: "false", automaticTimezone: "", manualTimezone: "Europe/Paris" }
+    await owner.client.patchMe({ timezone: zone })
+    await member.client.patchMe({ timezone: zone })
+    expect(expectShape(await member.client.getChannelTimezones(channel.id), Wire.ChannelTimezones, "timezones")).toEqual(["Europe/Paris"])
+  })
+
+  it("marks a channel viewed by the user's id as by \"me\"", async () => {
+    const { owner, member, channel } = await setup()
+    await owner.client.createPost({ channel_id: channel.id, message: "to read" } as Post)
+    const viewed = await raw(env.server.url, `/api/v4/channels/members/${member.user.id}/view`, {
+      method: "POST",
+      token: member.client.getToken(),
+      body: { channel_id: channel.id }
+    })
+    expect(viewed.status).toBe(200)
+    expect(Object.keys(expectShape(viewed.body, Wire.ChannelViewResponse, "view").last_viewed_at_times)).toEqual([channel.id])
   })
 
   it("changes channel roles only for channel admins", async () => {

@@ -1,6 +1,7 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -26,6 +27,7 @@ describe("channel views", () => {
 
     const viewed = await member.client.viewMyChannel(channel.id)
     const at = viewed.last_viewed_at_times[channel.id]
+    expectShape(viewed, Wire.ChannelViewResponse, "view")
     expect(at).toBeGreaterThanOrEqual(first.create_at)
     const read = await member.client.getMyChannelMember(channel.id)
     expect(read).toMatchObject({ msg_count: 1, last_viewed_at: at })

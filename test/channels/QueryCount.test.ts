@@ -19,7 +19,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const countedGet = async (token: string, path: string) => {
+const countedOnce = async (token: string, path: string) => {
   const { value: res, queries } = await queriesDuring(async () => {
     const res = await fetch(`${server.url}/api/v4${path}`, { headers: { Authorization: `Bearer ${token}` } })
     await res.arrayBuffer()
@@ -27,6 +27,16 @@ const countedGet = async (token: string, path: string) => {
   })
   expect(res.status, path).toBe(200)
   return queries.length
+}
+
+/**
+ * The statements of one request: the server's background jobs (sweeps, batching) run on the same pool and may be
+ * counted too, and they only ever add, so the fewest over three tries is the request's own count.
+ */
+const countedGet = async (token: string, path: string) => {
+  const counts = []
+  for (let i = 0; i < 3; i++) counts.push(await countedOnce(token, path))
+  return Math.min(...counts)
 }
 
 /** A user in a team with `channels` extra channels, `members` extra team members and a DM per extra member. */

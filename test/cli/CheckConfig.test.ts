@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { startS3 } from "../support/S3Server.ts"
-import { runCli } from "./Cli.ts"
+import { FROM_BUILD, runCli } from "./Cli.ts"
 
 const JWT = "Vh3kP9qW2mZx7Lr5Tn8Bc4Fd6Gs1Jy0E"
 const KEY = "Nq7Zt2Wx5Km9Pr3Hv8Ld1Fs6Bj4Gc0Ya"
@@ -17,7 +17,9 @@ const production = {
   SERVICE_CORS_ALLOWED_ORIGINS: "https://chat.example.com"
 }
 
-const checkConfig = (vars: Record<string, string>) => runCli(["--check-config"], vars)
+// The production build (built once by the global setup) starts several times faster than the sources through tsx,
+// and this file starts the CLI many times.
+const checkConfig = (vars: Record<string, string>) => runCli(["--check-config"], vars, 110_000, FROM_BUILD)
 
 /** Secrets that break one rule each, with the words of the problem reported. */
 const weakSecrets = {

@@ -2,6 +2,8 @@ import type { Channel } from "@mattermost/types/channels"
 import type { CommandResponse } from "@mattermost/types/integrations"
 import type { Post } from "@mattermost/types/posts"
 import { beforeAll, describe, expect, it } from "vitest"
+import { CommandResponse as CommandResponseSchema } from "../../schemas/wire/Command.ts"
+import { expectShape } from "../compat/Shapes.ts"
 import { client4, failureOf, newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 import { teamOfTwo } from "../support/Teams.ts"
@@ -27,8 +29,12 @@ beforeAll(async () => {
 })
 
 type Who = { client: ReturnType<typeof client4>; user: { id: string } }
-const run = (who: Who, command: string, channelId = ops.id): Promise<CommandResponse> =>
-  who.client.executeCommand(command, { channel_id: channelId, team_id: team.team.id })
+/** Runs a command; the answer must be the wire CommandResponse. */
+const run = async (who: Who, command: string, channelId = ops.id): Promise<CommandResponse> => {
+  const response = await who.client.executeCommand(command, { channel_id: channelId, team_id: team.team.id })
+  expectShape(response, CommandResponseSchema, "command response")
+  return response
+}
 
 /** The ephemeral post the user's sockets got for this text. */
 const ephemeralTo = (userId: string, text: string) =>

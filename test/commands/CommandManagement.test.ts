@@ -1,7 +1,10 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Command } from "@mattermost/types/integrations"
 import type { Team } from "@mattermost/types/teams"
+import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { AutocompleteSuggestion, Command as CommandSchema, CommandToken } from "../../schemas/wire/Command.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { failureOf, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -28,7 +31,7 @@ const getCommand = async (client: Client, id: string): Promise<Command> => {
   const response = await fetch(`${client.getCommandsRoute()}/${id}`, { headers: { authorization: `Bearer ${client.getToken()}` } })
   const body = await response.json()
   if (!response.ok) throw Object.assign(new Error(body.message), { status_code: response.status, server_error_id: body.id })
-  return body
+  return expectShape(body, CommandSchema, "command") as Command
 }
 
 const command = (fields: Partial<Command> = {}) =>
@@ -39,14 +42,19 @@ describe("managing custom commands", () => {
     const created = await team.owner.client.addCommand(command({ trigger: "Deploy-Prod", auto_complete: true, auto_complete_desc: "Deploys", auto_complete_hint: "[env]", display_name: "Deploy" }))
     expect(created).toMatchObject({ trigger: "deploy-prod", team_id: team.team.id, creator_id: team.owner.user.id, method: "P", auto_complete: true, delete_at: 0 })
     expect(created.token).toMatch(/^[a-z0-9]{26}$/)
-    expect(await team.owner.client.getCustomTeamCommands(team.team.id)).toEqual([created])
+    expectShape(created, CommandSchema, "created command")
+    const custom = await team.owner.client.getCustomTeamCommands(team.team.id)
+    expect(custom).toEqual([created])
+    expectShape(custom, Schema.Array(CommandSchema), "custom commands")
     const all = await team.owner.client.getCommandsList(team.team.id)
+    expectShape(all, Schema.Array(CommandSchema), "commands with built-ins")
     expect(all.map((c) => c.trigger)).toEqual(expect.arrayContaining(["away", "me", "invite", "deploy-prod"]))
     expect(all.find((c) => c.trigger === "away")).toMatchObject({ id: "", auto_complete: true, auto_complete_desc: "Set your status away" })
 
     const edited = await team.owner.client.editCommand({ ...created, url: "https://ci.example.com/v2", method: "G", username: "ci" })
     expect(edited).toMatchObject({ id: created.id, token: created.token, url: "https://ci.example.com/v2", method: "G", username: "ci", create_at: created.create_at })
-    const { token } = await team.owner.client.regenCommandToken(created.id)
+    expectShape(edited, CommandSchema, "edited command")
+    const { token } = expectShape(await team.owner.client.regenCommandToken(created.id), CommandToken, "regenerated token")
     expect(token).not.toBe(created.token)
     expect((await getCommand(team.owner.client, created.id)).token).toBe(token)
 
@@ -79,6 +87,7 @@ describe("managing custom commands", () => {
 
     // A member's list is what autocomplete offers: no token, URL or creator, and no command without autocomplete.
     const seen = await team.member.client.getCommandsList(team.team.id)
+    expectShape(seen, Schema.Array(CommandSchema), "a member's commands")
     expect(seen.find((c) => c.id === hidden.id)).toBeUndefined()
     expect(seen.find((c) => c.id === created.id)).toMatchObject({ token: "", url: "", creator_id: "", trigger: created.trigger })
 
@@ -133,6 +142,7 @@ describe("autocomplete", () => {
   it("lists built-ins and the team's autocomplete commands, and suggests by the typed prefix with hints", async () => {
     const deploy = await team.owner.client.addCommand(command({ trigger: "zdeploy", auto_complete: true, auto_complete_desc: "Deploy a service", auto_complete_hint: "[service] [env]" }))
     const list = await team.member.client.getAutocompleteCommandsList(team.team.id)
+    expectShape(list, Schema.Array(CommandSchema), "autocomplete commands")
     expect(list.map((c) => c.trigger)).toEqual(expect.arrayContaining(["away", "shrug", "zdeploy"]))
     expect(list.find((c) => c.trigger === "zdeploy")).toMatchObject({ id: deploy.id, token: "", url: "" })
 
@@ -141,6 +151,7 @@ describe("autocomplete", () => {
       { Complete: "zdeploy", Suggestion: "zdeploy", Hint: "[service] [env]", Description: "Deploy a service", IconData: "" }
     ])
     const a = await team.member.client.getCommandAutocompleteSuggestionsList("/a", team.team.id, args)
+    expectShape(a, Schema.Array(AutocompleteSuggestion), "suggestions")
     expect(a.map((s) => s.Suggestion)).toEqual(["away"])
     expect((await team.member.client.getCommandAutocompleteSuggestionsList("/INV", team.team.id, args))[0]).toMatchObject({ Complete: "invite", Hint: "@[username]... ~[channel]...", Description: "Invite a user to a channel" })
     expect(await team.member.client.getCommandAutocompleteSuggestionsList("/away now", team.team.id, args)).toEqual([])
@@ -155,7 +166,7 @@ describe("autocomplete", () => {
     await admin.client.patchConfig({ ServiceSettings: { EnableCommands: false } } as never)
     try {
       expect(await team.member.client.getClientConfig() as Record<string, string>).toMatchObject({ EnableCommands: "false" })
-      expect((await admin.client.getConfig()).ServiceSettings.EnableCommands).toBe(false)
+      expect(expectShape(await admin.client.getConfig(), Wire.Config, "config").ServiceSettings.EnableCommands).toBe(false)
       expect(await failureOf(team.owner.client.addCommand(command()))).toEqual({ status: 501, id: "api.command.disabled.app_error" })
       expect(await failureOf(team.member.client.executeCommand(`/${custom.trigger}`, { channel_id: channel.id }))).toEqual({ status: 501, id: "api.command.disabled.app_error" })
       expect((await team.member.client.executeCommand("/away", { channel_id: channel.id })).text).toBe("You are now away")

@@ -2,6 +2,8 @@ import type { Channel } from "@mattermost/types/channels"
 import type { Command, CommandResponse } from "@mattermost/types/integrations"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CommandResponse as CommandResponseSchema, SubmitDialogResponse } from "../../schemas/wire/Command.ts"
+import { expectShape } from "../compat/Shapes.ts"
 import { failureOf, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -41,8 +43,12 @@ afterAll(async () => {
 const addCommand = (fields: Partial<Command> = {}) =>
   team.owner.client.addCommand({ team_id: team.team.id, trigger: unique("cmd"), method: "P", url: `${receiver.url}/slash`, ...fields } as Command)
 
-const run = (command: string, channelId = channel.id): Promise<CommandResponse> =>
-  team.member.client.executeCommand(command, { channel_id: channelId, team_id: team.team.id })
+/** Runs a command; the answer must be the wire CommandResponse. */
+const run = async (command: string, channelId = channel.id): Promise<CommandResponse> => {
+  const response = await team.member.client.executeCommand(command, { channel_id: channelId, team_id: team.team.id })
+  expectShape(response, CommandResponseSchema, "command response")
+  return response
+}
 
 const lastPost = async (channelId: string) => {
   const posts = await team.owner.client.getPosts(channelId, 0, 1)
@@ -119,6 +125,10 @@ describe("executing a custom command", () => {
     })
     const response = await run(`/${cmd.trigger}`)
     expect(response.goto_location).toBe("https://example.com/dashboard")
+    expect(response.extra_responses.map((r) => [r.response_type, r.text])).toEqual([
+      ["in_channel", "keep <https://x.example.com|as is>"],
+      ["in_channel", "done"]
+    ])
     await ephemeral("working on [it](https://x.example.com)")
     expect(await lastPost(other.id)).toMatchObject({ message: "keep <https://x.example.com|as is>", props: { from_webhook: "true" } })
     expect((await lastPost(other.id)).props.override_username).toBeUndefined()
@@ -277,6 +287,7 @@ describe("interactive dialogs", () => {
       submission: { service: "nope" }, cancelled: false
     })
     expect(answer).toEqual({ errors: { service: "Unknown service" } })
+    expectShape(answer, SubmitDialogResponse, "dialog answer")
     const submitted = receiver.received.at(-1)!
     expect(submitted.headers["content-type"]).toBe("application/json")
     expect(JSON.parse(submitted.body)).toEqual({

@@ -6,20 +6,7 @@ import type { UserThreadList } from "@mattermost/types/threads"
 import type { UserProfile, UserStatus } from "@mattermost/types/users"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "./Raw.ts"
-import {
-  ChannelCategorySpec,
-  ChannelMembershipSpec,
-  expectShape,
-  expectStringMap,
-  PostListSpec,
-  PostSpec,
-  PreferenceSpec,
-  RoleSpec,
-  ServerChannelSpec,
-  TeamMemberSpec,
-  TeamSpec,
-  UserProfileSpec
-} from "./Shapes.ts"
+import { expectShape, expectStringMap, Wire } from "./Shapes.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -101,7 +88,7 @@ describe("mobile add-server, login and first sync (compat section 3)", () => {
     expect(cookies).toMatch(/MMAUTHTOKEN=/)
     expect(cookies).toMatch(/MMCSRF=/)
     expect(cookies).toMatch(/MMUSERID=/)
-    expectShape(await response.json(), UserProfileSpec, "login user")
+    expectShape(await response.json(), Wire.User, "login user")
     app = client4(server.url, token)
   })
 
@@ -134,26 +121,26 @@ describe("mobile add-server, login and first sync (compat section 3)", () => {
   it("D3: entry: preferences, teams, memberships, me, then the team's channels, members and categories", async () => {
     const [config, , preferences] = await Promise.all([app.getClientConfig(), app.getClientLicenseOld(), app.getMyPreferences()])
     expect((config as Record<string, string>).DiagnosticId).toBe(diagnosticId)
-    for (const p of preferences as unknown as Array<unknown>) expectShape(p, PreferenceSpec)
+    for (const p of preferences as unknown as Array<unknown>) expectShape(p, Wire.Preference)
 
     const [teams, members, me] = await Promise.all([app.getMyTeams(), app.getMyTeamMembers(), app.getMe()])
     expect(teams.map((t) => t.id)).toEqual([team.id])
-    for (const t of teams) expectShape(t, TeamSpec, "team")
-    for (const m of members) expectShape<Record<keyof typeof TeamMemberSpec, unknown>>(m, TeamMemberSpec, "team member")
+    for (const t of teams) expectShape(t, Wire.Team, "team")
+    for (const m of members) expectShape(m, Wire.TeamMember, "team member")
     expect(members.map((m) => m.team_id)).toEqual([team.id])
-    expectShape(me, UserProfileSpec, "me")
+    expectShape(me, Wire.User, "me")
     expect(me.id).toBe(mobile.id)
 
     const channels = await raw(server.url, `/api/v4/users/me/teams/${team.id}/channels?include_deleted=false&last_delete_at=0`, { token })
     const channelMembers = await app.getMyChannelMembers(team.id)
     const categories = await app.getChannelCategories("me", team.id) as unknown as { categories: Array<ChannelCategory>; order: Array<string> }
     expect(channels.status).toBe(200)
-    for (const c of channels.body) expectShape(c, ServerChannelSpec, `channel ${c.name}`)
+    for (const c of channels.body) expectShape(c, Wire.Channel, `channel ${c.name}`)
     const channelIds = (channels.body as Array<{ id: string }>).map((c) => c.id)
     expect(channelIds).toEqual(expect.arrayContaining([dm.id, gm.id]))
-    for (const m of channelMembers) expectShape(m, ChannelMembershipSpec, "channel member")
+    for (const m of channelMembers) expectShape(m, Wire.ChannelMember, "channel member")
     expect(channelMembers.map((m) => m.channel_id).sort()).toEqual([...channelIds].sort())
-    for (const c of categories.categories) expectShape(c, ChannelCategorySpec, `category ${c.type}`)
+    for (const c of categories.categories) expectShape(c, Wire.ChannelCategory, `category ${c.type}`)
     expect(categories.categories.map((c) => c.type)).toEqual(expect.arrayContaining(["favorites", "channels", "direct_messages"]))
     const categorized = new Set(categories.categories.flatMap((c) => c.channel_ids))
     for (const id of channelIds) expect(categorized.has(id), `channel ${id} in a category`).toBe(true)
@@ -167,9 +154,9 @@ describe("mobile add-server, login and first sync (compat section 3)", () => {
   it("D4: posts of the current channel, their authors, and viewing the channel", async () => {
     const townSquare = await app.getChannelByName(team.id, "town-square")
     const posts = await app.getPosts(townSquare.id, 0, 60, false, true, false) as PostList
-    expectShape(posts, PostListSpec, "post list")
+    expectShape(posts, Wire.PostList, "post list")
     expect(posts.order.length).toBeGreaterThan(0)
-    for (const id of posts.order) expectShape(posts.posts[id], PostSpec, `post ${id}`)
+    for (const id of posts.order) expectShape(posts.posts[id], Wire.Post, `post ${id}`)
     const authorIds = [...new Set(Object.values(posts.posts).map((p) => p.user_id))]
     const authors = await app.getProfilesByIds(authorIds)
     expect(authors.map((u) => u.id).sort()).toEqual([...authorIds].sort())
@@ -207,16 +194,16 @@ describe("mobile add-server, login and first sync (compat section 3)", () => {
     expect((dmMembers.body as Array<UserProfile>).map((u) => u.id).sort()).toEqual([peer.user.id, mobile.id].sort())
     const gmMembers = await app.getProfilesInGroupChannels([gm.id]) as Record<string, Array<UserProfile>>
     expect(gmMembers[gm.id]).toHaveLength(2)
-    for (const u of gmMembers[gm.id]) expectShape(u, UserProfileSpec, "gm member")
+    for (const u of gmMembers[gm.id]) expectShape(u, Wire.User, "gm member")
 
     const since = await app.getProfilesByIds([peer.user.id, mobile.id], { since: Date.now() + 60_000 } as never)
     expect(since).toEqual([])
 
     const joinable = await app.getTeams(0, 60, false) as Array<Team>
-    for (const t of joinable) expectShape(t, TeamSpec, "joinable team")
+    for (const t of joinable) expectShape(t, Wire.Team, "joinable team")
 
     const roles = await app.getRolesByNames(["system_user", "team_user", "channel_user"])
-    for (const r of roles) expectShape(r, RoleSpec, r.name)
+    for (const r of roles) expectShape(r, Wire.Role, r.name)
     expect(roles.flatMap((r) => r.permissions)).toEqual(expect.arrayContaining(["create_post", "create_direct_channel", "join_public_channels"]))
 
     const threads = await raw(server.url, `/api/v4/users/${mobile.id}/teams/${team.id}/threads?extended=true&before=&after=&deleted=false&unread=true&since=0&totalsOnly=false&excludeDirect=false&per_page=60`, { token })

@@ -1,229 +1,294 @@
-import type { Role } from "@mattermost/types/roles"
+import type { AnalyticsRow as AnalyticsRowType } from "@mattermost/types/admin"
+import type { UserAutocomplete as UserAutocompleteType } from "@mattermost/types/autocomplete"
+import type { Bot as BotType } from "@mattermost/types/bots"
+import type { ChannelCategory as ChannelCategoryType, OrderedChannelCategories as OrderedChannelCategoriesType } from "@mattermost/types/channel_categories"
+import type {
+  ChannelMembership,
+  ChannelStats as ChannelStatsType,
+  ChannelUnread as ChannelUnreadType,
+  ChannelsWithTotalCount as ChannelsWithTotalCountType,
+  ChannelViewResponse as ChannelViewResponseType,
+  ChannelWithTeamData as ChannelWithTeamDataType,
+  ServerChannel
+} from "@mattermost/types/channels"
+import type { ClientLicense } from "@mattermost/types/config"
+import type { Draft as DraftType } from "@mattermost/types/drafts"
+import type { CustomEmoji as CustomEmojiType } from "@mattermost/types/emojis"
+import type { ServerError } from "@mattermost/types/errors"
+import type {
+  FileInfo as FileInfoType,
+  FileSearchResults as FileSearchResultsType,
+  FileUploadResponse as FileUploadResponseType
+} from "@mattermost/types/files"
+import type { PostActionResponse as PostActionResponseType } from "@mattermost/types/integration_actions"
+import type {
+  AutocompleteSuggestion as AutocompleteSuggestionType,
+  Command as CommandType,
+  CommandResponse as CommandResponseType,
+  IncomingWebhook as IncomingWebhookType,
+  IncomingWebhooksWithCount as IncomingWebhooksWithCountType,
+  OutgoingWebhook as OutgoingWebhookType,
+  SubmitDialogResponse as SubmitDialogResponseType
+} from "@mattermost/types/integrations"
+import type { ServerLimits as ServerLimitsType } from "@mattermost/types/limits"
+import type { MfaSecret as MfaSecretType } from "@mattermost/types/mfa"
+import type {
+  PluginManifest as PluginManifestType,
+  PluginsResponse as PluginsResponseType,
+  PluginStatus as PluginStatusType
+} from "@mattermost/types/plugins"
+import type {
+  Post as PostType,
+  PostAcknowledgement,
+  PostList as PostListType,
+  PostInfo as PostInfoType,
+  PostMetadata as PostMetadataType,
+  PostSearchResults as PostSearchResultsType
+} from "@mattermost/types/posts"
 import type { PreferenceType } from "@mattermost/types/preferences"
-import type { Session } from "@mattermost/types/sessions"
-import type { UserProfile } from "@mattermost/types/users"
-import type { ServerLimits } from "@mattermost/types/limits"
-import type { ChannelCategory } from "@mattermost/types/channel_categories"
-import type { ChannelMembership, ServerChannel } from "@mattermost/types/channels"
-import type { Post, PostList } from "@mattermost/types/posts"
-import type { Team } from "@mattermost/types/teams"
+import type { Reaction as ReactionType } from "@mattermost/types/reactions"
+import type { Role as RoleType } from "@mattermost/types/roles"
+import type { ScheduledPost as ScheduledPostType } from "@mattermost/types/schedule_post"
+import type { Session as SessionType } from "@mattermost/types/sessions"
+import type { UserReport as UserReportType } from "@mattermost/types/reports"
+import type {
+  Team as TeamType,
+  TeamInviteWithError,
+  TeamMembership,
+  TeamMemberWithError as TeamMemberWithErrorType,
+  TeamStats as TeamStatsType,
+  TeamUnread as TeamUnreadType
+} from "@mattermost/types/teams"
+import type { UserThread, UserThreadList } from "@mattermost/types/threads"
+import type { UserAccessToken as UserAccessTokenType, UserProfile, UsersStats as UsersStatsType, UserStatus } from "@mattermost/types/users"
+import { Either, ParseResult, Schema } from "effect"
 import { expect } from "vitest"
+import { NewUserAccessToken, UserAccessToken } from "../../schemas/wire/AccessToken.ts"
+import { Bot } from "../../schemas/wire/Bot.ts"
+import { Channel, ChannelStats, ChannelsWithTotalCount, ChannelTimezones, ChannelWithTeamData } from "../../schemas/wire/Channel.ts"
+import { CategoryOrder, ChannelCategory, OrderedChannelCategories } from "../../schemas/wire/ChannelCategory.ts"
+import { ChannelMember, ChannelUnread, ChannelUnreadAt, ChannelViewResponse } from "../../schemas/wire/ChannelMember.ts"
+import { AutocompleteSuggestion, Command, CommandExtraResponse, CommandResponse, SubmitDialogResponse } from "../../schemas/wire/Command.ts"
+import { Config, ConfigEnvironment } from "../../schemas/wire/Config.ts"
+import { CountsByChannel } from "../../schemas/wire/Counts.ts"
+import { DeviceRegistration } from "../../schemas/wire/Device.ts"
+import { Draft, ScheduledPost, ScheduledPostsByTeam } from "../../schemas/wire/Draft.ts"
+import { CustomEmoji } from "../../schemas/wire/Emoji.ts"
+import { FileInfo, FilePublicLink, FileSearchResults, FileUploadResponse } from "../../schemas/wire/FileInfo.ts"
+import { PostActionResponse } from "../../schemas/wire/Integration.ts"
+import { EmailInviteResult } from "../../schemas/wire/Invitation.ts"
+import { MfaRequired, MfaSecret } from "../../schemas/wire/Mfa.ts"
+import { PluginManifest, PluginsResponse, PluginStatus } from "../../schemas/wire/Plugin.ts"
+import { Post } from "../../schemas/wire/Post.ts"
+import { PostEditVersion, PostInfo } from "../../schemas/wire/PostHistory.ts"
+import { PostList, PostSearchResults } from "../../schemas/wire/PostList.ts"
+import { PostAcknowledgement as PostAcknowledgementSchema, PostMetadata } from "../../schemas/wire/PostMetadata.ts"
+import { Preference } from "../../schemas/wire/Preference.ts"
+import { Reaction, ReactionsByPost } from "../../schemas/wire/Reaction.ts"
+import { Role } from "../../schemas/wire/Role.ts"
+import { ServerLimits } from "../../schemas/wire/ServerLimits.ts"
+import { Session } from "../../schemas/wire/Session.ts"
+import { SsoCodeExchangeResult } from "../../schemas/wire/Sso.ts"
+import { Status } from "../../schemas/wire/Status.ts"
+import { AnalyticsRow, Ping, RedirectLocation, StringMap, TimezoneNames } from "../../schemas/wire/System.ts"
+import { Team, TeamExists, TeamInviteInfo, TeamStats } from "../../schemas/wire/Team.ts"
+import { TeamMember, TeamMemberWithError, TeamUnreadWithThreads } from "../../schemas/wire/TeamMember.ts"
+import { Thread, ThreadList } from "../../schemas/wire/Thread.ts"
+import { User, UserAutocomplete, UserIds, UserReport, UserReportCount, UsersByGroupChannel, UsersStats } from "../../schemas/wire/User.ts"
+import { IncomingWebhook, IncomingWebhooksWithCount, OutgoingWebhook } from "../../schemas/wire/Webhook.ts"
+
+/** The wire Schemas by name: `expectShape(body, Wire.User)`. */
+export const Wire = {
+  Bot,
+  CategoryOrder,
+  Channel,
+  ChannelCategory,
+  ChannelMember,
+  ChannelStats,
+  ChannelsWithTotalCount,
+  ChannelTimezones,
+  ChannelViewResponse,
+  ChannelWithTeamData,
+  FileInfo,
+  FileUploadResponse,
+  OrderedChannelCategories,
+  Post,
+  PostList,
+  PostMetadata,
+  PostSearchResults,
+  Preference,
+  Reaction,
+  ReactionsByPost,
+  Role,
+  ServerLimits,
+  Session,
+  Status,
+  Team,
+  TeamExists,
+  TeamMember,
+  TeamMemberWithError,
+  TeamStats,
+  Thread,
+  ThreadList,
+  User,
+  UserAutocomplete,
+  UserIds,
+  UserReport,
+  // Issue 13, the remaining fixed-shape responses (branch wire-b).
+  AnalyticsRow,
+  ChannelUnread,
+  ChannelUnreadAt,
+  CountsByChannel,
+  DeviceRegistration,
+  Draft,
+  EmailInviteResult,
+  FilePublicLink,
+  FileSearchResults,
+  IncomingWebhook,
+  IncomingWebhooksWithCount,
+  MfaRequired,
+  MfaSecret,
+  OutgoingWebhook,
+  Ping,
+  PluginManifest,
+  PluginsResponse,
+  PluginStatus,
+  PostActionResponse,
+  PostEditVersion,
+  PostInfo,
+  RedirectLocation,
+  ScheduledPost,
+  ScheduledPostsByTeam,
+  SsoCodeExchangeResult,
+  StringMap,
+  TeamInviteInfo,
+  TeamUnreadWithThreads,
+  TimezoneNames,
+  UserReportCount,
+  UsersByGroupChannel,
+  UsersStats,
+  // Issue 13, the System Console's config document (branch wire-config).
+  Config,
+  ConfigEnvironment
+}
 
 /**
- * Runtime checks of response shapes against @mattermost/types. Each spec is typed `Record<keyof T, Kind>`, so the
- * compiler fails when the type gains a field the spec does not mention; "omitted" marks fields Mattermost itself
- * leaves out of the JSON (Go `omitempty`), "optional" fields that may be absent.
+ * Response shapes are checked by decoding them with the wire Schemas the handlers encode with (schemas/wire/): every
+ * field present with its type, and no field the Schema does not declare (`onExcessProperty: "error"`), nested
+ * objects included.
  */
-type Kind = "string" | "number" | "boolean" | "object" | "array" | "optional" | "omitted"
-export type Spec<T> = Record<keyof T, Kind>
-
-export const expectShape = <T>(value: unknown, spec: Spec<T>, what = "value"): T => {
-  expect(value, what).toBeTypeOf("object")
-  const record = value as Record<string, unknown>
-  for (const [key, kind] of Object.entries(spec) as Array<[string, Kind]>) {
-    const actual = record[key]
-    if (kind === "omitted") {
-      expect(actual === undefined || typeof actual !== "function", `${what}.${key}`).toBe(true)
-      continue
-    }
-    if (kind === "optional") continue
-    if (kind === "array") expect(Array.isArray(actual), `${what}.${key} should be an array`).toBe(true)
-    else if (kind === "object") expect(actual !== null && typeof actual === "object" && !Array.isArray(actual), `${what}.${key} should be an object`).toBe(true)
-    else expect(typeof actual, `${what}.${key}`).toBe(kind)
-  }
-  return value as T
+export const expectShape = <A, I>(value: unknown, schema: Schema.Schema<A, I, never>, what = "value"): A => {
+  const decoded = Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(value)
+  if (Either.isLeft(decoded)) return expect.fail(`${what} does not match its wire schema:\n${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+  return decoded.right
 }
 
-export const UserProfileSpec: Spec<UserProfile> = {
-  id: "string",
-  create_at: "number",
-  update_at: "number",
-  delete_at: "number",
-  username: "string",
-  password: "omitted",
-  auth_data: "optional",
-  auth_service: "string",
-  email: "string",
-  nickname: "string",
-  first_name: "string",
-  last_name: "string",
-  position: "string",
-  roles: "string",
-  props: "object",
-  notify_props: "object",
-  last_password_update: "number",
-  last_picture_update: "number",
-  locale: "string",
-  timezone: "object",
-  mfa_active: "boolean",
-  last_activity_at: "omitted",
-  is_bot: "boolean",
-  bot_description: "string",
-  terms_of_service_id: "string",
-  terms_of_service_create_at: "number",
-  remote_id: "optional",
-  status: "optional",
-  custom_profile_attributes: "optional",
-  failed_attempts: "optional"
-}
+/**
+ * The wire Schemas against @mattermost/types, checked by the compiler: every key of the official type is declared
+ * by the Schema (required where the type requires it) or named as deliberately not sent, so the build fails when the
+ * types package gains a field nobody decided about.
+ */
+type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T]
+type Conforms<T, S, NotSent extends keyof T = never> = [
+  Exclude<keyof T, keyof S | NotSent> | Exclude<RequiredKeys<T>, RequiredKeys<S> | NotSent>
+] extends [never] ? true : { readonly undecided: Exclude<keyof T, keyof S | NotSent> | Exclude<RequiredKeys<T>, RequiredKeys<S> | NotSent> }
+const conforms = <_ extends true>() => undefined
 
-export const RoleSpec: Spec<Role> = {
-  id: "string",
-  name: "string",
-  display_name: "string",
-  description: "string",
-  create_at: "number",
-  update_at: "number",
-  delete_at: "number",
-  permissions: "array",
-  scheme_managed: "boolean",
-  built_in: "boolean"
-}
-
-export const PreferenceSpec: Spec<PreferenceType> = { category: "string", name: "string", user_id: "string", value: "string" }
-
-export const SessionSpec: Spec<Session> = {
-  id: "string",
-  token: "string",
-  create_at: "number",
-  expires_at: "number",
-  last_activity_at: "number",
-  user_id: "string",
-  device_id: "string",
-  roles: "string",
-  is_oauth: "boolean",
-  props: "object",
-  team_members: "array",
-  local: "boolean"
-}
-
-export const ServerLimitsSpec: Spec<ServerLimits> = {
-  activeUserCount: "number",
-  maxUsersLimit: "number",
-  maxUsersHardLimit: "optional",
-  lastAccessiblePostTime: "optional",
-  postHistoryLimit: "optional",
-  singleChannelGuestCount: "optional",
-  singleChannelGuestLimit: "optional"
-}
+// Not sent: the password hash, activity (only in lists sorted by it), shared-channel and attribute fields.
+conforms<Conforms<UserProfile, User, "password" | "last_activity_at" | "remote_id" | "status" | "custom_profile_attributes">>()
+conforms<Conforms<TeamType, Team, "policy_enforced" | "policy_actions" | "policy_is_active">>()
+// The thread counts are /users/{id}/teams/unread's (collapsed threads), not the membership's.
+conforms<Conforms<TeamMembership, TeamMember, "thread_count" | "thread_mention_count" | "thread_urgent_mention_count">>()
+/** The Channel fields of features not implemented here, which the wire Schemas leave out. */
+type ChannelNotSent =
+  | "teammate_id" | "status" | "banner_info" | "policy_enforced" | "policy_actions" | "policy_is_active" | "default_category_name"
+  | "managed_category_name" | "autotranslation" | "discoverable"
+conforms<Conforms<ServerChannel, Channel, ChannelNotSent>>()
+conforms<Conforms<ChannelMembership, ChannelMember, "post_root_id" | "autotranslation_disabled">>()
+// Client-side states (failed, state, ...) and fields of features not implemented (shared channels, message sources).
+conforms<Conforms<
+  PostType,
+  Post,
+  "failed" | "user_activity_posts" | "state" | "filenames" | "message_source" | "exists" | "remote_id"
+>>()
+conforms<Conforms<PostMetadataType, PostMetadata, "translations" | "expire_at" | "recipients" | "redacted_file_count">>()
+conforms<Conforms<PostAcknowledgement, typeof PostAcknowledgementSchema.Type>>()
+conforms<Conforms<PostListType, PostList>>()
+conforms<Conforms<FileInfoType, FileInfo, "clientId" | "link">>()
+conforms<Conforms<ReactionType, Reaction>>()
+conforms<Conforms<UserThread, Thread, "type">>()
+conforms<Conforms<UserThreadList, ThreadList>>()
+conforms<Conforms<PreferenceType, Preference>>()
+conforms<Conforms<SessionType, Session>>()
+conforms<Conforms<UserStatus, Status, "active_channel">>()
+conforms<Conforms<FileUploadResponseType, FileUploadResponse>>()
+conforms<Conforms<PostSearchResultsType, PostSearchResults>>()
+conforms<Conforms<BotType, Bot>>()
+conforms<Conforms<RoleType, Role>>()
+// No post history or single-channel guest limits here.
+conforms<Conforms<
+  ServerLimitsType,
+  ServerLimits,
+  "lastAccessiblePostTime" | "postHistoryLimit" | "singleChannelGuestCount" | "singleChannelGuestLimit"
+>>()
+conforms<Conforms<ChannelCategoryType, ChannelCategory>>()
+conforms<Conforms<OrderedChannelCategoriesType, OrderedChannelCategories>>()
+conforms<Conforms<UserAutocompleteType, UserAutocomplete>>()
+// Not sent: the fields User's conformance leaves out, and the report's last status and channel count.
+conforms<Conforms<
+  UserReportType,
+  UserReport,
+  "password" | "last_activity_at" | "remote_id" | "status" | "custom_profile_attributes" | "last_status_at" | "channel_count"
+>>()
+conforms<Conforms<TeamStatsType, TeamStats>>()
+// Each entry has the membership or the error, the other key left out; the error is Mattermost's AppError body
+// (`id`, `message`, `status_code`), of which ServerError declares only the message as required.
+conforms<Conforms<TeamMemberWithErrorType, TeamMemberWithError, "member" | "error">>()
+conforms<Conforms<ServerError, NonNullable<TeamMemberWithError["error"]>, "type" | "server_error_id" | "stack" | "detailed_error" | "url">>()
+conforms<Conforms<ChannelWithTeamDataType, ChannelWithTeamData, ChannelNotSent>>()
+conforms<Conforms<ChannelsWithTotalCountType, ChannelsWithTotalCount>>()
+conforms<Conforms<ChannelStatsType, ChannelStats>>()
+conforms<Conforms<ChannelViewResponseType, ChannelViewResponse>>()
+conforms<Conforms<CustomEmojiType, CustomEmoji>>()
+conforms<Conforms<CommandType, Command>>()
+// Not sent: `type`, which Mattermost's AutocompleteSuggestion model does not have.
+conforms<Conforms<AutocompleteSuggestionType, AutocompleteSuggestion, "type">>()
+conforms<Conforms<CommandResponseType, CommandResponse>>()
+// An extra response is a whole response without extras of its own.
+conforms<Conforms<CommandResponseType, CommandExtraResponse, "extra_responses">>()
+conforms<Conforms<SubmitDialogResponseType, SubmitDialogResponse>>()
+// Listed and fetched tokens never carry the secret; only the created one does.
+conforms<Conforms<UserAccessTokenType, UserAccessToken, "token">>()
+conforms<Conforms<UserAccessTokenType, NewUserAccessToken>>()
+// Issue 13, the remaining fixed-shape responses (branch wire-b).
+conforms<Conforms<AnalyticsRowType, AnalyticsRow>>()
+conforms<Conforms<ClientLicense, StringMap>>()
+// deltaMsgs is computed by the client.
+conforms<Conforms<ChannelUnreadType, ChannelUnread, "deltaMsgs">>()
+conforms<Conforms<TeamUnreadType, TeamUnreadWithThreads>>()
+conforms<Conforms<UsersStatsType, UsersStats>>()
+// A draft's or scheduled post's type is left out: they are always plain messages here.
+conforms<Conforms<DraftType, Draft, "type">>()
+conforms<Conforms<ScheduledPostType, ScheduledPost, "type">>()
+conforms<Conforms<PostInfoType, PostInfo>>()
+conforms<Conforms<MfaSecretType, MfaSecret>>()
+conforms<Conforms<IncomingWebhookType, IncomingWebhook>>()
+conforms<Conforms<IncomingWebhooksWithCountType, IncomingWebhooksWithCount>>()
+conforms<Conforms<OutgoingWebhookType, OutgoingWebhook>>()
+conforms<Conforms<PostActionResponseType, PostActionResponse>>()
+conforms<Conforms<TeamInviteWithError, EmailInviteResult>>()
+conforms<Conforms<FileSearchResultsType, FileSearchResults>>()
+// The built-in Calls manifest has no links, icon, server part or settings.
+conforms<Conforms<
+  PluginManifestType,
+  PluginManifest,
+  "homepage_url" | "support_url" | "release_notes_url" | "icon_path" | "translate" | "server" | "backend" | "settings_schema" | "props"
+>>()
+conforms<Conforms<PluginsResponseType, PluginsResponse>>()
+conforms<Conforms<PluginStatusType, PluginStatus>>()
 
 /** Every value of a client config or license map is a string (mattermost-compat.md section 1, rule 8). */
 export const expectStringMap = (value: unknown) => {
   expect(value).toBeTypeOf("object")
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) expect(typeof v, key).toBe("string")
-}
-
-const optionalKeys = <K extends string>(...keys: Array<K>) => Object.fromEntries(keys.map((k) => [k, "optional"])) as Record<K, Kind>
-
-export const TeamSpec: Spec<Team> = {
-  id: "string",
-  create_at: "number",
-  update_at: "number",
-  delete_at: "number",
-  display_name: "string",
-  name: "string",
-  description: "string",
-  email: "string",
-  type: "string",
-  company_name: "string",
-  allowed_domains: "string",
-  invite_id: "string",
-  allow_open_invite: "boolean",
-  scheme_id: "string",
-  group_constrained: "boolean",
-  ...optionalKeys("policy_id", "last_team_icon_update", "policy_enforced", "policy_actions", "policy_is_active")
-}
-
-/** What /users/me/teams/members carries (mattermost-compat.md section 5); the unread counts come from /teams/unread. */
-export const TeamMemberSpec = {
-  team_id: "string",
-  user_id: "string",
-  roles: "string",
-  delete_at: "number",
-  scheme_admin: "boolean",
-  scheme_guest: "boolean",
-  scheme_user: "boolean"
-} satisfies Partial<Record<keyof import("@mattermost/types/teams").TeamMembership, Kind>>
-
-export const ServerChannelSpec: Spec<ServerChannel> = {
-  id: "string",
-  create_at: "number",
-  update_at: "number",
-  delete_at: "number",
-  team_id: "string",
-  type: "string",
-  display_name: "string",
-  name: "string",
-  header: "string",
-  purpose: "string",
-  last_post_at: "number",
-  last_root_post_at: "number",
-  creator_id: "string",
-  scheme_id: "string",
-  group_constrained: "boolean",
-  total_msg_count: "number",
-  total_msg_count_root: "number",
-  ...optionalKeys("teammate_id", "status", "shared", "props", "policy_id", "banner_info", "policy_enforced", "policy_actions",
-    "policy_is_active", "default_category_name", "managed_category_name", "autotranslation", "discoverable")
-}
-
-export const ChannelMembershipSpec: Spec<ChannelMembership> = {
-  channel_id: "string",
-  user_id: "string",
-  roles: "string",
-  last_viewed_at: "number",
-  msg_count: "number",
-  msg_count_root: "number",
-  mention_count: "number",
-  mention_count_root: "number",
-  urgent_mention_count: "number",
-  notify_props: "object",
-  last_update_at: "number",
-  scheme_user: "boolean",
-  scheme_admin: "boolean",
-  ...optionalKeys("post_root_id", "autotranslation_disabled")
-}
-
-/** Mattermost's SidebarCategory also sends `sort_order` (not in @mattermost/types): the mobile app sorts by it. */
-export const ChannelCategorySpec: Spec<ChannelCategory & { sort_order: number }> = {
-  id: "string",
-  user_id: "string",
-  team_id: "string",
-  type: "string",
-  display_name: "string",
-  sorting: "string",
-  sort_order: "number",
-  channel_ids: "array",
-  muted: "boolean",
-  collapsed: "boolean"
-}
-
-export const PostSpec: Spec<Post> = {
-  id: "string",
-  create_at: "number",
-  update_at: "number",
-  edit_at: "number",
-  delete_at: "number",
-  is_pinned: "boolean",
-  user_id: "string",
-  channel_id: "string",
-  root_id: "string",
-  original_id: "string",
-  message: "string",
-  type: "string",
-  props: "object",
-  hashtags: "string",
-  pending_post_id: "string",
-  reply_count: "number",
-  metadata: "object",
-  ...optionalKeys("file_ids", "failed", "user_activity_posts", "state", "filenames", "last_reply_at", "participants",
-    "message_source", "is_following", "exists", "remote_id")
-}
-
-export const PostListSpec: Spec<PostList> = {
-  order: "array",
-  posts: "object",
-  next_post_id: "string",
-  prev_post_id: "string",
-  first_inaccessible_post_time: "number"
 }

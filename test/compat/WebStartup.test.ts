@@ -1,17 +1,6 @@
 import type { Team } from "@mattermost/types/teams"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  ChannelCategorySpec,
-  ChannelMembershipSpec,
-  expectShape,
-  expectStringMap,
-  PostListSpec,
-  RoleSpec,
-  ServerChannelSpec,
-  ServerLimitsSpec,
-  TeamSpec,
-  UserProfileSpec
-} from "./Shapes.ts"
+import { expectShape, expectStringMap, Wire } from "./Shapes.ts"
 import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -81,38 +70,40 @@ describe("web start-up (compat section 4) with cookie authentication", () => {
       ok("/api/v4/users/me/teams"),
       ok("/api/v4/users/me/teams/members")
     ])
-    expectShape(me, UserProfileSpec)
+    expectShape(me, Wire.User)
     expect(me.id).toBe(userId)
     expect(Array.isArray(preferences)).toBe(true)
-    for (const t of teams) expectShape(t, TeamSpec)
+    for (const t of teams) expectShape(t, Wire.Team)
     expect(members.map((m: { team_id: string }) => m.team_id)).toEqual([team.id])
     const unreads = await ok("/api/v4/users/me/teams/unread?include_collapsed_threads=true")
     expect(unreads.map((u: { team_id: string }) => u.team_id)).toEqual([team.id])
     for (const key of ["msg_count", "mention_count", "msg_count_root", "mention_count_root"]) expect(typeof unreads[0][key]).toBe("number")
-    expectShape(await ok("/api/v4/limits/server"), ServerLimitsSpec)
+    expectShape(await ok("/api/v4/limits/server"), Wire.ServerLimits)
   })
 
   it("3: plugins and custom profile attribute fields", async () => {
-    expect(Array.isArray(await ok("/api/v4/plugins/webapp"))).toBe(true)
+    const plugins = await ok("/api/v4/plugins/webapp")
+    expect(Array.isArray(plugins)).toBe(true)
+    ;(plugins as Array<unknown>).forEach((p, i) => expectShape(p, Wire.PluginManifest, `plugins[${i}]`))
     expect(await ok("/api/v4/custom_profile_attributes/fields")).toEqual([])
   })
 
   it("4: all my channels and memberships, the team's channels, roles and categories", async () => {
     const channels = await ok("/api/v4/users/me/channels")
-    for (const c of channels) expectShape(c, ServerChannelSpec, c.name)
+    for (const c of channels) expectShape(c, Wire.Channel, c.name)
     expect(channels.some((c: { type: string }) => c.type === "D")).toBe(true)
     const memberships = await ok(`/api/v4/users/${userId}/channel_members?page=0&per_page=200`)
-    for (const m of memberships) expectShape(m, ChannelMembershipSpec)
+    for (const m of memberships) expectShape(m, Wire.ChannelMember)
     expect(memberships.length).toBe(channels.length)
     const teamChannels = await ok(`/api/v4/users/me/teams/${team.id}/channels?include_deleted=true`)
     const teamMembers = await ok(`/api/v4/users/me/teams/${team.id}/channels/members`)
     expect(teamMembers.length).toBe(teamChannels.length)
     const roleNames = [...new Set<string>([...teamMembers.flatMap((m: { roles: string }) => m.roles.split(" ")), "system_user", "team_user"])].filter((r) => r !== "")
     const roles = await ok("/api/v4/roles/names", { method: "POST", body: roleNames })
-    for (const r of roles) expectShape(r, RoleSpec, r.name)
+    for (const r of roles) expectShape(r, Wire.Role, r.name)
     expect(roles.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(["channel_user", "team_user", "system_user"]))
     const categories = await ok(`/api/v4/users/${userId}/teams/${team.id}/channels/categories`)
-    for (const c of categories.categories) expectShape(c, ChannelCategorySpec)
+    for (const c of categories.categories) expectShape(c, Wire.ChannelCategory)
   })
 
   it("5: sidebar prefetch and opening a channel", async () => {
@@ -130,7 +121,7 @@ describe("web start-up (compat section 4) with cookie authentication", () => {
     expect(stats.channel_id).toBe(townSquare.id)
     expect(typeof stats.member_count).toBe("number")
     const unread = await ok(`/api/v4/users/${userId}/channels/${townSquare.id}/posts/unread?limit_after=30&limit_before=30&skipFetchThreads=false&collapsedThreads=true&collapsedThreadsExtended=false`)
-    expectShape(unread, PostListSpec)
+    expectShape(unread, Wire.PostList)
     expect(Object.values(unread.posts).map((p) => (p as { message: string }).message)).toContain("welcome")
     const viewed = await ok("/api/v4/channels/members/me/view", { method: "POST", body: { channel_id: townSquare.id, collapsed_threads_supported: true } })
     expect(viewed.status).toBe("OK")

@@ -1,6 +1,7 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -24,7 +25,7 @@ describe("counts the apps show", () => {
     const closed = await owner.client.createChannel({ team_id: team.id, name: unique("p"), display_name: "P", type: "P" } as Channel)
     await owner.client.addToChannel(member.user.id, open.id)
     const town = (await owner.client.getMyChannels(team.id)).find((c) => c.name === "town-square")!
-    expect(await owner.client.getChannelsMemberCount([open.id, closed.id, town.id])).toEqual({ [open.id]: 2, [closed.id]: 1, [town.id]: 2 })
+    expect(expectShape(await owner.client.getChannelsMemberCount([open.id, closed.id, town.id]), Wire.CountsByChannel, "member counts")).toEqual({ [open.id]: 2, [closed.id]: 1, [town.id]: 2 })
     // A public channel the member has not joined is readable; a private one is not: the whole request is refused.
     expect(await member.client.getChannelsMemberCount([open.id, town.id])).toEqual({ [open.id]: 2, [town.id]: 2 })
     await expect(member.client.getChannelsMemberCount([open.id, closed.id])).rejects.toMatchObject({ status_code: 403 })
@@ -48,7 +49,7 @@ describe("counts the apps show", () => {
       fetch(`${server.url}/api/v4/users/${userId}/teams/${teamId}/threads/mention_counts`, { headers: { Authorization: `Bearer ${token}` } })
     const mine = await counts("me", member.client.getToken())
     expect(mine.status).toBe(200)
-    expect(await mine.json()).toEqual({ [town.id]: 2 })
+    expect(expectShape(await mine.json(), Wire.CountsByChannel, "thread mention counts")).toEqual({ [town.id]: 2 })
     expect(await (await counts(owner.user.id, owner.client.getToken())).json()).toEqual({})
     // Only one's own counts, in a team one belongs to.
     expect((await counts(member.user.id, owner.client.getToken())).status).toBe(403)

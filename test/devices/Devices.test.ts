@@ -4,6 +4,7 @@ import { Db } from "../../layers/Db.ts"
 import { SessionLength } from "../../src/auth/Session.ts"
 import { Sessions } from "../../src/auth/Sessions.ts"
 import { sweepOnce } from "../../src/devices/DeviceSweep.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -104,6 +105,7 @@ describe("POST /api/v4/users/me/device", () => {
     const first = await call("POST", "/api/v4/users/me/device", tokenOf(client), { device_id: "phone-1", token: "tok-1", platform: "ios" })
     expect(first.status).toBe(200)
     expect(first.body).toMatchObject({ user_id: user.id, device_id: "phone-1", platform: "ios" })
+    expectShape(first.body, Wire.DeviceRegistration, "registration")
     expect(first.body.create_at).toBe(first.body.last_seen_at)
     await new Promise((r) => setTimeout(r, 5))
     const again = await call("POST", "/api/v4/users/me/device", tokenOf(client), { device_id: "phone-1", token: "tok-2", platform: "ios" })

@@ -2,6 +2,7 @@ import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MattermostSocket, wsUrl } from "../realtime/Sockets.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -38,6 +39,7 @@ describe("synced drafts", () => {
 
     const saved = await owner.client.upsertDraft({ channel_id: channel.id, root_id: "", message: "half a thought", user_id: owner.user.id } as never, laptop.connectionId)
     expect(saved).toMatchObject({ channel_id: channel.id, root_id: "", message: "half a thought", user_id: owner.user.id, delete_at: 0 })
+    expectShape(saved, Wire.Draft, "saved draft")
     const created = await phone.socket.waitFor((e) => e.event === "draft_created", "draft_created on the other device")
     expect(JSON.parse(created.data!.draft as string)).toMatchObject({ message: "half a thought" })
     await owner.client.upsertDraft({ channel_id: channel.id, root_id: root.id, message: "a reply", user_id: owner.user.id } as never, laptop.connectionId)
@@ -45,6 +47,7 @@ describe("synced drafts", () => {
     await phone.socket.waitFor((e) => e.event === "draft_updated", "draft_updated")
 
     const drafts = await owner.client.getUserDrafts(team.id)
+    drafts.forEach((d: unknown, i: number) => expectShape(d, Wire.Draft, `drafts[${i}]`))
     expect(drafts.map((d: { root_id: string; message: string }) => [d.root_id, d.message]).sort()).toEqual([["", "a whole thought"], [root.id, "a reply"]])
 
     expect(await owner.client.deleteDraft(channel.id, root.id, laptop.connectionId)).toEqual({ status: "OK" })

@@ -1,7 +1,9 @@
-import { Effect, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CustomEmoji } from "../../schemas/wire/Emoji.ts"
 import { EventBus } from "../../src/events/EventBus.ts"
+import { expectShape } from "../compat/Shapes.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { Fixtures } from "../files/Fixtures.ts"
@@ -50,7 +52,7 @@ describe("custom emoji through Client4", () => {
     const emoji = await alice.client.createCustomEmoji({ creator_id: alice.user.id, name: "party_parrot" } as never, blob(image))
     expect(emoji).toMatchObject({ name: "party_parrot", creator_id: alice.user.id, delete_at: 0, category: "custom" })
     expect(emoji.id).toMatch(/^[a-z0-9]{26}$/)
-    expect(typeof emoji.create_at).toBe("number")
+    expectShape(emoji, CustomEmoji, "created emoji")
     const published = await event
     expect(published._tag).toBe("Some")
     if (published._tag === "Some") {
@@ -64,6 +66,11 @@ describe("custom emoji through Client4", () => {
     expect(await bob.client.getCustomEmoji(emoji.id)).toEqual(emoji)
     expect(await bob.client.getCustomEmojiByName("party_parrot")).toEqual(emoji)
     const byName = await bob.client.getCustomEmojis(0, 60, "name")
+    const many = Schema.Array(CustomEmoji)
+    expectShape(byName, many, "listed emoji")
+    expectShape(await bob.client.getCustomEmojisByNames(["party_parrot", "aardvark"]), many, "emoji by names")
+    expectShape(await bob.client.autocompleteCustomEmoji("part"), many, "autocompleted emoji")
+    expectShape(await bob.client.searchCustomEmoji("ar"), many, "found emoji")
     expect(byName.map((e) => e.name)).toEqual(["aardvark", "party-time", "party_parrot"])
     const firstPage = await bob.client.getCustomEmojis(0, 2)
     const secondPage = await bob.client.getCustomEmojis(1, 2)

@@ -4,6 +4,7 @@ import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { Fixtures } from "./Fixtures.ts"
 
 let server: TestServer
@@ -78,6 +79,7 @@ describe("uploads through Client4", () => {
       ["client_ids", "client-one"],
       ["files", blob(image, "image/png"), "red square.png"]
     ]))
+    expectShape(response, Wire.FileUploadResponse, "upload")
     expect(response.client_ids).toEqual(["client-one"])
     expect(response.file_infos).toHaveLength(1)
     const info = response.file_infos[0]
@@ -308,7 +310,7 @@ describe("files of posts", () => {
 
     await setFilesConfig({ enable_public_link: true })
     try {
-      const { link } = await bob.client.getFilePublicLink(file_infos[0].id)
+      const { link } = expectShape(await bob.client.getFilePublicLink(file_infos[0].id), Wire.FilePublicLink, "public link")
       expect(link).toMatch(new RegExp(`/files/${file_infos[0].id}/public\\?h=[\\w-]+$`))
       const publicUrl = `${server.url}${new URL(link).pathname}${new URL(link).search}`
       const anonymous = await fetch(publicUrl)

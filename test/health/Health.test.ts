@@ -52,7 +52,7 @@ describe("health", () => {
     expect((await health("ready")).status).toBe(200)
   })
 
-  it("metrics exposes the five service metrics in Prometheus text", async () => {
+  it("metrics exposes the service metrics in Prometheus text", async () => {
     await newUser(server.url, "metrics")
     await health("live")
     const response = await health("metrics")
@@ -66,6 +66,8 @@ describe("health", () => {
     expect(text).toMatch(/^service_http_request_duration_seconds_count [1-9]\d*$/m)
     expect(text).toMatch(/^service_db_pool_saturation_ratio (0|0?\.\d+|1)$/m)
     expect(text).toMatch(/^service_websocket_active_connections \d+$/m)
+    // The scrape itself is in flight while the figures are read.
+    expect(text).toMatch(/^service_http_requests_in_flight [1-9]\d*$/m)
     expect(text).toContain("# TYPE service_circuit_breaker_state_changes_total counter")
     expect(text).toContain("# TYPE service_http_request_duration_seconds histogram")
     expect(text).toContain("# TYPE service_db_pool_saturation_ratio gauge")

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest"
-import { Conflict, Forbidden, Invalid, invalidParam, NotFound, TooLarge, Unauthenticated, Unavailable } from "../../schemas/Errors.ts"
+import {
+  Conflict,
+  Disabled,
+  Forbidden,
+  IntegrationFailed,
+  IntegrationTimeout,
+  Invalid,
+  invalidParam,
+  NotFound,
+  TooLarge,
+  Unauthenticated,
+  Unavailable
+} from "../../schemas/Errors.ts"
 import { render, toApiError } from "../../src/http/ErrorResponse.ts"
 
 /** The JSON text `json()` put in a response. */
@@ -14,7 +26,10 @@ describe("domain errors at the edge", () => {
     [new NotFound({ id: "a.missing", message: "gone" }), 404, "NOT_FOUND"],
     [new Conflict({ id: "a.taken", message: "taken" }), 409, "CONFLICT"],
     [new TooLarge({ id: "a.big", message: "big" }), 413, "PAYLOAD_TOO_LARGE"],
-    [new Unavailable({ id: "a.down", message: "down" }), 503, "SERVICE_UNAVAILABLE"]
+    [new Unavailable({ id: "a.down", message: "down" }), 503, "SERVICE_UNAVAILABLE"],
+    [new Disabled({ id: "a.off", message: "off" }), 501, "NOT_IMPLEMENTED"],
+    [new IntegrationFailed({ id: "a.integration", message: "failed" }), 502, "BAD_GATEWAY"],
+    [new IntegrationTimeout({ id: "a.slow", message: "slow" }), 504, "GATEWAY_TIMEOUT"]
   ] as const
 
   it.each(cases)("%s answers its status with the Mattermost body on /api/v4 and the native one on /api/v1", async (error, status, code) => {

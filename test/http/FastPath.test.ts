@@ -97,6 +97,19 @@ let channel: Channel
 let privateChannel: Channel
 let firstAdmin: Awaited<ReturnType<typeof newUser>>
 
+/** `member` logged in as the web app does: the cookie header of that session, and its CSRF token. */
+const cookieSession = async () => {
+  const login = await send(`${node.url}/api/v4/users/login`, {
+    method: "POST",
+    headers: { "x-requested-with": "XMLHttpRequest" },
+    json: { login_id: member.username, password: member.password }
+  })
+  expect(login.status).toBe(200)
+  const cookies = setCookies(login.headers)
+  const csrf = cookies.get("MMCSRF")!.value
+  return { jar: `MMAUTHTOKEN=${cookies.get("MMAUTHTOKEN")!.value}; MMCSRF=${csrf}`, csrf }
+}
+
 beforeAll(async () => {
   node = await startServer({ env: { SERVICE_CORS_ALLOWED_ORIGINS: "https://chat.example.com" } })
   general = await startServer({
@@ -243,18 +256,12 @@ describe("POST /api/v4/posts on the fast path", () => {
   })
 
   it("applies the CSRF rule to cookie sessions as the router does", async () => {
-    const login = await send(`${node.url}/api/v4/users/login`, {
-      method: "POST",
-      headers: { "x-requested-with": "XMLHttpRequest" },
-      json: { login_id: member.username, password: member.password }
-    })
-    const cookies = setCookies(login.headers)
-    const jar = `MMAUTHTOKEN=${cookies.get("MMAUTHTOKEN")!.value}; MMCSRF=${cookies.get("MMCSRF")!.value}`
+    const { jar, csrf } = await cookieSession()
     const forged = await post({ channel_id: channel.id, message: "forged" }, { cookie: jar })
     expect(forged.status).toBe(401)
     expect(JSON.parse(forged.body).detailed_error).toBe("Appears to be a CSRF attempt.")
     expect((await post({ channel_id: channel.id, message: "wrong token" }, { cookie: jar, "x-csrf-token": "nope" })).status).toBe(401)
-    expect((await post({ channel_id: channel.id, message: "with token" }, { cookie: jar, "x-csrf-token": cookies.get("MMCSRF")!.value })).status).toBe(201)
+    expect((await post({ channel_id: channel.id, message: "with token" }, { cookie: jar, "x-csrf-token": csrf })).status).toBe(201)
     expect((await post({ channel_id: channel.id, message: "from the app" }, { cookie: jar, "x-requested-with": "XMLHttpRequest" })).status).toBe(201)
   })
 
@@ -266,6 +273,89 @@ describe("POST /api/v4/posts on the fast path", () => {
     const before = await count()
     await raw(node.url, { method: "POST", path: "/api/v4/posts", headers: { ...json, ...bearer(member.client.getToken()) }, body: JSON.stringify({ channel_id: channel.id, message: "counted" }) })
     expect(await count()).toBe(before + 1)
+  })
+})
+
+describe("POST /api/v4/channels/members/me/view on the fast path", () => {
+  const VIEW = "/api/v4/channels/members/me/view"
+  const view = (body: unknown, headers: Record<string, string>) =>
+    same({ method: "POST", path: VIEW, headers: { ...json, ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) })
+  /** Something unread in the channel for `member`, so that the next view changes their row on every node. */
+  const unreadFor = () => owner.client.createPost({ channel_id: channel.id, message: "unread again" } as never)
+
+  it("marks channels viewed as the router does", async () => {
+    const token = member.client.getToken()
+    // Each node's view finds the channel read by the previous one (its last_viewed_at kept): the answers agree.
+    await unreadFor()
+    const first = await view({ channel_id: channel.id, prev_channel_id: "" }, bearer(token))
+    expect(first.status).toBe(200)
+    expect(Object.keys(JSON.parse(first.body).last_viewed_at_times)).toEqual([channel.id])
+    await view({ channel_id: channel.id }, bearer(token))
+    await view({ channel_id: "", prev_channel_id: channel.id, collapsed_threads_supported: true }, bearer(token))
+    expect((await view({}, bearer(token))).body).toBe(`{"status":"OK","last_viewed_at_times":{}}`)
+  })
+
+  it("answers the router's errors: bad JSON, bad fields, unknown and closed channels, no session", async () => {
+    const token = member.client.getToken()
+    expect((await view("{not json", bearer(token))).status).toBe(400)
+    expect((await view("", bearer(token))).status).toBe(400)
+    expect((await view({ channel_id: 7 }, bearer(token))).status).toBe(400)
+    expect((await view({ channel_id: "not-an-id" }, bearer(token))).status).toBe(400)
+    // A channel the caller is not in (or that does not exist) is left alone: an empty answer, not an error.
+    expect((await view({ channel_id: "a".repeat(26) }, bearer(token))).body).toBe(`{"status":"OK","last_viewed_at_times":{}}`)
+    expect((await view({ channel_id: privateChannel.id }, bearer(token))).body).toBe(`{"status":"OK","last_viewed_at_times":{}}`)
+    expect((await view({ channel_id: channel.id }, {})).status).toBe(401)
+    expect((await view({ channel_id: channel.id }, bearer("forged"))).status).toBe(401)
+  })
+
+  it("applies the CSRF rule to cookie sessions as the router does", async () => {
+    const { jar, csrf } = await cookieSession()
+    const forged = await view({ channel_id: channel.id }, { cookie: jar })
+    expect(forged.status).toBe(401)
+    expect(JSON.parse(forged.body).detailed_error).toBe("Appears to be a CSRF attempt.")
+    expect((await view({ channel_id: channel.id }, { cookie: jar, "x-csrf-token": "nope" })).status).toBe(401)
+    expect((await view({ channel_id: channel.id }, { cookie: jar, "x-csrf-token": csrf })).status).toBe(200)
+    expect((await view({ channel_id: channel.id }, { cookie: jar, "x-requested-with": "XMLHttpRequest" })).status).toBe(200)
+  })
+
+  it("leaves other users, other spellings and bodies without a length to the router", async () => {
+    const token = member.client.getToken()
+    const body = JSON.stringify({ channel_id: channel.id })
+    for (const path of [`/api/v4/channels/members/${member.user.id}/view`, `${VIEW}/`, "/api/v4/channels/members/me/./view"]) {
+      expect((await raw(fastUrl, { method: "POST", path, headers: { ...json, ...bearer(token) }, body })).status, path).toBe(599)
+    }
+    expect((await raw(fastUrl, { path: VIEW, headers: bearer(token) })).status).toBe(599)
+  })
+})
+
+describe("GET /api/v4/users/me/teams/unread on the fast path", () => {
+  const UNREAD = "/api/v4/users/me/teams/unread"
+
+  it("answers the caller's unread counts as the router does", async () => {
+    const token = member.client.getToken()
+    await owner.client.createPost({ channel_id: channel.id, message: `unread for @${member.username}` } as never)
+    const first = await same({ path: UNREAD, headers: bearer(token) })
+    expect(first.status).toBe(200)
+    const teams = JSON.parse(first.body) as Array<{ msg_count: number; mention_count: number }>
+    expect(teams.length).toBe(1)
+    expect(teams[0].mention_count).toBeGreaterThan(0)
+    await same({ path: `${UNREAD}?include_collapsed_threads=true`, headers: bearer(token) })
+    await same({ path: `${UNREAD}?exclude_team=${"b".repeat(26)}&include_collapsed_threads=false`, headers: bearer(token) })
+    await same({ path: UNREAD, headers: { cookie: `MMAUTHTOKEN=${token}`, origin: "https://chat.example.com" } })
+  })
+
+  it("answers the router's errors: no session, forged token", async () => {
+    expect((await same({ path: UNREAD })).status).toBe(401)
+    expect((await same({ path: UNREAD, headers: bearer("forged") })).status).toBe(401)
+  })
+
+  it("leaves other users and other spellings to the router", async () => {
+    const token = member.client.getToken()
+    for (const path of [`/api/v4/users/${member.user.id}/teams/unread`, `${UNREAD}/`, "/api/v4/users/me/teams/%75nread", `${UNREAD}?exclude_team=%00`]) {
+      expect((await raw(fastUrl, { path, headers: bearer(token) })).status, path).toBe(599)
+    }
+    // An encoded query (the only way to a malformed one here) reaches the router on the node, which refuses it.
+    expect((await raw(node.url, { path: `${UNREAD}?exclude_team=%00`, headers: bearer(token) })).status).toBe(400)
   })
 })
 

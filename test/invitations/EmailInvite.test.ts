@@ -1,5 +1,6 @@
 import type { Team } from "@mattermost/types/teams"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { type LoopbackSmtp, linkIn, type ReceivedMail, startSmtpServer } from "../support/SmtpServer.ts"
 import { teamOfTwo } from "../support/Teams.ts"
@@ -57,6 +58,7 @@ describe("team invitations and email verification by email", () => {
     const { owner, team } = await teamOfTwo(server.url, ["gowner", "gmember"], { allowed_domains: "example.com" })
     const good = `${unique("good")}@example.com`
     const results = await owner.client.sendEmailInvitesToTeamGracefully(team.id, [good, "someone@elsewhere.org", "not-an-address"])
+    results.forEach((r: unknown, i: number) => expectShape(r, Wire.EmailInviteResult, `results[${i}]`))
     expect(results.map((r: { email: string; error: { id: string } | null }) => [r.email, r.error?.id ?? null])).toEqual([
       [good, null],
       ["someone@elsewhere.org", "api.team.invite_members.invalid_email.app_error"],

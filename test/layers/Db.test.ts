@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Cause, Effect, Exit, Layer, Redacted, Schema, Tracer } from "effect"
 import { Db, DbError, layerPool } from "../../layers/Db.ts"
+import { Int8, rows } from "../../layers/Rows.ts"
 import * as Migrations from "../../layers/Migrations.ts"
 import { createTestDatabase } from "../support/Databases.ts"
 
@@ -69,6 +70,29 @@ describe("Db on PostgreSQL", () => {
 
         yield* db.transaction(db.sql`INSERT INTO scratch (id, n) VALUES ('f', 7)`)
         expect(yield* count("scratch")).toBe(before + 1)
+      }))
+
+    it.effect("runs a statement decoded with rows(...) on the direct pool path outside a transaction, through @effect/sql inside one", () =>
+      Effect.gen(function*() {
+        const db = yield* Db
+        // @effect/sql runs a statement in a span named sql.execute; the direct path (layers/Db.ts) opens none.
+        const names: Array<string> = []
+        const base = yield* Effect.tracer
+        const recording = Tracer.make({
+          span: (...args) => {
+            names.push(args[0])
+            return base.span(...args)
+          },
+          context: base.context
+        })
+        const Answer = rows("Db test", Schema.Struct({ n: Int8 }))
+        expect(yield* db.read(db.sql`SELECT 41::int8 + 1 AS n`.pipe(Answer)).pipe(Effect.withTracer(recording))).toEqual([{ n: 42 }])
+        expect(names).not.toContain("sql.execute")
+        expect(yield* db.transaction(db.sql`SELECT 7::int8 AS n`.pipe(Answer)).pipe(Effect.withTracer(recording))).toEqual([{ n: 7 }])
+        expect(names).toContain("sql.execute")
+        // A row that does not match its Schema is still a defect on the direct path.
+        const mismatch = yield* db.read(db.sql`SELECT true AS n`.pipe(Answer)).pipe(Effect.exit)
+        expect(Exit.isFailure(mismatch) && Cause.isDie(mismatch.cause)).toBe(true)
       }))
 
     it.effect("turns SQL failures into DbError", () =>

@@ -1,18 +1,32 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Metric, MetricBoundaries } from "effect"
+import { execFile } from "node:child_process"
+import { promisify } from "node:util"
 import { renderPrometheus } from "../../layers/Metrics.ts"
+import { root } from "../cli/Cli.ts"
 
 const lines = (text: string, name: string) => text.split("\n").filter((l) => l.startsWith(name))
 
 describe("Prometheus rendering", () => {
-  it.effect("always exposes the service's five families, with zeros before any sample", () =>
+  it.effect("always exposes the service's six families, with zeros before any sample", () =>
     Effect.gen(function*() {
-      const text = yield* renderPrometheus
+      // Effect's metrics are global to a process, and test files share worker processes (vitest.config.ts): "before
+      // any sample" is only true in a process of its own.
+      const text = yield* Effect.promise(() =>
+        promisify(execFile)(process.execPath, [
+          "--import",
+          "tsx",
+          "--input-type=module",
+          "--eval",
+          "import { Effect } from 'effect'; import { renderPrometheus } from './layers/Metrics.ts'; process.stdout.write(await Effect.runPromise(renderPrometheus))"
+        ], { cwd: root })
+      ).pipe(Effect.map((r) => r.stdout))
       for (const name of [
         "service_http_requests_total",
         "service_http_request_duration_seconds",
         "service_db_pool_saturation_ratio",
         "service_websocket_active_connections",
+        "service_http_requests_in_flight",
         "service_circuit_breaker_state_changes_total"
       ]) {
         expect(text).toContain(`# HELP ${name} `)
@@ -20,6 +34,7 @@ describe("Prometheus rendering", () => {
       }
       expect(text).toContain("service_db_pool_saturation_ratio 0\n")
       expect(text).toContain("service_websocket_active_connections 0\n")
+      expect(text).toContain("service_http_requests_in_flight 0\n")
       expect(text).toContain("service_http_request_duration_seconds_bucket{le=\"+Inf\"} 0\n")
     }))
 

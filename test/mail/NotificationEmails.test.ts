@@ -160,7 +160,12 @@ describe("notification emails", () => {
     const users = await Promise.all(["n1", "n2", "n3", "n4"].map((p) => member(p)))
     const names = users.map((u) => `@${u.username}`).join(" ")
     await Promise.all([post(`${names} from the first node`), post(`${names} from the second node`, "", second)])
-    for (const user of users) await mailTo(user)
+    // The two posts may go out in one mail or in two (a node may claim a user's rows between the two writes): wait
+    // until both reached every user, and until nothing is left waiting, before counting.
+    const seen = (user: User, text: string) => mailsTo(user).some((m) => m.text.includes(text))
+    for (const user of users) {
+      await expect.poll(() => seen(user, "from the first node") && seen(user, "from the second node"), { timeout: 10_000 }).toBe(true)
+    }
     const ids = users.map((u) => u.user.id)
     await expect.poll(async () => (await db.query("SELECT count(*)::int AS n FROM pending_email_notifications WHERE user_id = ANY($1)", [ids])).rows[0].n, {
       timeout: 5000

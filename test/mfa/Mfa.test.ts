@@ -1,6 +1,7 @@
 import * as OTPAuth from "otpauth"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Fixtures } from "../files/Fixtures.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -33,7 +34,7 @@ describe("TOTP two-factor authentication", () => {
   it("generates a secret and its QR code, activates with a valid code only, and stores the secret encrypted", async () => {
     expect((await admin.client.getClientConfig() as Record<string, string>).EnableMultifactorAuthentication).toBe("true")
     const user = await newUser(server.url, "mfa")
-    const generated = await user.client.generateMfaSecret(user.user.id)
+    const generated = expectShape(await user.client.generateMfaSecret(user.user.id), Wire.MfaSecret, "mfa secret")
     expect(generated.secret).toMatch(/^[A-Z2-7]{32}$/)
     expect(Buffer.from(generated.qr_code, "base64").subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
     const [row] = (await db.query("SELECT secret FROM user_mfa WHERE user_id = $1", [user.user.id])).rows
@@ -51,7 +52,7 @@ describe("TOTP two-factor authentication", () => {
     const user = await newUser(server.url, "mfalogin")
     const secret = await enrol(user)
     const anonymous = client4(server.url)
-    expect(await anonymous.checkUserMfa(user.username)).toEqual({ mfa_required: true })
+    expect(expectShape(await anonymous.checkUserMfa(user.username), Wire.MfaRequired, "mfa required")).toEqual({ mfa_required: true })
     expect(await anonymous.checkUserMfa(admin.username)).toEqual({ mfa_required: false })
     expect(await anonymous.checkUserMfa("no-such-login")).toEqual({ mfa_required: false })
     // A wrong password says nothing about MFA.

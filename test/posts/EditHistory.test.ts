@@ -2,6 +2,7 @@ import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import type { Team } from "@mattermost/types/teams"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -32,6 +33,7 @@ describe("edit history and post info", () => {
     await owner.client.patchPost({ id: post.id, message: "second words" } as Post) // same message: no version
     await owner.client.updatePost({ ...post, message: "third words" } as Post)
     const history: Array<Post> = await owner.client.getPostEditHistory(post.id)
+    history.forEach((version, i) => expectShape(version, Wire.PostEditVersion, `history[${i}]`))
     expect(history.map((p) => p.message)).toEqual(["second words", "first words"])
     for (const version of history) {
       expect(version.original_id).toBe(post.id)
@@ -68,7 +70,7 @@ describe("edit history and post info", () => {
     const inDm: Post = await owner.client.createPost({ channel_id: dm.id, message: "direct" } as Post)
     const outsider = await newUser(server.url, "infoout")
 
-    expect(await owner.client.getPostInfo(inPublic.id)).toEqual({
+    expect(expectShape(await owner.client.getPostInfo(inPublic.id), Wire.PostInfo, "post info")).toEqual({
       channel_id: publicChannel.id,
       channel_type: "O",
       channel_display_name: "Somewhere",

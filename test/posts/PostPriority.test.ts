@@ -1,6 +1,7 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { failureOf, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -124,7 +125,7 @@ describe("post priority", () => {
     expect(await failureOf(owner.client.patchConfig({ ServiceSettings: { PostPriority: false } } as never))).toMatchObject({ status: 403 })
     await admin.client.patchConfig({ ServiceSettings: { PostPriority: false } } as never)
     try {
-      expect((await admin.client.getConfig()).ServiceSettings.PostPriority).toBe(false)
+      expect(expectShape(await admin.client.getConfig(), Wire.Config, "config").ServiceSettings.PostPriority).toBe(false)
       expect((await owner.client.getClientConfig() as Record<string, string>).PostPriority).toBe("false")
       expect(await failureOf(owner.client.createPost(withPriority("urgent!", { priority: "urgent" })))).toEqual({
         status: 403,

@@ -1,5 +1,6 @@
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { type EventLog, recordEvents } from "../teams/EventLog.ts"
@@ -395,7 +396,7 @@ describe("channel pages", () => {
     for (let i = 0; i < 6; i++) ids.push((await say(owner, channel.id, i === 4 ? `hey @${bob.username}` : `p${i}`)).id)
     await bob.client.viewMyChannel(channel.id)
     log.clear()
-    const unread = await bob.client.markPostAsUnread(bob.user.id, ids[3])
+    const unread = expectShape(await bob.client.markPostAsUnread(bob.user.id, ids[3]), Wire.ChannelUnreadAt, "set_unread")
     const p3 = await bob.client.getPost(ids[3])
     expect(unread).toMatchObject({ channel_id: channel.id, team_id: team.id, msg_count: 3, msg_count_root: 3, mention_count: 1, mention_count_root: 1, last_viewed_at: p3.create_at - 1 })
     expect(await bob.client.getMyChannelMember(channel.id)).toMatchObject({ msg_count: 3, mention_count: 1, last_viewed_at: p3.create_at - 1 })

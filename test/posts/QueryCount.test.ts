@@ -30,7 +30,18 @@ afterAll(async () => {
   await server?.close()
 })
 
+/**
+ * The statements of one request: the server's background jobs (sweeps, batching) run on the same pool and may be
+ * counted too, and they only ever add, so the fewest over three tries is the request's own count.
+ */
 const countedGet = async (token: string, path: string) => {
+  const tries: Array<Awaited<ReturnType<typeof countedOnce>>> = []
+  for (let i = 0; i < 3; i++) tries.push(await countedOnce(token, path))
+  const fewest = (key: "total" | "postQueries") => Math.min(...tries.map((t) => t[key]))
+  return { body: tries[0].body, total: fewest("total"), postQueries: fewest("postQueries") }
+}
+
+const countedOnce = async (token: string, path: string) => {
   seen.splice(0)
   counting = true
   const res = await fetch(`${server.url}/api/v4${path}`, { headers: { Authorization: `Bearer ${token}` } })

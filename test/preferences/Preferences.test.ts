@@ -2,7 +2,7 @@ import type { PreferenceType } from "@mattermost/types/preferences"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { recordEvents } from "../compat/Events.ts"
 import { raw } from "../compat/Raw.ts"
-import { expectShape, PreferenceSpec } from "../compat/Shapes.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -40,7 +40,7 @@ describe("preferences", () => {
     expect(await client.savePreferences(user.id, batch)).toEqual({ status: "OK" })
     const all = await mine(client)
     expect(all).toHaveLength(batch.length)
-    for (const p of all) expectShape(p, PreferenceSpec)
+    for (const p of all) expectShape(p, Wire.Preference)
     expect(all).toEqual(expect.arrayContaining(batch))
 
     const category = await raw(server.url, `/api/v4/users/me/preferences/display_settings`, { token: client.getToken() })

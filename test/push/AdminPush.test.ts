@@ -11,7 +11,8 @@ import { call, eventually, makeTeam, type Member, settle } from "./support.ts"
  * environment as fallback, and no push at all without credentials.
  */
 
-// The environment fallback is read when the server starts; this file runs in its own process.
+// The environment fallback is read when the server starts; removed again when the file ends (test files share a
+// worker process).
 process.env.PUSH_IOS_TEAM_ID = "ENVTEAM123"
 
 let server: TestServer

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 import { channelIn, say, teamWith } from "../posts/Fixture.ts"
-import { expectShape, ReactionSpec } from "../posts/Shapes.ts"
+import { expectShape, Wire } from "../posts/Shapes.ts"
 
 const env = serverForFile({ sysadmin: true })
 
@@ -29,7 +29,7 @@ describe("reactions", () => {
     const emojiId = await customEmoji("partyparrot", alice.user.id)
     env.log.clear()
 
-    const thumbs = expectShape(await bob.client.addReaction(bob.user.id, post.id, "+1"), ReactionSpec)
+    const thumbs = expectShape(await bob.client.addReaction(bob.user.id, post.id, "+1"), Wire.Reaction)
     expect(thumbs).toMatchObject({ user_id: bob.user.id, post_id: post.id, emoji_name: "+1" })
     expect(thumbs.create_at).toBeGreaterThan(0)
     const added = env.log.named("reaction_added")[0]
@@ -40,6 +40,7 @@ describe("reactions", () => {
     await bob.client.addReaction(bob.user.id, post.id, "+1")
 
     const reactions: Array<Reaction> = await alice.client.getReactionsForPost(post.id)
+    reactions.forEach((r, i) => expectShape(r, Wire.Reaction, `reactions[${i}]`))
     expect(reactions.map((r) => [r.user_id, r.emoji_name])).toEqual([[bob.user.id, "+1"], [alice.user.id, "partyparrot"]])
     const withMeta = await bob.client.getPost(post.id)
     expect((withMeta as { has_reactions?: boolean }).has_reactions).toBe(true)
@@ -52,7 +53,7 @@ describe("reactions", () => {
       headers: { Authorization: `Bearer ${bob.client.getToken()}` },
       body: JSON.stringify([post.id, "n".repeat(26)])
     })
-    const byPost = (await bulk.json()) as Record<string, Array<Reaction>>
+    const byPost = expectShape(await bulk.json(), Wire.ReactionsByPost, "reactions by post")
     expect(Object.keys(byPost)).toEqual([post.id])
     expect(byPost[post.id]).toHaveLength(2)
 

@@ -31,6 +31,8 @@ describe("heartbeat", () => {
     const answering = new RawSocket(wsUrl(server.url), { headers: { Authorization: `Bearer ${lively.client.getToken()}` } })
     let pings = 0
     quiet.ws.on("ping", () => void pings++)
+    let answeredPings = 0
+    answering.ws.on("ping", () => void answeredPings++)
     const hello = await quiet.waitFor((f) => f.event === "hello", "hello")
     await answering.waitFor((f) => f.event === "hello", "hello")
     // Online once admitted (the status is written just after hello); the first ping comes within one interval.
@@ -42,8 +44,10 @@ describe("heartbeat", () => {
     await until(async () => (await stats(server)).websocket_connections === 1, "one socket left")
     await until(async () => (await silent.client.getStatus(silent.user.id) as UserStatus).status === "offline", "the silent user offline")
 
-    // The answering socket lives on across several beats and still takes requests.
-    await new Promise((r) => setTimeout(r, 3 * PING_MS))
+    // The answering socket lives on across several beats and still takes requests: a ping arrives only once the
+    // server has found the pong to the one before, so three more pings prove it kept the socket at two more beats.
+    const seen = answeredPings
+    await until(async () => answeredPings >= seen + 3 || answering.closed !== undefined, "three more pings", 10 * PING_MS)
     expect(answering.closed).toBeUndefined()
     answering.send({ seq: 1, action: "ping" })
     expect(await answering.reply(1)).toMatchObject({ status: "OK", data: { text: "pong" } })

@@ -1,4 +1,5 @@
 import { WebSocketClient } from "@mattermost/client"
+import { expect } from "vitest"
 import { WebSocket } from "ws"
 
 /**
@@ -21,18 +22,30 @@ const globals = globalThis as unknown as Record<string, unknown>
 globals.WebSocket ??= WebSocket
 globals.CloseEvent ??= CloseEventPolyfill
 
-/** The client narrates its lifecycle on console.log; those lines are kept here (a sequence gap shows up in them). */
+/**
+ * The client narrates its lifecycle on console.log; those lines are kept here (a sequence gap shows up in them), for
+ * the current test file only: test files share a worker process (isolation is off, vitest.config.ts), which loads
+ * this module once, and one file's gaps (e.g. RedisOutage's, which expects them) are no other file's business.
+ */
 export const clientLog: Array<string> = []
+let clientLogFile: string | undefined
+const currentFile = () => expect.getState().testPath
 const narration = /^(websocket |got connection id|missed websocket event|long timeout|ping received|network )/
 const log = console.log
 console.log = (...args: Array<unknown>) => {
   const line = args.map((a) => (typeof a === "object" ? JSON.stringify(a) : String(a))).join(" ")
   const isErrorReply = typeof args[0] === "object" && args[0] !== null && "seq_reply" in args[0]
-  if (narration.test(line) || isErrorReply) clientLog.push(line)
-  else log(...args)
+  if (narration.test(line) || isErrorReply) {
+    if (currentFile() !== clientLogFile) {
+      clientLog.length = 0
+      clientLogFile = currentFile()
+    }
+    clientLog.push(line)
+  } else log(...args)
 }
-/** Whether any official client saw a sequence gap (it then closes with 4001 and reconnects). */
-export const sawSequenceGap = () => clientLog.some((l) => l.startsWith("missed websocket event"))
+/** Whether any official client of this test file saw a sequence gap (it then closes with 4001 and reconnects). */
+export const sawSequenceGap = () =>
+  clientLogFile === currentFile() && clientLog.some((l) => l.startsWith("missed websocket event"))
 
 export const wsUrl = (httpUrl: string, path = "/api/v4/websocket") => httpUrl.replace(/^http/, "ws") + path
 

@@ -1,5 +1,6 @@
 import type { Channel } from "@mattermost/types/channels"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -13,7 +14,7 @@ let nodeB: TestServer
 
 type Scheduled = { id: string; message: string; scheduled_at: number; error_code: string; channel_id: string }
 const list = async (client: ReturnType<typeof client4>, teamId: string) =>
-  (await client.getScheduledPosts(teamId, true)).data as unknown as Record<string, Array<Scheduled>>
+  expectShape((await client.getScheduledPosts(teamId, true)).data, Wire.ScheduledPostsByTeam, "scheduled posts") as unknown as Record<string, Array<Scheduled>>
 
 describe("scheduled messages", () => {
   beforeAll(async () => {
@@ -37,6 +38,7 @@ describe("scheduled messages", () => {
       const { data, response } = await owner.client.createScheduledPost({ channel_id: channel.id, message, scheduled_at: due } as never, "")
       expect(response.status).toBe(201)
       expect(data).toMatchObject({ message, scheduled_at: due, processed_at: 0, error_code: "" })
+      expectShape(data, Wire.ScheduledPost, "created scheduled post")
     }
     expect((await list(owner.client, team.id))[team.id]).toHaveLength(12)
     const posted = async () => Object.values((await owner.client.getPosts(channel.id, 0, 200)).posts).map((p) => p.message)
@@ -71,11 +73,12 @@ describe("scheduled messages", () => {
     expect(Object.keys((await owner.client.getScheduledPosts(team.id, false)).data)).toEqual([team.id])
     const edited = (await owner.client.updateScheduledPost({ ...inTeam, message: "edited note", scheduled_at: later + 60_000 } as never, "")).data as unknown as Scheduled
     expect(edited).toMatchObject({ id: inTeam.id, message: "edited note", scheduled_at: later + 60_000 })
+    expectShape(edited, Wire.ScheduledPost, "updated scheduled post")
     // Someone else's scheduled message: 403 for editing and deleting; a missing one 404.
     await expect(member.client.updateScheduledPost({ ...inTeam, message: "hijack" } as never, "")).rejects.toMatchObject({ status_code: 403 })
     await expect(member.client.deleteScheduledPost(member.user.id, inTeam.id, "")).rejects.toMatchObject({ status_code: 403 })
     await expect(owner.client.deleteScheduledPost(owner.user.id, "a".repeat(26), "")).rejects.toMatchObject({ status_code: 404 })
-    expect(((await owner.client.deleteScheduledPost(owner.user.id, inTeam.id, "")).data as unknown as Scheduled).id).toBe(inTeam.id)
+    expect(expectShape((await owner.client.deleteScheduledPost(owner.user.id, inTeam.id, "")).data, Wire.ScheduledPost, "deleted scheduled post").id).toBe(inTeam.id)
     expect((await list(owner.client, team.id))[team.id]).toEqual([])
     expect((await list(member.client, team.id)).directChannels).toEqual([])
   })

@@ -6,6 +6,7 @@ import { scopeChannelIds } from "../../src/search/SearchScope.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { Fixtures } from "../files/Fixtures.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 
 let server: TestServer
 let db: Fixtures
@@ -81,7 +82,7 @@ describe("post search with Mattermost's modifiers", () => {
   it("matches all words by default, any word with is_or_search, newest first, with matches", async () => {
     expect(await found(alice, "deploy server")).toEqual(["deployBoth"])
     expect(await found(alice, "deploy server", { is_or_search: true })).toEqual(["dm", "secret", "serverOnly", "deployOnly", "deployBoth"])
-    const result = await search(alice, "deploy server")
+    const result = expectShape(await search(alice, "deploy server"), Wire.PostSearchResults, "search results")
     expect(result.matches[posts.deployBoth]).toEqual(["deploy", "server"])
     expect(result.posts[posts.deployBoth]).toMatchObject({ id: posts.deployBoth, message: "We deploy the server tonight", metadata: expect.any(Object) })
     expect(result).toMatchObject({ next_post_id: "", prev_post_id: "", first_inaccessible_post_time: 0 })
@@ -206,6 +207,7 @@ describe("file search", () => {
     await alice.client.createPost({ channel_id: secret, message: "hidden", file_ids: [hidden.id] } as never)
     const names = async (m: Member, terms: string) => {
       const result = await m.client.searchFilesWithParams(teamId, { terms, is_or_search: false, page: 0, per_page: 60 } as never)
+      expectShape(result, Wire.FileSearchResults, "file search")
       return result.order.map((id: string) => (result.file_infos as unknown as Record<string, { name: string }>)[id].name)
     }
     expect(await names(bob, "report")).toEqual(["report-data.csv", "Quarterly-Report.pdf"])

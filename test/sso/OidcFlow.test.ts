@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4 } from "../support/Clients.ts"
 import { Browser } from "./support/Browser.ts"
 import { jwtParts, startFakeOidc, type FakeOidc } from "./support/FakeOidc.ts"
@@ -306,7 +307,7 @@ describe("official mobile app", () => {
     const response = await codeExchange({ login_code: end.url.searchParams.get("login_code")!, code_verifier: v, state })
     expect(response.status).toBe(200)
     expect(response.headers.get("cache-control")).toBe("no-store")
-    const body = await response.json()
+    const body = expectShape(await response.json(), Wire.SsoCodeExchangeResult, "code exchange")
     expect(Object.keys(body).sort()).toEqual(["csrf", "token"])
     expect((await client4(h.server.url, body.token).getMe()).username).toBe("alice")
   })

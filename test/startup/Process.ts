@@ -108,3 +108,19 @@ export const waitUntilRefusing = async (service: ServiceProcess, deadlineMs: num
   }
   throw new Error(`the service still accepted connections ${deadlineMs} ms after SIGTERM`)
 }
+
+/**
+ * Resolves once the service has `count` requests in flight besides the metrics scrape that reads the figure
+ * (service_http_requests_in_flight counts from the request's headers to the end of its response).
+ */
+export const waitUntilInFlight = async (service: ServiceProcess, count: number, deadlineMs = 10_000) => {
+  const started = Date.now()
+  let seen = -1
+  while (Date.now() - started < deadlineMs) {
+    const text = await fetch(`${service.url}/api/v1/health/metrics`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text(), () => "")
+    seen = Number(/^service_http_requests_in_flight (\d+)$/m.exec(text)?.[1] ?? -1) - 1
+    if (seen >= count) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`${seen} requests in flight (besides the scrape), not ${count}, ${deadlineMs} ms on:\n${service.output()}`)
+}

@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempDir } from "../support/Cleanup.ts"
 import { client4 } from "../support/Clients.ts"
-import { freePort, requestInFlight, type ServiceProcess, startProcess, stop, waitUntilLive, waitUntilRefusing } from "./Process.ts"
+import { freePort, requestInFlight, type ServiceProcess, startProcess, stop, waitUntilInFlight, waitUntilLive, waitUntilRefusing } from "./Process.ts"
 
 /**
  * `npm start` with no configuration at all: embedded PostgreSQL under the data directory, in-memory cache, secrets
@@ -55,7 +55,7 @@ describe("start-up on embedded defaults", () => {
       email: "latecomer@example.com",
       password: "correct-horse-battery"
     })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await waitUntilInFlight(first, 1)
     const exited = stop(first, dataDir)
     await waitUntilRefusing(first, 10_000)
     late.finish()

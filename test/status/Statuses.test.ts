@@ -4,6 +4,7 @@ import { Db } from "../../layers/Db.ts"
 import { sweepOnce } from "../../src/status/Sweeper.ts"
 import { newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
+import { stats } from "../realtime/Fixture.ts"
 import { MattermostSocket, wsUrl } from "../realtime/Sockets.ts"
 
 /** User statuses over REST, driven by sockets, and the time-driven sweeps. */
@@ -35,6 +36,19 @@ const becomes = async (userId: string, status: string) => {
     await new Promise((r) => setTimeout(r, 20))
   }
   expect(await statusOf(userId)).toBe(status)
+}
+/**
+ * Closes a socket and waits until the server has handled its departure, presence and status included: the node
+ * counts a socket until then. Only one departure may be under way, as in these tests.
+ */
+const closeHandled = async (socket: { close: () => void }) => {
+  const before = (await stats(server)).websocket_connections
+  socket.close()
+  for (let i = 0; i < 150; i++) {
+    if ((await stats(server)).websocket_connections === before - 1) return
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  expect((await stats(server)).websocket_connections).toBe(before - 1)
 }
 const sql = (run: (db: Effect.Effect.Success<typeof Db>) => Effect.Effect<unknown, unknown>) =>
   server.runtime.runPromise(Effect.flatMap(Db, run))
@@ -87,11 +101,10 @@ describe("presence", () => {
     const first = await connect(u)
     const second = await connect(u)
     await becomes(u.user.id, "online")
-    first.close()
-    await new Promise((r) => setTimeout(r, 100))
+    await closeHandled(first)
     expect(await statusOf(u.user.id)).toBe("online")
-    second.close()
-    await becomes(u.user.id, "offline")
+    await closeHandled(second)
+    expect(await statusOf(u.user.id)).toBe("offline")
   })
 
   it("keeps a chosen status (DND) through connects and disconnects", async () => {
@@ -99,8 +112,7 @@ describe("presence", () => {
     await u.client.updateStatus({ user_id: u.user.id, status: "dnd" } as never)
     const socket = await connect(u)
     expect(await statusOf(u.user.id)).toBe("dnd")
-    socket.close()
-    await new Promise((r) => setTimeout(r, 100))
+    await closeHandled(socket)
     expect(await statusOf(u.user.id)).toBe("dnd")
   })
 

@@ -3,6 +3,7 @@ import type { Team, TeamMembership } from "@mattermost/types/teams"
 import type { UserProfile } from "@mattermost/types/users"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -56,7 +57,7 @@ describe("User Management > Users", () => {
     // system_user alone means plain users, as Mattermost filters it.
     expect(ids(await admin.client.getProfiles(0, 100, { roles: ["system_user"], active: true } as never))).toEqual(sorted(alice, bob, stranger))
 
-    expect((await admin.client.getFilteredUsersStats({})).total_users_count).toBe(4)
+    expect(expectShape(await admin.client.getFilteredUsersStats({}), Wire.UsersStats, "filtered stats").total_users_count).toBe(4)
     expect((await admin.client.getFilteredUsersStats({ include_deleted: true } as never)).total_users_count).toBe(5)
     expect((await admin.client.getFilteredUsersStats({ roles: ["system_user"] } as never)).total_users_count).toBe(3)
     expect((await admin.client.getTotalUsersStats()).total_users_count).toBe(4)
@@ -199,7 +200,7 @@ describe("User Management > Teams", () => {
       await expect(anonymous.createUser({ username: name, email: `${name}@example.com`, password: "correct-horse-battery" } as never, "", stale))
         .rejects.toMatchObject({ status_code: 404 })
     }
-    expect(await anonymous.getTeamInviteInfo(current)).toMatchObject({ id: team.id })
+    expect(expectShape(await anonymous.getTeamInviteInfo(current), Wire.TeamInviteInfo, "invite info")).toMatchObject({ id: team.id })
     expect(await stranger.client.addToTeamFromInvite("", current)).toMatchObject({ team_id: team.id, user_id: stranger.user.id })
     await alice.client.removeFromTeam(team.id, stranger.user.id)
   })
@@ -216,7 +217,9 @@ describe("Team Statistics", () => {
     await alice.client.createChannel({ team_id: team.id, name: unique("priv"), display_name: "Private", type: "P" } as Channel)
 
     type Row = { name: string; value: number }
-    const standard = Object.fromEntries((await admin.client.getAnalytics("standard", team.id) as unknown as Array<Row>).map((r) => [r.name, r.value]))
+    const rows = await admin.client.getAnalytics("standard", team.id) as unknown as Array<Row>
+    rows.forEach((r, i) => expectShape(r, Wire.AnalyticsRow, `analytics[${i}]`))
+    const standard = Object.fromEntries(rows.map((r) => [r.name, r.value]))
     expect(standard).toMatchObject({ post_count: 2, channel_private_count: 1, unique_user_count: 2 })
     const today = new Date().toISOString().slice(0, 10)
     expect(await admin.client.getAnalytics("post_counts_day", team.id)).toEqual([{ name: today, value: 2 }])
@@ -241,12 +244,12 @@ describe("Authentication > OpenID Connect: the SSO switch", () => {
       body: { provider_key: "corp", provider_type: "oidc", display_name: "Corp", issuer_url: "http://127.0.0.1:9", client_id: "x", client_secret: "s-corp-1", is_active: true, auto_provision: true }
     })
     expect(created.status).toBe(201)
-    const on = await admin.client.patchConfig({ OpenIdSettings: { Enable: true } } as never) as { OpenIdSettings: { Enable: boolean } }
+    const on = expectShape(await admin.client.patchConfig({ OpenIdSettings: { Enable: true } } as never), Wire.Config, "config after enabling OpenID")
     expect(on.OpenIdSettings.Enable).toBe(true)
-    expect((await admin.client.getConfig() as unknown as { OpenIdSettings: { Enable: boolean } }).OpenIdSettings.Enable).toBe(true)
+    expect(expectShape(await admin.client.getConfig(), Wire.Config, "config").OpenIdSettings.Enable).toBe(true)
     expect((await client4(server.url).getClientConfig() as Record<string, string>).EnableSignUpWithOpenId).toBe("true")
     expect(await status(alice.client.patchConfig({ OpenIdSettings: { Enable: false } } as never))).toBe(403)
-    const off = await admin.client.patchConfig({ OpenIdSettings: { Enable: false } } as never) as { OpenIdSettings: { Enable: boolean } }
+    const off = expectShape(await admin.client.patchConfig({ OpenIdSettings: { Enable: false } } as never), Wire.Config, "config after disabling OpenID")
     expect(off.OpenIdSettings.Enable).toBe(false)
     expect((await client4(server.url).getClientConfig() as Record<string, string>).EnableSignUpWithOpenId).toBe("false")
   })

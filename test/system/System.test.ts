@@ -1,6 +1,6 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { expectShape, expectStringMap, RoleSpec, ServerLimitsSpec } from "../compat/Shapes.ts"
+import { expectShape, expectStringMap, Wire } from "../compat/Shapes.ts"
 import { raw } from "../compat/Raw.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -38,6 +38,7 @@ describe("site root and ping", () => {
   it("pings with the mobile fields, and CanReceiveNotifications follows the push configuration", async () => {
     const client = client4(server.url)
     const off = await client.ping(false) as unknown as Record<string, string>
+    expectShape(off, Wire.Ping, "ping")
     expect(off).toMatchObject({ status: "OK", ActiveSearchBackend: "database", CanReceiveNotifications: "false", AndroidMinVersion: "", IosMinVersion: "" })
 
     const configure = (body: Record<string, string | null>) =>
@@ -45,6 +46,7 @@ describe("site root and ping", () => {
     expect((await configure({ push_android_project_id: "proj", push_android_access_token: "tok" })).status).toBe(200)
     try {
       const on = await client.ping(true) as unknown as Record<string, string>
+      expectShape(on, Wire.Ping, "ping with the server status")
       expect(on).toMatchObject({ status: "OK", CanReceiveNotifications: "true", database_status: "OK", filestore_status: "OK", root_status: "OK" })
       const anonymousConfig = await client.getClientConfig() as Record<string, string>
       expect(anonymousConfig.SendPushNotifications).toBeUndefined()
@@ -146,6 +148,7 @@ describe("client config and license", () => {
   it("reports an unlicensed server as Mattermost does: IsLicensed alone, no seat fields", async () => {
     const license = await client4(server.url).getClientLicenseOld() as Record<string, string>
     expectStringMap(license)
+    expectShape(license, Wire.StringMap, "client license")
     // Mattermost's GetClientLicense(nil); a `Users` field would make the web app warn admins of exceeded seats.
     expect(license).toEqual({ IsLicensed: "false" })
   })
@@ -157,7 +160,7 @@ describe("roles, limits, time zones", () => {
     const names = ["system_admin", "system_user", "system_guest", "team_admin", "team_user", "team_guest", "channel_admin", "channel_user", "channel_guest"]
     const roles = await client.getRolesByNames([...names, "no_such_role"])
     expect(roles.map((r) => r.name).sort()).toEqual([...names].sort())
-    for (const role of roles) expectShape(role, RoleSpec, role.name)
+    for (const role of roles) expectShape(role, Wire.Role, role.name)
     const byName = Object.fromEntries(roles.map((r) => [r.name, r]))
     expect(byName.channel_user.permissions).toEqual(expect.arrayContaining(["create_post", "read_channel", "add_reaction", "upload_file", "edit_post", "delete_post"]))
     expect(byName.system_user.permissions).toEqual(expect.arrayContaining(["create_direct_channel", "create_group_channel", "create_team"]))
@@ -176,11 +179,26 @@ describe("roles, limits, time zones", () => {
   it("serves server limits and time zones to a session", async () => {
     const { client } = await newUser(server.url, "limits")
     const limits = await client.getServerLimits()
-    expectShape(limits.data, ServerLimitsSpec)
+    expectShape(limits.data, Wire.ServerLimits)
     expect(limits.data.activeUserCount).toBeGreaterThan(0)
     const zones = await raw(server.url, "/api/v4/system/timezones", { token: client.getToken() })
     expect(zones.status).toBe(200)
-    expect(zones.body).toContain("Europe/Paris")
+    expect(expectShape(zones.body, Wire.TimezoneNames, "time zones")).toContain("Europe/Paris")
+  })
+})
+
+describe("plugins", () => {
+  it("lists the built-in Calls plugin, active and running, to system admins only", async () => {
+    const list = await raw(server.url, "/api/v4/plugins", { token: adminToken })
+    expect(list.status).toBe(200)
+    const plugins = expectShape(list.body, Wire.PluginsResponse, "plugins")
+    expect(plugins.active.map((p) => p.id)).toEqual(["com.mattermost.calls"])
+    expect(plugins.inactive).toEqual([])
+    const statuses = await raw(server.url, "/api/v4/plugins/statuses", { token: adminToken })
+    expect(statuses.status).toBe(200)
+    expect((statuses.body as Array<unknown>).map((s, i) => expectShape(s, Wire.PluginStatus, `statuses[${i}]`).plugin_id)).toEqual(["com.mattermost.calls"])
+    const { client } = await newUser(server.url, "plugins")
+    expect((await raw(server.url, "/api/v4/plugins", { token: client.getToken() })).status).toBe(403)
   })
 })
 
@@ -192,7 +210,7 @@ describe("redirect_location", () => {
     expect(bad.status).toBe(400)
     const internal = await raw(server.url, `/api/v4/redirect_location?url=${encodeURIComponent(`${server.url}/`)}`, { token })
     expect(internal.status).toBe(200)
-    expect(internal.body).toEqual({ location: "" })
+    expect(expectShape(internal.body, Wire.RedirectLocation, "redirect location")).toEqual({ location: "" })
     expect(isReservedAddress("127.0.0.1")).toBe(true)
     expect(isReservedAddress("10.1.2.3")).toBe(true)
     expect(isReservedAddress("::1")).toBe(true)

@@ -3,6 +3,7 @@ import type { AdminConfig } from "@mattermost/types/config"
 import type { Team } from "@mattermost/types/teams"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser, unique } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -132,7 +133,7 @@ describe("sign-up and team creation switches", () => {
 
 describe("the configuration document", () => {
   it("gives system admins every section with secrets masked, and nobody else anything", async () => {
-    const config = await admin.client.getConfig() as AdminConfig
+    const config = expectShape(await admin.client.getConfig(), Wire.Config, "config")
     for (const section of ["ServiceSettings", "TeamSettings", "SqlSettings", "FileSettings", "EmailSettings", "LdapSettings", "SamlSettings", "PluginSettings", "GitLabSettings", "ElasticsearchSettings", "DataRetentionSettings", "GuestAccountsSettings"]) {
       expect(config, section).toHaveProperty(section)
     }
@@ -141,7 +142,7 @@ describe("the configuration document", () => {
     expect(JSON.stringify(config)).not.toContain(server.databaseUrl)
     expect(await status(alice.client.getConfig())).toBe(403)
     expect(await status(anonymous().getConfig())).toBe(401)
-    expect(await admin.client.getEnvironmentConfig()).toMatchObject({ ServiceSettings: { SiteURL: true } })
+    expect(expectShape(await admin.client.getEnvironmentConfig(), Wire.ConfigEnvironment, "environment settings")).toMatchObject({ ServiceSettings: { SiteURL: true } })
     expect(await status(alice.client.getEnvironmentConfig())).toBe(403)
   })
 
@@ -149,7 +150,7 @@ describe("the configuration document", () => {
     const config = await admin.client.getConfig() as AdminConfig
     config.TeamSettings.SiteName = "Renamed Chat"
     config.FileSettings.MaxFileSize = 12345678
-    const saved = await admin.client.updateConfig(config) as AdminConfig
+    const saved = expectShape(await admin.client.updateConfig(config), Wire.Config, "saved config")
     expect(saved.TeamSettings.SiteName).toBe("Renamed Chat")
     const client = await alice.client.getClientConfig() as Record<string, string>
     expect(client.SiteName).toBe("Renamed Chat")
@@ -165,7 +166,7 @@ describe("the configuration document", () => {
     expect(refused).toMatchObject({ status_code: 400, server_error_id: "api.config.update.not_changeable.app_error" })
     expect(refused?.message).toContain("ServiceSettings.SiteURL (set with SERVICE_SITE_URL)")
     expect(refused?.message).toContain("LdapSettings.Enable")
-    expect((await admin.client.getConfig() as AdminConfig).TeamSettings.SiteName).toBe("Renamed Chat")
+    expect(expectShape(await admin.client.getConfig(), Wire.Config, "config").TeamSettings.SiteName).toBe("Renamed Chat")
     expect(await status(admin.client.patchConfig({ Nonsense: { Setting: "x" } } as never))).toBe(400)
     expect(await status(admin.client.patchConfig({ TeamSettings: { SiteName: "" } } as never))).toBe(400)
     expect(await status(admin.client.patchConfig({ TeamSettings: { SiteName: "x".repeat(31) } } as never))).toBe(400)
@@ -178,10 +179,10 @@ describe("the configuration document", () => {
   })
 
   it("sets and clears the push proxy through EmailSettings", async () => {
-    const on = await admin.client.patchConfig({ EmailSettings: { PushNotificationServer: "https://push.example.com", SendPushNotifications: true } } as never) as AdminConfig
+    const on = expectShape(await admin.client.patchConfig({ EmailSettings: { PushNotificationServer: "https://push.example.com", SendPushNotifications: true } } as never), Wire.Config, "config with push")
     expect(on.EmailSettings.PushNotificationServer).toBe("https://push.example.com")
     expect(on.EmailSettings.SendPushNotifications).toBe(true)
-    const off = await admin.client.patchConfig({ EmailSettings: { SendPushNotifications: false } } as never) as AdminConfig
+    const off = expectShape(await admin.client.patchConfig({ EmailSettings: { SendPushNotifications: false } } as never), Wire.Config, "config without push")
     expect(off.EmailSettings.PushNotificationServer).toBe("")
     expect(off.EmailSettings.SendPushNotifications).toBe(false)
     expect(await status(admin.client.patchConfig({ EmailSettings: { SendPushNotifications: true } } as never))).toBe(400)
@@ -191,7 +192,7 @@ describe("the configuration document", () => {
 
 describe("statistics", () => {
   it("counts users for everyone, with filters for admins", async () => {
-    const all = await admin.client.getTotalUsersStats()
+    const all = expectShape(await admin.client.getTotalUsersStats(), Wire.UsersStats, "user stats")
     expect(all.total_users_count).toBeGreaterThanOrEqual(4)
     const mine = await alice.client.getTotalUsersStats()
     expect(mine.total_users_count).toBeGreaterThanOrEqual(1)
@@ -241,6 +242,8 @@ describe("System Console user management", () => {
     const adminRow = (await reportOf(admin.client, { search_term: admin.username }))[0]
     expect(adminRow.last_login).toBeGreaterThan(0)
     expect(adminRow.total_posts).toBeGreaterThanOrEqual(1)
+    expect(expectShape(adminRow, Wire.UserReport, "report row").last_post_date).toBeGreaterThan(0)
+    first.forEach((row, i) => expectShape(row, Wire.UserReport, `report[${i}]`))
     const count = await admin.client.getUserCountForReporting({ role_filter: "system_admin" } as never)
     expect(count).toBe(1)
     expect(await status(alice.client.getUsersForReporting({} as never))).toBe(403)

@@ -3,7 +3,7 @@ import type { Post } from "@mattermost/types/posts"
 import type { Team, TeamMembership, TeamsWithCount } from "@mattermost/types/teams"
 import { beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
-import { expectShape, type Spec, TeamSpec } from "../compat/Shapes.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { newUser, unique } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 import { teamOfTwo } from "../support/Teams.ts"
@@ -16,23 +16,17 @@ beforeAll(async () => {
   admin = await newUser(env.server.url, "admin")
 })
 
-const TeamMembershipSpec: Spec<TeamMembership> = {
-  team_id: "string", user_id: "string", roles: "string", delete_at: "number", scheme_admin: "boolean", scheme_guest: "boolean",
-  scheme_user: "boolean", mention_count: "number", mention_count_root: "number", msg_count: "number", msg_count_root: "number",
-  thread_count: "optional", thread_mention_count: "optional", thread_urgent_mention_count: "optional"
-}
-
 const setup = (open = false) =>
   teamOfTwo(env.server.url, ["tmo", "tmm"], { type: open ? "O" : "I", allow_open_invite: open })
 
 describe("team membership", () => {
   it("returns Team and TeamMembership shapes, with the email shown only to team admins", async () => {
     const { owner, member, team } = await setup()
-    expectShape(await member.client.getTeam(team.id), TeamSpec, "team")
+    expectShape(await member.client.getTeam(team.id), Wire.Team, "team")
     expect((await member.client.getTeam(team.id)).email).toBe("")
     expect((await owner.client.getTeam(team.id)).email).toMatch(/@example\.com$/)
-    for (const m of await member.client.getMyTeamMembers()) expectShape(m, TeamMembershipSpec, "member")
-    expectShape(await member.client.getTeamMember(team.id, "me"), TeamMembershipSpec, "me")
+    for (const m of await member.client.getMyTeamMembers()) expectShape(m, Wire.TeamMember, "member")
+    expectShape(await member.client.getTeamMember(team.id, "me"), Wire.TeamMember, "me")
   })
 
   it("patches and updates the team for team admins only, publishing update_team", async () => {
@@ -48,6 +42,7 @@ describe("team membership", () => {
     expect(updated.display_name).toBe("Full Update")
     expect(await owner.client.checkIfTeamExists(team.name)).toEqual({ exists: true })
     expect(await owner.client.checkIfTeamExists(unique("nope"))).toEqual({ exists: false })
+    expectShape(await owner.client.checkIfTeamExists(team.name), Wire.TeamExists, "team exists")
   })
 
   it("lists open teams and the caller's own; system admins see all, with total counts", async () => {
@@ -74,10 +69,12 @@ describe("team membership", () => {
     expect([...firstPage, ...secondPage].map((m) => m.user_id).sort()).toEqual([owner.user.id, member.user.id, third.user.id].sort())
     expect((await owner.client.getTeamMembersByIds(team.id, [third.user.id])).map((m) => m.user_id)).toEqual([third.user.id])
     expect(await member.client.getTeamStats(team.id)).toEqual({ team_id: team.id, total_member_count: 3, active_member_count: 3 })
+    expectShape(await member.client.getTeamStats(team.id), Wire.TeamStats, "team stats")
 
     const graceful = await owner.client.addUsersToTeamGracefully(team.id, [(await newUser(env.server.url, "tm4")).user.id, "abcdefghijklmnopqrstuvwxyz"])
     expect(graceful.filter((r) => r.member !== undefined)).toHaveLength(1)
     expect(graceful.find((r) => r.user_id === "abcdefghijklmnopqrstuvwxyz")!.error).toMatchObject({ id: "app.user.missing_account.const" })
+    graceful.forEach((entry, i) => expectShape(entry, Wire.TeamMemberWithError, `graceful[${i}]`))
   })
 
   it("leaves a team and its channels; team admins remove others; leave_team goes to the team and the leaver", async () => {
@@ -134,6 +131,11 @@ describe("team membership", () => {
     await member.client.viewMyChannel(townSquare.id)
     await owner.client.createPost({ channel_id: townSquare.id, message: `ping @${member.username}` } as Post)
     const unreads = await member.client.getMyTeamUnreads()
+    unreads.forEach((u, i) => expectShape(u, Wire.TeamUnreadWithThreads, `unreads[${i}]`))
+    // An explicit user id goes through the router (the fast path takes "me" only).
+    const byId = await raw(env.server.url, `/api/v4/users/${member.user.id}/teams/unread?include_collapsed_threads=true`, { token: member.client.getToken() })
+    expect(byId.status).toBe(200)
+    ;(byId.body as Array<unknown>).forEach((u, i) => expectShape(u, Wire.TeamUnreadWithThreads, `unreads by id[${i}]`))
     expect(unreads.find((u) => u.team_id === team.id)).toEqual({ team_id: team.id, msg_count: 1, mention_count: 1, msg_count_root: 1, mention_count_root: 1 })
     const one = await raw(env.server.url, `/api/v4/users/me/teams/${team.id}/unread`, { token: member.client.getToken() })
     expect(one.body).toEqual({ team_id: team.id, msg_count: 1, mention_count: 1, msg_count_root: 1, mention_count_root: 1 })

@@ -1,9 +1,8 @@
-import type { UserThread } from "@mattermost/types/threads"
 import { describe, expect, it } from "vitest"
 import { newUser } from "../support/Clients.ts"
 import { serverForFile } from "../support/FileServer.ts"
 import { channelIn, say, teamWith } from "../posts/Fixture.ts"
-import { expectPost, expectPostList, expectShape, UserThreadListSpec, UserThreadSpec } from "../posts/Shapes.ts"
+import { expectPost, expectPostList, expectShape, Wire } from "../posts/Shapes.ts"
 
 const env = serverForFile({ sysadmin: true })
 
@@ -24,7 +23,7 @@ describe("collapsed reply threads", () => {
 
     // Everyone following got thread_updated with the thread as a JSON string.
     const aliceUpdate = threadEvents("thread_updated", alice.user.id).at(-1)!
-    const thread = expectShape(JSON.parse(aliceUpdate.data.thread as string), UserThreadSpec) as UserThread
+    const thread = expectShape(JSON.parse(aliceUpdate.data.thread as string), Wire.Thread)
     expect(thread).toMatchObject({ id: root.id, reply_count: 2, unread_replies: 2, unread_mentions: 0, is_following: true })
     expect(thread.participants.map((p) => p.id)).toEqual([bob.user.id])
     expect(aliceUpdate.data).toMatchObject({ previous_unread_replies: 1, previous_unread_mentions: 0 })
@@ -94,8 +93,8 @@ describe("collapsed reply threads", () => {
     const t1r2 = await say(bob, channel.id, `b @${alice.username}`, t1.id)
     await say(bob, channel.id, "c", t2.id)
 
-    const list = expectShape(await alice.client.getUserThreads(alice.user.id, team.id, { perPage: 25, extended: true }), UserThreadListSpec)
-    for (const t of list.threads) expectPost(expectShape(t, UserThreadSpec).post)
+    const list = expectShape(await alice.client.getUserThreads(alice.user.id, team.id, { perPage: 25, extended: true }), Wire.ThreadList)
+    for (const t of list.threads) expectPost(expectShape(t, Wire.Thread).post)
     expect(list).toMatchObject({ total: 2, total_unread_threads: 2, total_unread_mentions: 1, total_unread_urgent_mentions: 0 })
     expect(list.threads.map((t) => t.id)).toEqual([t2.id, t1.id])
     const one = list.threads[1]

@@ -1,6 +1,9 @@
+import { Schema } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { NewUserAccessToken, UserAccessToken } from "../../schemas/wire/AccessToken.ts"
 import { raw } from "../compat/Raw.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, failureOf, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { eventually as socketEventually, MattermostSocket, wsUrl } from "../realtime/Sockets.ts"
@@ -38,6 +41,7 @@ describe("personal access tokens", () => {
     const created = await admin.client.createUserAccessToken(admin.user.id, "ci deploys")
     expect(created).toMatchObject({ user_id: admin.user.id, description: "ci deploys", is_active: true })
     expect(created.token).toMatch(/^[a-z0-9]{26}$/)
+    expectShape(created, NewUserAccessToken, "created token")
 
     const asToken = client4(server.url, created.token!)
     expect((await asToken.getMe()).id).toBe(admin.user.id)
@@ -48,7 +52,9 @@ describe("personal access tokens", () => {
     const listed = await admin.client.getUserAccessTokensForUser(admin.user.id, 0, 100)
     expect(listed.map((t) => t.id)).toContain(created.id)
     expect(listed.every((t) => t.token === undefined)).toBe(true)
+    expectShape(listed, Schema.Array(UserAccessToken), "a user's tokens")
     const fetched = await admin.client.getUserAccessToken(created.id)
+    expectShape(fetched, UserAccessToken, "fetched token")
     expect(fetched).toEqual({ id: created.id, user_id: admin.user.id, description: "ci deploys", is_active: true, expires_at: 0 })
   })
 
@@ -143,9 +149,10 @@ describe("personal access tokens", () => {
     // The admin sees and manages everyone's.
     const all = await admin.client.getUserAccessTokens(0, 200)
     expect(all.map((t) => t.id)).toEqual(expect.arrayContaining([mine.id, adminToken.id, othersToken.id]))
+    expectShape(all, Schema.Array(UserAccessToken), "all tokens")
     const found = await raw(server.url, "/api/v4/users/tokens/search", { method: "POST", token: admin.client.getToken(), body: { term: member.username } })
     expect(found.status).toBe(200)
-    expect(found.body.map((t: { id: string }) => t.id)).toEqual([mine.id])
+    expect(expectShape(found.body, Schema.Array(UserAccessToken), "found tokens").map((t) => t.id)).toEqual([mine.id])
     await admin.client.revokeUserAccessToken(mine.id)
     expect((await meWith(mine.token!)).status).toBe(401)
   })
@@ -183,7 +190,7 @@ describe("personal access tokens", () => {
     expect((await admin.client.getClientConfig() as Record<string, string>).EnableUserAccessTokens).toBe("true")
     await admin.client.patchConfig({ ServiceSettings: { EnableUserAccessTokens: false } } as never)
     try {
-      expect((await admin.client.getConfig()).ServiceSettings.EnableUserAccessTokens).toBe(false)
+      expect(expectShape(await admin.client.getConfig(), Wire.Config, "config").ServiceSettings.EnableUserAccessTokens).toBe(false)
       expect((await admin.client.getClientConfig() as Record<string, string>).EnableUserAccessTokens).toBe("false")
       expect(await failure(admin.client.createUserAccessToken(admin.user.id, "no"))).toEqual({ status: 501, id: "app.user_access_token.disabled" })
       expect((await meWith(created.token!)).status).toBe(401)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -22,7 +23,7 @@ describe("accounts through Client4", () => {
     expect(user.id).toBe(created.id)
     expect(client.getToken()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
 
-    const me = await client.getMe()
+    const me = expectShape(await client.getMe(), Wire.User, "me")
     expect(me.id).toBe(created.id)
     expect(me.email).toBe("first@example.com")
 

@@ -2,7 +2,7 @@ import type { Channel } from "@mattermost/types/channels"
 import type { Team } from "@mattermost/types/teams"
 import type { UserProfile } from "@mattermost/types/users"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { expectShape, UserProfileSpec } from "../compat/Shapes.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { raw } from "../compat/Raw.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -41,7 +41,7 @@ const ids = (users: ReadonlyArray<{ id: string }>) => users.map((u) => u.id).sor
 describe("single user lookups", () => {
   it("shows team mates and hides strangers with 403; unknown is 404, malformed 400", async () => {
     const seen = await bob.client.getUser(alice.user.id)
-    expectShape(seen, UserProfileSpec, "user")
+    expectShape(seen, Wire.User, "user")
     expect(seen.username).toBe(alice.username)
     expect(seen.email).toBe("")
     expect(seen).not.toHaveProperty("password")
@@ -78,7 +78,7 @@ describe("bulk reads", () => {
   it("returns only visible users by ids, and with since only the ones updated after it", async () => {
     const users = await bob.client.getProfilesByIds([alice.user.id, carol.user.id, bob.user.id])
     expect(ids(users)).toEqual([alice.user.id, bob.user.id].sort())
-    for (const u of users) expectShape(u, UserProfileSpec, u.username)
+    for (const u of users) expectShape(u, Wire.User, u.username)
     const before = Date.now()
     await alice.client.patchMe({ nickname: "Ally" })
     const changed = await bob.client.getProfilesByIds([alice.user.id, bob.user.id], { since: before - 1 } as never)
@@ -194,9 +194,11 @@ describe("lists", () => {
 describe("autocomplete, search, known, group channels", () => {
   it("autocompletes in a channel with the team's other matches out of channel", async () => {
     const result = await alice.client.autocompleteUsers(bob.username.slice(0, 4), team.id, privateChannel.id) as { users: Array<UserProfile>; out_of_channel: Array<UserProfile> }
+    expectShape(result, Wire.UserAutocomplete, "autocomplete in a channel")
     expect(ids(result.users)).toEqual([])
     expect(ids(result.out_of_channel)).toContain(bob.user.id)
     const inTeam = await alice.client.autocompleteUsers(`@${alice.username}`, team.id, "") as { users: Array<UserProfile> }
+    expect(expectShape(inTeam, Wire.UserAutocomplete, "autocomplete in a team").out_of_channel).toBeUndefined()
     expect(ids(inTeam.users)).toEqual([alice.user.id])
     const stranger = await carol.client.autocompleteUsers("a", "", "") as { users: Array<UserProfile> }
     expect(ids(stranger.users)).toEqual([])
@@ -215,8 +217,10 @@ describe("autocomplete, search, known, group channels", () => {
 
   it("lists known users (shared channels) and group channel members", async () => {
     expect(await dave.client.getKnownUsers()).toEqual([alice.user.id])
+    expectShape(await dave.client.getKnownUsers(), Wire.UserIds, "known users")
     const gm = await alice.client.createGroupChannel([alice.user.id, bob.user.id, dave.user.id])
     const members = await alice.client.getProfilesInGroupChannels([gm.id]) as Record<string, Array<UserProfile>>
+    expectShape(members, Wire.UsersByGroupChannel, "group channel members")
     expect(Object.keys(members)).toEqual([gm.id])
     expect(ids(members[gm.id])).toEqual([bob.user.id, dave.user.id].sort())
     expect(await carol.client.getProfilesInGroupChannels([gm.id])).toEqual({})

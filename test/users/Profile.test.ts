@@ -4,7 +4,7 @@ import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { recordEvents } from "../compat/Events.ts"
 import { raw } from "../compat/Raw.ts"
-import { expectShape, SessionSpec, UserProfileSpec } from "../compat/Shapes.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { client4, newUser } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -39,7 +39,7 @@ describe("patch", () => {
       timezone: { useAutomaticTimezone: "false", automaticTimezone: "", manualTimezone: "Europe/Paris" },
       notify_props: { push: "all", desktop: "all" } as never
     })
-    expectShape(patched, UserProfileSpec)
+    expectShape(patched, Wire.User)
     expect(patched).toMatchObject({ nickname: "Nick", first_name: "Ada", last_name: "Lovelace", position: "Engineer", locale: "fr" })
     expect(patched.timezone).toEqual({ useAutomaticTimezone: "false", automaticTimezone: "", manualTimezone: "Europe/Paris" })
     expect(patched.notify_props).toMatchObject({ push: "all", desktop: "all", email: "true" })
@@ -144,7 +144,7 @@ describe("sessions", () => {
     const sessions = await client.getSessions(user.id)
     expect(sessions).toHaveLength(2)
     for (const s of sessions) {
-      expectShape(s, SessionSpec)
+      expectShape(s, Wire.Session)
       expect(s.token).toBe("")
       expect(s.props.os).toBeTypeOf("string")
     }

@@ -2,6 +2,7 @@ import type { Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { withActionCookies } from "../../src/integrations/PostActions.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { RawSocket, wsUrl } from "../realtime/Sockets.ts"
 import { failureOf, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
@@ -68,7 +69,7 @@ describe("interactive message actions", () => {
     const ownerSocket = await socketOf(team.owner.client)
     const memberSocket = await socketOf(team.member.client)
     const post = await postWith([
-      { name: "Approve", integration: { url, context: { deploy: 42, secret: "s3" } } },
+      { name: "Approve", integration: { url, context: { deploy: 42, secret: "ctx-secret-QQ" } } },
       { name: "Named", id: "named1", integration: { url, context: {} } }
     ])
     const [approve, named] = actionsOf(post)
@@ -76,19 +77,20 @@ describe("interactive message actions", () => {
     expect(named.id).toBe("named1")
     for (const seen of [post, await team.member.client.getPost(post.id)]) {
       expect(JSON.stringify(seen)).not.toContain("integration")
-      expect(JSON.stringify(seen)).not.toContain("s3")
+      expect(JSON.stringify(seen)).not.toContain("ctx-secret-QQ")
     }
     const posted = await memberSocket.waitFor((f) => f.event === "posted" && JSON.parse(String(f.data?.post)).id === post.id, "posted")
     expect(String(posted.data?.post)).not.toContain("integration")
 
     const answer = await team.member.client.doPostActionWithCookie(post.id, approve.id!, "", "")
     expect(answer).toEqual({ status: "OK", trigger_id: expect.stringMatching(/^[a-z0-9]{26}$/), goto_location: "" })
+    expectShape(answer, Wire.PostActionResponse, "post action answer")
     const [call] = receiver.at("/approve")
     expect(call.headers["content-type"]).toBe("application/json")
     expect(JSON.parse(call.body)).toEqual({
       user_id: team.member.user.id, user_name: team.member.user.username, channel_id: channel.id, channel_name: channel.name,
       team_id: team.team.id, team_domain: team.team.name, post_id: post.id, trigger_id: expect.any(String), type: "", data_source: "",
-      context: { deploy: 42, secret: "s3" }
+      context: { deploy: 42, secret: "ctx-secret-QQ" }
     })
     const edited = await memberSocket.waitFor((f) => f.event === "post_edited", "post_edited")
     const editedPost = JSON.parse(String(edited.data?.post)) as Post
@@ -159,14 +161,14 @@ describe("interactive message actions", () => {
     const ephemeralId = "e".repeat(26)
     const sent = await server.runtime.runPromise(withActionCookies({
       id: ephemeralId, channel_id: channel.id, root_id: "",
-      props: { from_webhook: "true", attachments: [{ actions: [{ name: "Pick", integration: { url, context: { gif: 3 } } }] }] }
+      props: { from_webhook: "true", attachments: [{ actions: [{ name: "Pick", integration: { url, context: { contextMarkerGif: 3 } } }] }] }
     }))
     const [pick] = actionsOf(sent as unknown as Post) as Array<Action & { cookie: string }>
     expect(pick.integration).toBeUndefined()
-    expect(pick.cookie).not.toContain("gif")
+    expect(pick.cookie).not.toContain("contextMarkerGif")
     const memberSocket = await socketOf(team.member.client)
     expect(await team.member.client.doPostActionWithCookie(ephemeralId, pick.id!, pick.cookie)).toMatchObject({ status: "OK", goto_location: "" })
-    expect(JSON.parse(receiver.at("/ephemeral")[0].body)).toMatchObject({ post_id: ephemeralId, channel_id: channel.id, context: { gif: 3 } })
+    expect(JSON.parse(receiver.at("/ephemeral")[0].body)).toMatchObject({ post_id: ephemeralId, channel_id: channel.id, context: { contextMarkerGif: 3 } })
     const ephemeral = await memberSocket.waitFor((f) => f.event === "ephemeral_message", "ephemeral_message")
     expect(JSON.parse(String(ephemeral.data?.post))).toMatchObject({ message: "picked", root_id: ephemeralId, props: { from_webhook: "true" } })
 

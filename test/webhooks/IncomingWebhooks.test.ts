@@ -3,6 +3,7 @@ import type { IncomingWebhook } from "@mattermost/types/integrations"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { failureOf, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -37,6 +38,7 @@ describe("incoming webhooks", () => {
   it("a team admin creates a hook; a JSON payload posts as the creator, marked from_webhook, answered `ok`", async () => {
     const hook = await team.owner.client.createIncomingWebhook({ channel_id: channel.id, display_name: "CI", description: "builds" })
     expect(hook).toMatchObject({ channel_id: channel.id, team_id: team.team.id, user_id: team.owner.user.id, display_name: "CI", channel_locked: false })
+    expectShape(hook, Wire.IncomingWebhook, "created hook")
     const response = await send(hook.id, JSON.stringify({ text: "build #7 **passed**" }))
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toMatch(/^text\/plain/)
@@ -111,10 +113,17 @@ describe("incoming webhooks", () => {
     const hook = await team.owner.client.createIncomingWebhook({ channel_id: channel.id, display_name: "one" })
     const listed = await team.owner.client.getIncomingWebhooks(team.team.id, 0, 200) as Array<IncomingWebhook>
     expect(listed.map((h) => h.id)).toContain(hook.id)
+    listed.forEach((h, i) => expectShape(h, Wire.IncomingWebhook, `hooks[${i}]`))
     const updated = await team.owner.client.updateIncomingWebhook({ ...hook, display_name: "renamed", channel_id: other.id })
     expect(updated).toMatchObject({ display_name: "renamed", channel_id: other.id })
+    expectShape(updated, Wire.IncomingWebhook, "updated hook")
     const all = await admin.client.getIncomingWebhooks("", 0, 200) as Array<IncomingWebhook>
     expect(all.map((h) => h.id)).toContain(hook.id)
+    const counted = await raw(server.url, `/api/v4/hooks/incoming?team_id=${team.team.id}&include_total_count=true`, { token: team.owner.client.getToken() })
+    expect(counted.status).toBe(200)
+    const withCount = expectShape(counted.body, Wire.IncomingWebhooksWithCount, "hooks with their count")
+    expect(withCount.total_count).toBe(withCount.incoming_webhooks.length)
+    expect(withCount.incoming_webhooks.map((h) => h.id)).toContain(hook.id)
 
     const outsider = await newUser(server.url, "out")
     const denied = [

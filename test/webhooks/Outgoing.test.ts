@@ -3,6 +3,7 @@ import type { OutgoingWebhook } from "@mattermost/types/integrations"
 import type { Post } from "@mattermost/types/posts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { raw } from "../compat/Raw.ts"
+import { expectShape, Wire } from "../compat/Shapes.ts"
 import { failureOf, newUser, unique } from "../support/Clients.ts"
 import { teamOfTwo } from "../support/Teams.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -247,12 +248,15 @@ describe("outgoing webhooks", () => {
     expect((await admin.client.getOutgoingWebhooks()).map((h) => h.id)).toContain(created.id)
     const updated = await team.owner.client.updateOutgoingWebhook({ ...created, display_name: "renamed", trigger_words: ["two"], trigger_when: 1, channel_id: other.id })
     expect(updated).toMatchObject({ display_name: "renamed", trigger_words: ["two"], trigger_when: 1, channel_id: other.id, token: created.token })
+    expectShape(created, Wire.OutgoingWebhook, "created hook")
+    expectShape(updated, Wire.OutgoingWebhook, "updated hook")
+    ;(await team.owner.client.getOutgoingWebhooks("", team.team.id)).forEach((h, i) => expectShape(h, Wire.OutgoingWebhook, `hooks[${i}]`))
     // Every change applies to the very next post (each node keeps the team's hooks in memory).
     const tokensSent = () => receiver.at("/managed").map((r) => Object.fromEntries(new URLSearchParams(r.body))).map((f) => [f.text, f.token])
     await say(other.id, "twofold")
     await eventually(() => receiver.at("/managed").length === 1, "the updated hook's call")
     const regenerated = await team.owner.client.regenOutgoingHookToken(created.id)
-    expect(regenerated.token).not.toBe(created.token)
+    expect(expectShape(regenerated, Wire.OutgoingWebhook, "regenerated hook").token).not.toBe(created.token)
     expect((await team.owner.client.getOutgoingWebhook(created.id)).token).toBe(regenerated.token)
     await say(other.id, "two")
     await eventually(() => receiver.at("/managed").length === 2, "the call with the new token")

@@ -23,8 +23,11 @@ const dayLabel = (at: number) => {
   const today = new Date()
   if (d.toDateString() === today.toDateString()) return "Today"
   if (d.toDateString() === new Date(today.getTime() - 86_400_000).toDateString()) return "Yesterday"
-  return d.toLocaleDateString([], { weekday: "long", month: "long", day: "numeric", year: d.getFullYear() === today.getFullYear() ? undefined : "numeric" })
+  return (d.getFullYear() === today.getFullYear() ? thisYear : otherYear).format(d)
 }
+// Made once: toLocaleDateString with options builds a formatter per call (see formatTime in store.ts).
+const thisYear = new Intl.DateTimeFormat([], { weekday: "long", month: "long", day: "numeric" })
+const otherYear = new Intl.DateTimeFormat([], { weekday: "long", month: "long", day: "numeric", year: "numeric" })
 
 /** Posts from one author within five minutes, without a date change, show as one group (Mattermost's rule). */
 const isCompact = (post: Post, prev: Post | undefined) =>
@@ -154,13 +157,17 @@ const PostList = ({ channelId, editing, setEditing }: { channelId: string; editi
   useEffect(() => {
     pinnedToBottom.current = true
   }, [channelId])
-  // Time from the channel's posts arriving to the next frame after they rendered (read by the paint-time test).
-  useEffect(() => {
+  // Time from the channel's posts arriving to the end of the first frame that shows them (read by the paint-time
+  // test): the DOM is committed here, the next animation frame runs just before that frame's style, layout and paint,
+  // and a task queued from it runs once they are done.
+  useLayoutEffect(() => {
     if (performance.getEntriesByName("channel-data").length === 0) return
-    requestAnimationFrame(() => {
-      performance.measure("channel-paint", "channel-data")
-      performance.clearMarks("channel-data")
-    })
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        performance.measure("channel-paint", "channel-data")
+        performance.clearMarks("channel-data")
+      }, 0)
+    )
   }, [line])
 
   // A search result's "Jump": scroll to the post once it is loaded (older pages are fetched until it is), focus it.

@@ -82,13 +82,15 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
     const caret = el.selectionStart
     const before = text.slice(0, caret).replace(/([@~:])([\w.-]*)$/, "")
     const next = before + s.insert + text.slice(caret)
+    // The text and the caret are set on the element now, not after the next frame: a person typing on straight after
+    // choosing (":tad" after "~design") must not have the caret moved back under the characters already typed. The
+    // render that follows finds the same value and leaves the element as it is.
+    el.value = next
+    el.focus()
+    el.selectionStart = el.selectionEnd = before.length + s.insert.length
     setText(next)
     asked.current++ // a lookup still under way must not reopen the list
     setSuggestions([])
-    requestAnimationFrame(() => {
-      el.focus()
-      el.selectionStart = el.selectionEnd = before.length + s.insert.length
-    })
   }
 
   const attach = (files: FileList | Array<File>) => {
