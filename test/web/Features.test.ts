@@ -139,7 +139,7 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
       await box().pressSequentially(" :tad")
       await page.getByRole("option", { name: /:tada:/ }).waitFor()
       const answered = page.waitForResponse((r) => r.url().includes("/channels/autocomplete"))
-      release()
+      console.log("RELEASE"); release()
       await (await answered).finished()
       await page.unroute(lookups)
       // Let the page handle the late answer (its JSON, then a render) before looking.
@@ -229,6 +229,41 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
       await page.unrouteAll()
     })
   }, 40_000)
+
+  it("keeps a message sent while the channel's first page is still loading", async () => {
+    // A page of its own, freshly loaded (signed in by the context's cookie): what earlier steps left open on the main
+    // page (a reconnecting socket, a cached channel) must not decide this one.
+    const fresh = await context.newPage()
+    try {
+      await withScreenshots("early-send", () => [fresh], async () => {
+        const slow = await carol.createChannel({ team_id: teamId, name: "slow", display_name: "Slow", type: "O" } as never)
+        await carol.createPost({ channel_id: slow.id, message: "already here" } as never)
+        await fresh.goto("/tools/channels/town-square")
+        await fresh.getByRole("main").getByRole("textbox", { name: "Write to Town Square" }).waitFor()
+        // The channel's first page is read by the server at once but held on its way back until the message has been
+        // sent and answered, as on a slow network: the page predates the message, which must still be shown.
+        let release = () => {}
+        const held = new Promise<void>((resolve) => (release = resolve))
+        await fresh.route(new RegExp(`/api/v4/channels/${slow.id}/posts\\?`), async (route) => {
+          const response = await route.fetch()
+          await held
+          await route.fulfill({ response })
+        })
+        await fresh.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: "Slow" }).click()
+        const box = fresh.getByRole("main").getByRole("textbox", { name: "Write to Slow" })
+        await box.fill("sent before the page came")
+        const answered = fresh.waitForResponse((r) => r.url().endsWith("/api/v4/posts") && r.request().method() === "POST")
+        await box.press("Enter")
+        expect((await answered).status()).toBe(201)
+        release()
+        const log = fresh.getByRole("log", { name: "Messages" })
+        await log.getByText("already here").waitFor()
+        await log.getByText("sent before the page came").waitFor()
+      })
+    } finally {
+      await fresh.close()
+    }
+  })
 
   it("shows a 24-hour clock when chosen", async () => {
     await step("clock", async () => {

@@ -129,12 +129,26 @@ export const toggleFavourite = async (channel: Channel) => {
 const PAGE = 60
 
 /**
+ * Posts that arrived for a channel (our own sends, socket events) while a fetch of its first page was under way: the
+ * page may have been read before they were written, so the merge keeps them rather than losing a message sent while
+ * the channel was still loading.
+ */
+const loadsUnderWay = new Set<{ readonly channelId: string; readonly arrived: Set<string> }>()
+
+/**
  * First page of a channel (or the newest posts after a reconnect), merged into what is known: posts older than the
  * page stay, and so do posts deleted while we watched (shown as deleted until the channel is reloaded, as Mattermost
- * does); posts missing from the page's time range are gone.
+ * does) and posts that arrived while the page was fetched; other posts missing from the page's time range are gone.
  */
 export const loadChannel = async (channelId: string) => {
-  const list = await client.getPosts(channelId, 0, PAGE, false, false)
+  const load = { channelId, arrived: new Set<string>() }
+  loadsUnderWay.add(load)
+  let list: Awaited<ReturnType<typeof client.getPosts>>
+  try {
+    list = await client.getPosts(channelId, 0, PAGE, false, false)
+  } finally {
+    loadsUnderWay.delete(load)
+  }
   // The channel view measures "channel-paint" from here to the frame after it rendered these posts.
   performance.mark("channel-data")
   const fresh = new Set(list.order)
@@ -142,9 +156,10 @@ export const loadChannel = async (channelId: string) => {
   batch(() => {
     addPosts(Object.values(list.posts))
     const old = timelines.value[channelId]
-    const keep = (old?.order ?? []).filter((id) => {
+    const known = new Set([...(old?.order ?? []), ...load.arrived])
+    const keep = [...known].filter((id) => {
       const p = posts.value[id]
-      return p && !fresh.has(id) && (p.create_at < oldest || p.delete_at > 0)
+      return p && !fresh.has(id) && (p.create_at < oldest || p.delete_at > 0 || load.arrived.has(id))
     })
     const order = [...keep, ...list.order].sort((a, b) => posts.value[a].create_at - posts.value[b].create_at)
     const more = old ? old.more || keep.some((id) => posts.value[id].create_at < oldest) : list.order.length >= PAGE
@@ -173,6 +188,7 @@ export const markViewed = async (channelId: string) => {
 }
 
 const addToTimeline = (post: Post) => {
+  for (const load of loadsUnderWay) if (load.channelId === post.channel_id) load.arrived.add(post.id)
   const line = timelines.value[post.channel_id]
   if (!line || line.order.includes(post.id)) return
   timelines.value = { ...timelines.value, [post.channel_id]: { ...line, order: [...line.order, post.id] } }

@@ -39,7 +39,13 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
   const file = useRef<HTMLInputElement>(null)
   const pending = useRef(new Map<string, Promise<string | undefined>>())
 
+  // Switching to another channel or thread shows that one's draft. Not on mount: the first state already holds it, and
+  // effects run a frame after the box is shown, so resetting here would wipe what a quick typist (or a test on a loaded
+  // machine) typed in between, and Enter would then send nothing.
+  const shownFor = useRef(`${channelId}:${rootId}`)
   useEffect(() => {
+    if (shownFor.current === `${channelId}:${rootId}`) return
+    shownFor.current = `${channelId}:${rootId}`
     setText(localStorage.getItem(draftKey(channelId, rootId)) ?? "")
     setUploads([])
     setError("")
