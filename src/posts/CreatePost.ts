@@ -1,5 +1,5 @@
 import { Clock, Effect, Schema } from "effect"
-import { Db, type DbService } from "../../layers/Db.ts"
+import { Db, DbError, type DbService } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { IdRow, Int8, JsonObject, rows } from "../../layers/Rows.ts"
 import { type Invalid, invalid, notFound } from "../../schemas/Errors.ts"
@@ -108,16 +108,16 @@ const Inserted = rows("CreatePost insert", Schema.Struct({
   hashtags: Schema.String,
   username: Schema.NullOr(Schema.String)
 }))
-/** What `writeRootPost`'s one statement answers: the post as written and the channel's row it checked. */
+/** What `write_root_post` answers: the post as written and the channel's row it checked (o_at NULL: not written). */
 const RootPostsWritten = rows("CreatePost root post", Schema.Struct({
-  at: Int8,
-  props: JsonObject,
-  hashtags: Schema.String,
-  username: Schema.NullOr(Schema.String),
-  team_id: Schema.String,
-  type: Schema.String,
-  name: Schema.String,
-  display_name: Schema.String
+  o_at: Schema.NullOr(Int8),
+  o_props: Schema.NullOr(JsonObject),
+  o_username: Schema.NullOr(Schema.String),
+  o_team_id: Schema.NullOr(Schema.String),
+  o_type: Schema.NullOr(Schema.String),
+  o_name: Schema.NullOr(Schema.String),
+  o_display_name: Schema.NullOr(Schema.String),
+  o_failed: Schema.NullOr(Schema.String)
 }))
 
 /** Whether the user reads replies in collapsed threads (the server default is on; the preference can turn it off). */
@@ -302,61 +302,16 @@ const mentionsNobody = (message: string) => {
 }
 
 /**
- * `writeRootPost`'s statement, its parameters numbered once here rather than a template compiled per post (issue 10:
- * the text is the same every time). With `guarded`, the checks `createPost` makes before writing a root post that
- * mentions nobody, as a condition on the channel's row: it exists and is not deleted, the caller may write in it (a
- * member, or a system admin, as Access decides "write"), and it is neither a direct nor a group channel (where every
- * other member is mentioned). When it does not hold nothing is written, and `createPost` takes the general way, which
- * answers the same error as before. The parameters, in order, are `rootPostParams`'.
+ * A root post without files, mentions counted, the author's read state: the procedure `write_root_post` (migration
+ * 0140), one round trip in two transactions so that the channel's row is not held through the post's fsync (issue
+ * 10). With `guarded`, the checks `createPost` makes before writing a root post that mentions nobody are made by the
+ * same call, as a condition on the channel's row: it exists and is not deleted, the caller may write in it (a member,
+ * or a system admin, as Access decides "write"), and it is neither a direct nor a group channel (where every other
+ * member is mentioned). When it does not hold nothing is written (undefined), and `createPost` takes the general way,
+ * which answers the same error as before.
  */
-const rootPostText = (guarded: boolean) => {
-  let n = 0
-  const p = () => `$${++n}`
-  return `
-      WITH c AS (
-        UPDATE channels SET
-          last_post_at = GREATEST(last_post_at + 1, ${p()}),
-          last_root_post_at = GREATEST(last_post_at + 1, ${p()}),
-          total_msg_count = total_msg_count + 1,
-          total_msg_count_root = total_msg_count_root + 1
-        WHERE id = ${p()} ${
-    guarded
-      ? `AND delete_at = 0 AND type NOT IN ('D', 'G')
-    AND (${p()} OR EXISTS (SELECT 1 FROM channel_members WHERE channel_id = ${p()} AND user_id = ${p()}))`
-      : ""
-  }
-        RETURNING last_post_at AS at, total_msg_count AS total, total_msg_count_root AS total_root, team_id, type, name,
-                  display_name
-      ), p AS (
-        INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
-                           file_ids, pending_post_id)
-        SELECT ${p()}, c.at, c.at, ${p()}, ${p()}, '', ${p()}, ${p()},
-               ${p()}::jsonb, ${p()}, '[]'::jsonb, ${p()}
-        FROM c
-        RETURNING create_at, props, hashtags
-      ), mentioned AS (
-        UPDATE channel_members SET mention_count = mention_count + 1, mention_count_root = mention_count_root + 1,
-          last_update_at = ${p()}
-        WHERE channel_id = ${p()} AND user_id = ANY(${p()})
-      ), author AS (
-        UPDATE channel_members cm SET last_viewed_at = c.at, msg_count = c.total, msg_count_root = c.total_root,
-          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${p()}
-        FROM c WHERE cm.channel_id = ${p()} AND cm.user_id = ${p()}
-      )
-      SELECT p.create_at AS at, p.props, p.hashtags, (SELECT username FROM users WHERE id = ${p()}) AS username,
-             c.team_id, c.type, c.name, c.display_name
-      FROM p, c`
-}
-const ROOT_POST = rootPostText(false)
-const ROOT_POST_GUARDED = rootPostText(true)
+const ROOT_POST = "CALL write_root_post($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12)"
 
-/**
- * A root post without files in one statement, which PostgreSQL runs atomically: the channel's counters, the post,
- * the mentioned members' counts and the author's read state, as the transaction below does for every other post
- * (one round trip instead of five on the most common write). The author is never among the mentioned. With
- * `guarded` (`rootPostText`), the access checks are made by the same statement (issue 10: a round trip less on the
- * most common write); undefined when the channel's row was not there (or not allowed).
- */
 const writeRootPost = (
   db: DbService,
   post: {
@@ -371,36 +326,31 @@ const writeRootPost = (
 ) => {
   const { id, now, caller, channelId, input } = post
   const userId = caller.userId
-  const channel = options.guarded === true ? [now, now, channelId, caller.isSystemAdmin, channelId, userId] : [now, now, channelId]
   const params = [
-    ...channel,
     id,
-    userId,
+    now,
     channelId,
+    userId,
+    options.guarded === true,
+    caller.isSystemAdmin,
     input.message,
     input.type,
     JSON.stringify(input.props),
     hashtags(input.message),
     input.pending_post_id,
-    now,
-    channelId,
-    [...post.mentioned],
-    now,
-    channelId,
-    userId,
-    userId
+    [...post.mentioned]
   ]
   // Decoded after `execute`: a statement handed over as it is runs straight on the pool (layers/Db.ts `direct`).
-  return Effect.map(db.execute(db.sql.unsafe(options.guarded === true ? ROOT_POST_GUARDED : ROOT_POST, params)), (raw) => {
-    // A row mismatch throws here, which Effect.map turns into the defect `rows` answers.
-    const written = RootPostsWritten.decode(raw)
-    if (written.length === 0) return undefined
-    const [row] = written
-    const channel: ChannelRef = { id: channelId, team_id: row.team_id, type: row.type, name: row.name, display_name: row.display_name, delete_at: 0 }
-    return { id, channel, username: row.username ?? "", createAt: row.at, props: row.props, hashtags: row.hashtags } satisfies Written & {
+  return Effect.flatMap(db.execute(db.sql.unsafe(ROOT_POST, params)), (raw) => {
+    // A row mismatch throws here, which Effect.flatMap turns into the defect `rows` answers.
+    const [row] = RootPostsWritten.decode(raw)
+    if (row.o_failed !== null) return Effect.fail(new DbError({ cause: new Error(`write_root_post: ${row.o_failed}`) }))
+    if (row.o_at === null) return Effect.succeed(undefined)
+    const channel: ChannelRef = { id: channelId, team_id: row.o_team_id ?? "", type: row.o_type ?? "", name: row.o_name ?? "", display_name: row.o_display_name ?? "", delete_at: 0 }
+    return Effect.succeed({ id, channel, username: row.o_username ?? "", createAt: row.o_at, props: row.o_props ?? {}, hashtags: params[9] as string } satisfies Written & {
       readonly id: string
       readonly channel: ChannelRef
-    }
+    })
   })
 }
 

@@ -1,0 +1,91 @@
+import type { Post } from "@mattermost/types/posts"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { newUser } from "../support/Clients.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+import { channelIn, teamWith } from "./Fixture.ts"
+
+/**
+ * A root post without files is written by `write_root_post` (migration 0140) in two transactions: the channel's
+ * counters and the author's read state, committed without waiting for the disk, then the post, committed durably
+ * (issue 10: the channel's row is no longer held through every post's fsync). These tests hold it to what one
+ * transaction promised: counts and create_at stay exact under concurrent posts into one channel, and a post the
+ * database refuses leaves no count behind.
+ */
+let server: TestServer
+let db: pg.Client
+
+beforeAll(async () => {
+  server = await startServer()
+  await newUser(server.url, "sysadmin")
+  db = new pg.Client({ connectionString: server.databaseUrl })
+  await db.connect()
+})
+afterAll(async () => {
+  await db?.end()
+  await server?.close()
+})
+
+describe("writing a root post", () => {
+  it("keeps counts and strictly increasing create_at exact under 40 concurrent posts into one channel", async () => {
+    const { owner, members: [bob, carol], team } = await teamWith(server, 2)
+    const channel = await channelIn(owner, team, "O", [bob, carol])
+    const authors = [owner, bob, carol]
+    const base = (await owner.client.getChannel(channel.id)).total_msg_count
+    const posts = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+      authors[i % 3].client.createPost({ channel_id: channel.id, message: `burst ${i}${i % 10 === 0 ? ` @${bob.username}` : ""}` } as Post)))
+    const times = posts.map((p) => p.create_at).sort((a, b) => a - b)
+    expect(new Set(times).size).toBe(40)
+
+    const after = await owner.client.getChannel(channel.id)
+    expect(after.total_msg_count).toBe(base + 40)
+    expect(after.total_msg_count_root).toBe(base + 40)
+    expect(after.last_post_at).toBe(times[39])
+    // Each author's read state is that of their own newest post: what the channel counted when it was written.
+    for (const author of authors) {
+      const own = posts.filter((p) => p.user_id === author.user.id).sort((a, b) => a.create_at - b.create_at).at(-1)!
+      const member = await author.client.getMyChannelMember(channel.id)
+      expect(member.last_viewed_at).toBe(own.create_at)
+      expect(member.msg_count).toBe(base + times.indexOf(own.create_at) + 1)
+    }
+    // bob was mentioned by the posts of the others made after his own newest (posts 10, 20 and 30 name him).
+    const bobsLast = Math.max(...posts.filter((p) => p.user_id === bob.user.id).map((p) => p.create_at))
+    const mentionsSince = posts.filter((p) => p.message.includes(`@${bob.username}`) && p.user_id !== bob.user.id && p.create_at > bobsLast).length
+    expect((await bob.client.getMyChannelMember(channel.id)).mention_count).toBe(mentionsSince)
+  })
+
+  it("takes the counters back when the database refuses the post after they were counted", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    await owner.client.createPost({ channel_id: channel.id, message: "counted" } as Post)
+    const before = await owner.client.getChannel(channel.id)
+    const memberBefore = await owner.client.getMyChannelMember(channel.id)
+    const stored = async () => (await db.query("SELECT count(*)::int AS n FROM posts WHERE channel_id = $1", [channel.id])).rows[0].n as number
+    const storedBefore = await stored()
+    // A fault injected where the post is inserted, after the counters' transaction committed.
+    await db.query(`
+      CREATE FUNCTION refuse_post() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.message = 'refused by the database' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_post BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION refuse_post();`)
+    try {
+      const answer = await fetch(`${server.url}/api/v4/posts`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${owner.client.getToken()}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ channel_id: channel.id, message: "refused by the database" })
+      })
+      expect(answer.status).toBeGreaterThanOrEqual(500)
+      expect(answer.headers.get("content-type")).toBe("application/json")
+      expect(await answer.json()).toMatchObject({ status_code: answer.status })
+    } finally {
+      await db.query("DROP TRIGGER refuse_post ON posts; DROP FUNCTION refuse_post()")
+    }
+    const after = await owner.client.getChannel(channel.id)
+    expect(after.total_msg_count).toBe(before.total_msg_count)
+    expect(after.total_msg_count_root).toBe(before.total_msg_count_root)
+    expect((await owner.client.getMyChannelMember(channel.id)).msg_count).toBe(memberBefore.msg_count)
+    expect(await stored()).toBe(storedBefore)
+    // The channel takes posts as before.
+    await owner.client.createPost({ channel_id: channel.id, message: "after the fault" } as Post)
+    expect((await owner.client.getChannel(channel.id)).total_msg_count).toBe(before.total_msg_count + 1)
+  })
+})
