@@ -38,6 +38,7 @@ export const addChannelMembers = (sql: SqlClient.SqlClient, members: ReadonlyArr
   Effect.gen(function*() {
     if (members.length === 0) return [] as ReadonlyArray<MemberInput>
     const inserted = yield* sql`
+      WITH added AS (
       INSERT INTO channel_members (channel_id, user_id, scheme_admin, scheme_guest, scheme_user, notify_props, last_update_at,
                                    mention_count, mention_count_root, urgent_mention_count, msg_count, msg_count_root, last_viewed_at)
       SELECT e.channel_id, e.user_id, e.admin, e.guest, NOT e.guest, e.notify::jsonb, ${now}, e.mc, e.mcr, e.umc, e.msg, e.msgr, e.lv
@@ -50,7 +51,13 @@ export const addChannelMembers = (sql: SqlClient.SqlClient, members: ReadonlyArr
                   ${members.map((m) => m.lastViewedAt ?? (m.msgCount === undefined ? PENDING : 0))}::bigint[])
            AS e(channel_id, user_id, admin, guest, notify, mc, mcr, umc, msg, msgr, lv)
       ON CONFLICT DO NOTHING
-      RETURNING channel_id, user_id`.pipe(Inserted)
+      RETURNING channel_id, user_id, msg_count
+      ), pending AS (
+        INSERT INTO channel_member_import_pending (channel_id, user_id)
+        SELECT channel_id, user_id FROM added WHERE msg_count < 0
+        ON CONFLICT DO NOTHING
+      )
+      SELECT channel_id, user_id FROM added`.pipe(Inserted)
     const added = new Set(inserted.map((r) => `${r.channel_id}/${r.user_id}`))
     const fresh = members.filter((m) => added.has(`${m.channelId}/${m.userId}`))
     yield* Sidebar.place(sql, fresh.map((m) => ({ userId: m.userId, channelId: m.channelId, teamId: m.teamId, type: m.type })), now)
@@ -181,7 +188,13 @@ export const PENDING = -1
 export const settleReadState = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
     while (true) {
+      // A thousand listed members at a time; the list shrinks by each batch whatever their rows hold.
       const settled = yield* sql`
+        WITH batch AS (
+          DELETE FROM channel_member_import_pending WHERE (channel_id, user_id) IN (
+            SELECT channel_id, user_id FROM channel_member_import_pending LIMIT 1000)
+          RETURNING channel_id, user_id
+        ), settled AS (
         UPDATE channel_members cm SET
           last_viewed_at = CASE WHEN cm.last_viewed_at = ${PENDING} THEN c.last_post_at ELSE cm.last_viewed_at END,
           msg_count = CASE WHEN cm.last_viewed_at = ${PENDING} THEN c.total_msg_count
@@ -189,10 +202,11 @@ export const settleReadState = (sql: SqlClient.SqlClient) =>
           msg_count_root = CASE WHEN cm.last_viewed_at = ${PENDING} THEN c.total_msg_count_root
             ELSE (SELECT count(*) FROM posts p WHERE p.channel_id = cm.channel_id AND p.delete_at = 0 AND p.root_id = ''
                   AND p.create_at <= cm.last_viewed_at) END
-        FROM channels c
-        WHERE c.id = cm.channel_id AND cm.msg_count < 0 AND (cm.channel_id, cm.user_id) IN (
-          SELECT channel_id, user_id FROM channel_members WHERE msg_count < 0 LIMIT 1000)
-        RETURNING cm.user_id`
+        FROM channels c, batch b
+        WHERE c.id = cm.channel_id AND cm.channel_id = b.channel_id AND cm.user_id = b.user_id AND cm.msg_count < 0
+        RETURNING cm.user_id
+        )
+        SELECT user_id FROM batch`
       if (settled.length === 0) return
     }
   })

@@ -88,4 +88,29 @@ describe("writing a root post", () => {
     await owner.client.createPost({ channel_id: channel.id, message: "after the fault" } as Post)
     expect((await owner.client.getChannel(channel.id)).total_msg_count).toBe(before.total_msg_count + 1)
   })
+
+  it("updates the channel's row and the author's membership in place: no index names a column every post writes", async () => {
+    // PostgreSQL makes an UPDATE a HOT update (no new index entries) only when no index's columns, expressions or
+    // predicate name a column it changes. Each post writes these on channels and on the author's channel_members row
+    // (and each channel view the latter's too); an index naming one made every post add entries to all of the table's
+    // indexes, which grew with dead entries while autovacuum was off.
+    const written = {
+      channels: ["last_post_at", "last_root_post_at", "total_msg_count", "total_msg_count_root"],
+      channel_members: ["last_viewed_at", "msg_count", "msg_count_root", "mention_count", "mention_count_root", "urgent_mention_count", "last_update_at"]
+    }
+    const { rows } = await db.query<{ table: string; def: string }>(
+      "SELECT tablename AS table, indexdef AS def FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY($1)", [Object.keys(written)])
+    expect(rows.length).toBeGreaterThan(2)
+    const offending = rows.filter((r) => written[r.table as keyof typeof written].some((column) => new RegExp(`\\b${column}\\b`).test(r.def)))
+    expect(offending).toEqual([])
+    // And a post's write is HOT in fact: the statistics of this database's updates say so.
+    const { owner, team } = await teamWith(server, 0)
+    const channel = await channelIn(owner, team, "O", [])
+    const hot = async () => (await db.query("SELECT sum(n_tup_upd)::int AS upd, sum(n_tup_hot_upd)::int AS hot FROM pg_stat_user_tables WHERE relname = 'channel_members'")).rows[0] as { upd: number; hot: number }
+    const before = await hot()
+    for (let i = 0; i < 5; i++) await owner.client.createPost({ channel_id: channel.id, message: `in place ${i}` } as Post)
+    await expect.poll(async () => (await hot()).upd - before.upd, { timeout: 5_000 }).toBeGreaterThanOrEqual(5)
+    const after = await hot()
+    expect(after.hot - before.hot).toBe(after.upd - before.upd)
+  })
 })
