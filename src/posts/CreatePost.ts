@@ -1,5 +1,5 @@
 import { Clock, Effect, Schema } from "effect"
-import { Db, DbError, type DbService } from "../../layers/Db.ts"
+import { Db } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { IdRow, Int8, JsonObject, rows } from "../../layers/Rows.ts"
 import { type Invalid, invalid, notFound } from "../../schemas/Errors.ts"
@@ -15,6 +15,7 @@ import { hashtags, mentionTokens, MESSAGE_MAX_RUNES, runeLength } from "./Messag
 import { checkPriority, isNone as noPriority, MetadataInput } from "./PostPriority.ts"
 import { publishEphemeral } from "./EphemeralPost.ts"
 import { PostRepo } from "./PostRepo.ts"
+import { writeRootPost } from "./RootPostBatch.ts"
 import { type PostJson, type PostRow, toWire } from "./PostWire.ts"
 import { ID_PATTERN } from "../../schemas/Params.ts"
 
@@ -108,18 +109,6 @@ const Inserted = rows("CreatePost insert", Schema.Struct({
   hashtags: Schema.String,
   username: Schema.NullOr(Schema.String)
 }))
-/** What `write_root_post` answers: the post as written and the channel's row it checked (o_at NULL: not written). */
-const RootPostsWritten = rows("CreatePost root post", Schema.Struct({
-  o_at: Schema.NullOr(Int8),
-  o_props: Schema.NullOr(JsonObject),
-  o_username: Schema.NullOr(Schema.String),
-  o_team_id: Schema.NullOr(Schema.String),
-  o_type: Schema.NullOr(Schema.String),
-  o_name: Schema.NullOr(Schema.String),
-  o_display_name: Schema.NullOr(Schema.String),
-  o_failed: Schema.NullOr(Schema.String)
-}))
-
 /** Whether the user reads replies in collapsed threads (the server default is on; the preference can turn it off). */
 const collapsedThreadsFor = (userId: string) =>
   Effect.gen(function*() {
@@ -299,59 +288,6 @@ interface Written {
 const mentionsNobody = (message: string) => {
   const tokens = mentionTokens(message)
   return tokens.usernames.size === 0 && !tokens.channel && !tokens.all && !tokens.here
-}
-
-/**
- * A root post without files, mentions counted, the author's read state: the procedure `write_root_post` (migration
- * 0140), one round trip in two transactions so that the channel's row is not held through the post's fsync (issue
- * 10). With `guarded`, the checks `createPost` makes before writing a root post that mentions nobody are made by the
- * same call, as a condition on the channel's row: it exists and is not deleted, the caller may write in it (a member,
- * or a system admin, as Access decides "write"), and it is neither a direct nor a group channel (where every other
- * member is mentioned). When it does not hold nothing is written (undefined), and `createPost` takes the general way,
- * which answers the same error as before.
- */
-const ROOT_POST = "CALL write_root_post($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12)"
-
-const writeRootPost = (
-  db: DbService,
-  post: {
-    readonly id: string
-    readonly now: number
-    readonly caller: Caller
-    readonly channelId: string
-    readonly input: CreatePostBody
-    readonly mentioned: ReadonlyArray<string>
-  },
-  options: { readonly guarded?: boolean } = {}
-) => {
-  const { id, now, caller, channelId, input } = post
-  const userId = caller.userId
-  const params = [
-    id,
-    now,
-    channelId,
-    userId,
-    options.guarded === true,
-    caller.isSystemAdmin,
-    input.message,
-    input.type,
-    JSON.stringify(input.props),
-    hashtags(input.message),
-    input.pending_post_id,
-    [...post.mentioned]
-  ]
-  // Decoded after `execute`: a statement handed over as it is runs straight on the pool (layers/Db.ts `direct`).
-  return Effect.flatMap(db.execute(db.sql.unsafe(ROOT_POST, params)), (raw) => {
-    // A row mismatch throws here, which Effect.flatMap turns into the defect `rows` answers.
-    const [row] = RootPostsWritten.decode(raw)
-    if (row.o_failed !== null) return Effect.fail(new DbError({ cause: new Error(`write_root_post: ${row.o_failed}`) }))
-    if (row.o_at === null) return Effect.succeed(undefined)
-    const channel: ChannelRef = { id: channelId, team_id: row.o_team_id ?? "", type: row.o_type ?? "", name: row.o_name ?? "", display_name: row.o_display_name ?? "", delete_at: 0 }
-    return Effect.succeed({ id, channel, username: row.o_username ?? "", createAt: row.o_at, props: row.o_props ?? {}, hashtags: params[9] as string } satisfies Written & {
-      readonly id: string
-      readonly channel: ChannelRef
-    })
-  })
 }
 
 /** The row the hydrating query would return for a root post just written without files. */
