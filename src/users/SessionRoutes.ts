@@ -39,7 +39,17 @@ const revokeAll = Effect.gen(function*() {
   return ok()
 })
 
+/**
+ * Every session of every user ends, the caller's own included, as in Mattermost (the System Console's "Revoke All
+ * Sessions"): each node closes the sockets of the ended sessions, and everyone signs in again.
+ */
+const revokeEveryone = Effect.gen(function*() {
+  yield* (yield* Sessions).revokeAll
+  return ok()
+})
+
 export const routes = HttpRouter.empty.pipe(
+  HttpRouter.post("/api/v4/users/sessions/revoke/all", authed.admin(revokeEveryone)),
   HttpRouter.get("/api/v4/users/:user_id/sessions", authed(list)),
   HttpRouter.post("/api/v4/users/:user_id/sessions/revoke", authed(revokeOne)),
   HttpRouter.post("/api/v4/users/:user_id/sessions/revoke/all", authed(revokeAll))

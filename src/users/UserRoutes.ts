@@ -346,6 +346,32 @@ const setActive = Effect.gen(function*() {
   return ok()
 })
 
+const DeleteQuery = Schema.Struct({ permanent: Schema.optionalWith(Decode.QueryBool, { default: () => false }) })
+
+/**
+ * DELETE /users/{user_id}: Mattermost's deactivation (the account stays, its sessions end), by a system admin, or by
+ * the user themselves where TeamSettings.EnableUserDeactivation allows it (off here, as the config document says).
+ * `permanent=true` asks for ServiceSettings.EnableAPIUserDeletion, also off: refused as Mattermost refuses it, with
+ * 403 rather than its 401 (a 401 signs the apps out; docs/compat.md).
+ */
+const deactivate = Effect.gen(function*() {
+  const caller = yield* CurrentCaller
+  const userId = yield* targetUserId
+  const { permanent } = yield* Decode.query(DeleteQuery)
+  if (!caller.isSystemAdmin) {
+    if (userId !== caller.userId) return yield* permissionDenied()
+    return yield* forbidden("api.user.update_active.not_enable.app_error", "You cannot deactivate yourself because this feature is not enabled. Please contact your System Administrator.")
+  }
+  if (Option.isNone(yield* (yield* UserRepo).findById(userId))) return yield* userNotFound()
+  if (permanent) {
+    return yield* forbidden("api.user.delete_user.not_enabled.app_error", "Permanent user deletion feature is not enabled. Please contact your System Administrator.")
+  }
+  const now = yield* Clock.currentTimeMillis
+  const updated = yield* UserAdmin.setActive(userId, false, now)
+  if (Option.isNone(updated)) return yield* userNotFound()
+  return ok()
+})
+
 const PasswordBody = Schema.Struct({
   current_password: Schema.optionalWith(Schema.String, { default: () => "" }),
   new_password: Schema.String
@@ -386,6 +412,7 @@ export const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/api/v4/users/email/:email", authed(getByEmail)),
   HttpRouter.get("/api/v4/users/:user_id", authed(getById)),
   HttpRouter.put("/api/v4/users/:user_id", authed(patchUser)),
+  HttpRouter.del("/api/v4/users/:user_id", authed(deactivate)),
   HttpRouter.put("/api/v4/users/:user_id/patch", authed(patchUser)),
   HttpRouter.put("/api/v4/users/:user_id/active", authed(setActive)),
   HttpRouter.put("/api/v4/users/:user_id/password", authed(changePassword))

@@ -160,4 +160,22 @@ cluster("ending a session closes its sockets on every node", () => {
     await new Promise((r) => setTimeout(r, expiresAt + 1200 - Date.now()))
     for (const s of kept) expect(s.closed).toBeUndefined()
   })
+
+  it("deleting a user (Mattermost's deactivation) closes their sockets; revoking every session closes everyone's", async () => {
+    const deleted = await newUser(nodeA.url, "deleted")
+    const theirs = await socketsFor(deleted.client.getToken())
+    await expectClosedSoon(theirs, async () => {
+      const res = await fetch(`${nodeB.url}/api/v4/users/${deleted.user.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${admin.client.getToken()}` } })
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({ status: "OK" })
+    })
+    expect((await admin.client.getUser(deleted.user.id)).delete_at).toBeGreaterThan(0)
+
+    // Last in this file: it ends the admin's own session too, as Mattermost's "Revoke All Sessions" does.
+    const someone = await newUser(nodeA.url, "someone")
+    const everyone = [...await socketsFor(someone.client.getToken()), ...await socketsFor(admin.client.getToken())]
+    await expectClosedSoon(everyone, () => client4(nodeB.url, admin.client.getToken()).revokeSessionsForAllUsers())
+    const after = await fetch(`${nodeA.url}/api/v4/users/me`, { headers: { Authorization: `Bearer ${someone.client.getToken()}` } })
+    expect(after.status).toBe(401)
+  })
 })
