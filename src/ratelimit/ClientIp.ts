@@ -54,14 +54,31 @@ const loopback = (() => {
 })()
 
 /**
- * The address a limit counts, from a normalised address. Every loopback address (127.0.0.0/8 and ::1) is one
- * machine, this one: a local peer could otherwise take a fresh budget from 127.0.0.2, 127.0.0.3... or by switching
- * between "::1" and "127.0.0.1". Logs keep the address itself.
+ * The /64 an IPv6 address belongs to, from its canonical form (normalize: lowercase hex pieces, the longest zero run
+ * as "::", never a dotted IPv4 tail, since the WHATWG serializer writes none). Written here because Node parses
+ * addresses (isIP, BlockList) but exposes no prefix of one, and expanding a canonical form is a few lines.
+ */
+const prefix64 = (canonical: string) => {
+  const [head, tail] = canonical.split("::")
+  const left = head === "" ? [] : head.split(":")
+  const right = tail === undefined || tail === "" ? [] : tail.split(":")
+  const pieces = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right]
+  return `${pieces.slice(0, 4).join(":")}::/64`
+}
+
+/**
+ * The client a limit counts, from a normalised address:
+ * - every loopback address (127.0.0.0/8 and ::1) is one machine, this one: a local peer could otherwise take a fresh
+ *   budget from 127.0.0.2, 127.0.0.3... or by switching between "::1" and "127.0.0.1";
+ * - an IPv6 address counts as its /64, the smallest block a network hands a subscriber (RFC 6177): a client owns the
+ *   whole of it and could otherwise take a fresh budget from each of its 2^64 addresses.
+ * Logs keep the address itself.
  */
 export const limitKey = (address: string) => {
   const kind = isIP(address)
   if (kind === 0) return address
-  return loopback.check(address, kind === 6 ? "ipv6" : "ipv4") ? "loopback" : address
+  if (loopback.check(address, kind === 6 ? "ipv6" : "ipv4")) return "loopback"
+  return kind === 6 ? prefix64(address) : address
 }
 
 const trustedCache = new WeakMap<ReadonlyArray<string>, (address: string) => boolean>()

@@ -126,6 +126,16 @@ describe("the auth rate limit", () => {
     expect((await login(trusting, { "x-forwarded-for": "2001:db8::7" })).status).toBe(429)
   })
 
+  it("counts an IPv6 client by its /64: a fresh address in the same block takes no fresh budget", async () => {
+    // 2001:db8:aa:1::/64 is one subscriber's block; the addresses below are all theirs.
+    const block = ["2001:db8:aa:1::1", "2001:db8:aa:1:ffff:ffff:ffff:ffff", "2001:DB8:AA:1:0:0:0:2"]
+    for (const address of block) expect((await login(trusting, { "x-forwarded-for": address })).status).toBe(401)
+    expect((await login(trusting, { "x-forwarded-for": "2001:db8:aa:1:1234::9" })).status).toBe(429)
+    // The neighbouring /64 and an address written with "::" inside the prefix are other clients.
+    expect((await login(trusting, { "x-forwarded-for": "2001:db8:aa:2::1" })).status).toBe(401)
+    expect((await login(trusting, { "x-forwarded-for": "2001:db8:aa::1:1" })).status).toBe(401)
+  })
+
   it("counts every loopback address as one client: ::1, 127.0.0.1 and the rest of 127.0.0.0/8", async () => {
     // Real connections from other loopback addresses, and the IPv6 loopback named by the (trusted) local proxy.
     expect(await loginFrom(trusting, "127.0.0.2")).toBe(401)
