@@ -11,6 +11,7 @@
  * ratio as JSON, with how many database connections were busy meanwhile (sampled every 50 ms). The databases are
  * dropped at the end. Needs wrk on PATH and PostgreSQL at BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres
  * by default). The service's own settings come from the environment (e.g. SERVICE_DB_POOL__MAX_CONNECTIONS).
+ * BENCH_KEEP=1 keeps the two databases (their names are printed) for EXPLAIN.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -228,7 +229,8 @@ const main = async () => {
       instance.process.kill("SIGTERM")
       await new Promise((r) => instance.process.once("exit", r))
       rmSync(instance.dataDir, { recursive: true, force: true })
-      await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${instance.database}`))
+      if (process.env.BENCH_KEEP === "1") console.log(`kept database ${instance.database} (${instance.posts} posts) for EXPLAIN`)
+      else await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${instance.database}`))
     }
   }
 }
