@@ -123,14 +123,16 @@ describe("writing a root post", () => {
     expect(rows.length).toBeGreaterThan(2)
     const offending = rows.filter((r) => written[r.table as keyof typeof written].some((column) => new RegExp(`\\b${column}\\b`).test(r.def)))
     expect(offending).toEqual([])
-    // And a post's write is HOT in fact: the statistics of this database's updates say so.
+    // And the writes of posts are HOT in fact: the statistics of this database's updates say so.
     const { owner, team } = await teamWith(server, 0)
     const channel = await channelIn(owner, team, "O", [])
     const hot = async () => (await db.query("SELECT sum(n_tup_upd)::int AS upd, sum(n_tup_hot_upd)::int AS hot FROM pg_stat_user_tables WHERE relname = 'channel_members'")).rows[0] as { upd: number; hot: number }
     const before = await hot()
     for (let i = 0; i < 5; i++) await owner.client.createPost({ channel_id: channel.id, message: `in place ${i}` } as Post)
     await expect.poll(async () => (await hot()).upd - before.upd, { timeout: 5_000 }).toBeGreaterThanOrEqual(5)
+    // Most, not all: an update whose page has no room left for the new version is not HOT either, and concurrent
+    // transactions may keep a page from being pruned. With an index on msg_count none of them was.
     const after = await hot()
-    expect(after.hot - before.hot).toBe(after.upd - before.upd)
+    expect(after.hot - before.hot).toBeGreaterThanOrEqual(Math.ceil(0.8 * (after.upd - before.upd)))
   })
 })
