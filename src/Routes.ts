@@ -12,6 +12,7 @@ import * as Channels from "./channels/Routes.ts"
 import * as Categories from "./categories/CategoryRoutes.ts"
 import * as Accounts from "./users/AccountRoutes.ts"
 import * as MailedLinks from "./recovery/MailedLinkRoutes.ts"
+import * as TestMail from "./mail/TestMailRoutes.ts"
 import * as Mfa from "./mfa/MfaRoutes.ts"
 import * as Drafts from "./drafts/DraftRoutes.ts"
 import * as Scheduled from "./scheduled/ScheduledPostRoutes.ts"
@@ -54,6 +55,7 @@ export const served = HttpRouter.concatAll(
   Categories.routes,
   Accounts.routes,
   MailedLinks.routes,
+  TestMail.routes,
   Mfa.routes,
   Drafts.routes,
   Scheduled.routes,

@@ -53,6 +53,19 @@ export const emailVerification = (input: { readonly to: string; readonly siteNam
     footer: ["If you did not create an account, ignore this mail."]
   })
 
+/** The System Console's "Send Test Email": no link to follow, so the plain paragraphs of the layout only. */
+export const testEmail = (input: { readonly to: string; readonly siteName: string }): MailMessage => ({
+  to: input.to,
+  subject: `[${input.siteName}] Testing email settings`,
+  text: `It appears your email is set up correctly: this mail came through the server's SMTP settings.\n\n— ${input.siteName}\n`,
+  html: [
+    "<!doctype html><html><body style=\"font-family:sans-serif;line-height:1.5;color:#1f2329\">",
+    "<p>It appears your email is set up correctly: this mail came through the server's SMTP settings.</p>",
+    `<p style="font-size:12px;color:#5d6066">— ${escapeHtml(input.siteName)}</p>`,
+    "</body></html>"
+  ].join("\n")
+})
+
 export const teamInvitation = (
   input: { readonly to: string; readonly siteName: string; readonly link: string; readonly inviter: string; readonly team: string }
 ): MailMessage =>
