@@ -2,6 +2,7 @@ import { HttpRouter } from "@effect/platform"
 import * as Health from "./health/Routes.ts"
 import * as Devices from "./devices/DeviceRoutes.ts"
 import * as PushAdmin from "./push/AdminRoutes.ts"
+import * as TestNotification from "./push/TestNotificationRoutes.ts"
 import * as Calls from "./calls/CallRoutes.ts"
 import * as Plugins from "./plugins/PluginRoutes.ts"
 import * as Files from "./files/Routes.ts"
@@ -82,6 +83,7 @@ export const served = HttpRouter.concatAll(
   Search.routes,
   Devices.routes,
   PushAdmin.routes,
+  TestNotification.routes,
   Imports.routes,
   OpenApiDocument.routes,
   Calls.routes,

@@ -123,7 +123,8 @@ const collapsedThreadsFor = (userId: string) =>
  * integration's. A client cannot claim them.
  */
 const serverProps = (caller: Caller, props: CreatePostBody["props"]) => {
-  const { from_bot: _bot, from_webhook: _webhook, ...rest } = props
+  // Marks only the server sets: a bot's and an integration's, and a test notification's forced push.
+  const { from_bot: _bot, from_webhook: _webhook, force_notification: _forced, ...rest } = props
   return caller.session.props.is_bot === "true" ? { ...rest, from_bot: "true" } : rest
 }
 

@@ -52,6 +52,8 @@ export interface PostContext {
   /** The post is a reply (root_id set). */
   readonly isReply: boolean
   readonly mentions: Mentions
+  /** A test notification (the post's force_notification prop, set by the server only): pushed whatever the settings. */
+  readonly forced?: boolean
 }
 
 export type Verdict = "push" | "not_mentioned" | "push_off" | "muted" | "dnd" | "status"
@@ -72,6 +74,7 @@ export const isMentioned = (candidate: Candidate, post: PostContext) => {
 
 /** The push decision for one channel member who is not the author. */
 export const decide = (candidate: Candidate, post: PostContext): Verdict => {
+  if (post.forced === true) return "push"
   if (candidate.channelProps.mark_unread === "mention") return "muted"
   if (candidate.status === "dnd" || candidate.status === "ooo") return "dnd"
   const channelLevel = candidate.channelProps.push ?? "default"

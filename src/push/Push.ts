@@ -69,7 +69,12 @@ export const make = Effect.gen(function*() {
       const channel = yield* recipients.channel(post.channel_id)
       if (channel === undefined || channel.delete_at > 0) return
       const members = yield* recipients.members(channel.id, post.user_id, post.root_id)
-      const context = { channelType: channel.type, isReply: post.root_id !== "", mentions: parseMentions(post.message) }
+      const context = {
+        channelType: channel.type,
+        isReply: post.root_id !== "",
+        mentions: parseMentions(post.message),
+        forced: typeof post.props.force_notification === "string"
+      }
       const chosen = members.filter((m) => decide(m, context) === "push")
       if (chosen.length === 0) return
       const now = yield* Clock.currentTimeMillis

@@ -1,15 +1,9 @@
 import { Clock, Effect, Layer, Schedule } from "effect"
 import { Db } from "../../layers/Db.ts"
-import { DomainEvent } from "../../schemas/Events.ts"
 import { AppConfig } from "../Config.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
-import { SystemBot } from "../bots/SystemBot.ts"
-import { directName } from "../channels/ChannelWire.ts"
-import { ensureDirect } from "../channels/DirectChannels.ts"
-import { EventBus } from "../events/EventBus.ts"
-import { actingAs } from "../integrations/ActingCaller.ts"
-import { createPost } from "../posts/CreatePost.ts"
+import { messageFromSystemBot } from "../bots/SystemBotMessage.ts"
 import { makeReminderRepo } from "./ReminderRepo.ts"
 
 /**
@@ -38,23 +32,12 @@ export const sendDue = Effect.gen(function*() {
   const now = yield* Clock.currentTimeMillis
   const due = yield* reminders.claimDue(Math.floor(now / 1000), BATCH)
   if (due.length === 0) return
-  const botId = yield* Effect.flatMap(SystemBot, (b) => b.userId)
   const config = yield* AppConfig
-  const bus = yield* EventBus
   for (const reminder of due) {
-    const sent = Effect.gen(function*() {
-      const { channel, created } = yield* ensureDirect("D", directName(botId, reminder.user_id), "", botId, [...new Set([botId, reminder.user_id])])
-      if (created) yield* bus.publish(DomainEvent.DirectAdded({ creatorId: botId, teammateId: reminder.user_id }), { channel_id: channel.id })
-      const bot = actingAs({ id: botId, roles: "system_user", is_bot: true }, now)
-      yield* createPost(bot, {
-        channel_id: channel.id,
-        message: reminderText(config.siteUrl, reminder.author_username, reminder.post_id),
-        root_id: "",
-        file_ids: [],
-        props: {},
-        pending_post_id: "",
-        type: ""
-      }, false, { post_id: reminder.post_id, username: reminder.author_username ?? "", target_time: Number(reminder.target_time) })
+    const sent = messageFromSystemBot(reminder.user_id, reminderText(config.siteUrl, reminder.author_username, reminder.post_id), {
+      post_id: reminder.post_id,
+      username: reminder.author_username ?? "",
+      target_time: Number(reminder.target_time)
     })
     yield* sent.pipe(
       Effect.catchAllCause((cause) =>

@@ -31,6 +31,12 @@ describe("mentions", () => {
 })
 
 describe("who gets a message push", () => {
+  it("pushes a forced post (a test notification) whatever the settings, status and mentions", () => {
+    const unwilling = member({ userProps: { push: "none" }, channelProps: { mark_unread: "mention", push: "none" }, status: "dnd" })
+    expect(decide(unwilling, post("hello", { forced: true }))).toBe("push")
+    expect(decide(unwilling, post("hello"))).not.toBe("push")
+  })
+
   it("pushes DMs and GMs without a mention, channel posts only when mentioned", () => {
     expect(decide(member(), post("hello", { channelType: "D" }))).toBe("push")
     expect(decide(member(), post("hello", { channelType: "G" }))).toBe("push")

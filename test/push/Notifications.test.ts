@@ -161,6 +161,41 @@ describe("message pushes", () => {
   })
 })
 
+describe("test notifications", () => {
+  it("pushes the test notification a user asks for, from the system bot, even where their settings and status would not", async () => {
+    await dave.client.patchMe({ notify_props: { push: "none" } } as never)
+    await call(server.url, "PUT", `/api/v4/users/${dave.id}/status`, dave.token, { user_id: dave.id, status: "dnd" })
+    try {
+      const before = mark()
+      expect(await call(server.url, "POST", "/api/v4/notifications/test", dave.token)).toMatchObject({ status: 200, body: { status: "OK" } })
+      const [push] = await eventually(() => fakes.fcmTo("dave-tok", before.fcm).length > 0 ? fakes.fcmTo("dave-tok", before.fcm) : undefined)
+      expect(push.message.notification).toMatchObject({ title: "system-bot", body: expect.stringContaining("test notification") })
+      // The message is in a direct channel with the system bot, as any reminder is.
+      const channel = await dave.client.getChannel(push.message.data.channel_id)
+      expect(channel.type).toBe("D")
+      const posts = await dave.client.getPosts(channel.id)
+      expect(posts.posts[push.message.data.post_id].message).toContain("test notification")
+    } finally {
+      await dave.client.patchMe({ notify_props: { push: "mention" } } as never)
+      await call(server.url, "PUT", `/api/v4/users/${dave.id}/status`, dave.token, { user_id: dave.id, status: "offline" })
+    }
+  })
+
+  it("never lets a client force a push: force_notification in a post's props is dropped", async () => {
+    await carol.client.patchMe({ notify_props: { push: "none" } } as never)
+    try {
+      const dm = await alice.client.createDirectChannel([alice.id, carol.id])
+      const before = mark()
+      const forced = await alice.client.createPost({ channel_id: dm.id, message: "forced?", props: { force_notification: "x" } } as never)
+      expect(forced.props).not.toHaveProperty("force_notification")
+      await settle()
+      expect(fakes.apnsTo(CAROL_TOKEN, before.apns)).toHaveLength(0)
+    } finally {
+      await carol.client.patchMe({ notify_props: { push: "mention" } } as never)
+    }
+  })
+})
+
 describe("delivery", () => {
   it("retries a provider error after its backoff and delivers", async () => {
     fakes.fcm.behave("bob-tok", { kind: "status", status: 503, retryAfter: "0", times: 1 })
