@@ -61,7 +61,10 @@ export const writeRootPost = (
   post: RootPostInput,
   options: { readonly guarded?: boolean } = {}
 ): Effect.Effect<RootPostWritten | undefined, DbError> =>
-  Effect.suspend(() => {
+  // Claiming the channel and installing its hand-over happen with interruption held off: a request interrupted in
+  // between would leave the channel claimed by nobody, and every later post into it waiting for ever. The write
+  // itself stays interruptible; the hand-over runs whatever happens to it.
+  Effect.uninterruptibleMask((restore) => Effect.suspend(() => {
     let channels = waiting.get(db)
     if (channels === undefined) waiting.set(db, channels = new Map())
     const entry = { post, guarded: options.guarded === true, hashtags: hashtags(post.input.message) }
@@ -70,11 +73,11 @@ export const writeRootPost = (
       // The channel's statement is under way: this post goes in the next one, written by the fiber draining them.
       const done = Deferred.unsafeMake<RootPostWritten | undefined, DbError>(FiberId.none)
       queue.push({ ...entry, done })
-      return Deferred.await(done)
+      return restore(Deferred.await(done))
     }
     channels.set(post.channelId, [])
-    return writeAlone(db, entry).pipe(Effect.ensuring(handOver(db, channels, post.channelId)))
-  })
+    return restore(writeAlone(db, entry)).pipe(Effect.ensuring(handOver(db, channels, post.channelId)))
+  }))
 
 /** After a statement: the posts that arrived meanwhile are written by a fiber of their own, or the channel is free. */
 const handOver = (db: DbService, channels: Map<string, Array<Entry>>, channelId: string): Effect.Effect<void> =>

@@ -109,6 +109,31 @@ describe("writing a root post", () => {
     expect((await owner.client.getMyChannelMember(channel.id)).last_viewed_at).toBe(newest)
   })
 
+  it("keeps a channel writable when requests are abandoned while their posts wait or are written", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    // Thirty posts sent at once, each request abandoned by its client after 0-9 ms: some before their post was
+    // written, some while it waited for the channel's statement, some while it was written.
+    await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+      const abort = new AbortController()
+      setTimeout(() => abort.abort(), i % 10)
+      await fetch(`${server.url}/api/v4/posts`, {
+        method: "POST",
+        signal: abort.signal,
+        headers: { Authorization: `Bearer ${(i % 2 === 0 ? owner : bob).client.getToken()}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ channel_id: channel.id, message: `abandoned ${i}` })
+      }).then((r) => r.text(), () => undefined)
+    }))
+    // The channel still takes posts, and counts exactly what was stored.
+    const after = await owner.client.createPost({ channel_id: channel.id, message: "still writable" } as Post)
+    expect(after.message).toBe("still writable")
+    const uncounted = async () => {
+      const stored = (await db.query("SELECT count(*)::int AS n FROM posts WHERE channel_id = $1", [channel.id])).rows[0].n as number
+      return (await owner.client.getChannel(channel.id)).total_msg_count - stored
+    }
+    await expect.poll(uncounted).toBe(0)
+  })
+
   it("updates the channel's row and the author's membership in place: no index names a column every post writes", async () => {
     // PostgreSQL makes an UPDATE a HOT update (no new index entries) only when no index's columns, expressions or
     // predicate name a column it changes. Each post writes these on channels and on the author's channel_members row

@@ -159,7 +159,9 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
       await box().press("Enter")
       // /echo without text answers only its caller (an ephemeral message).
       await messages().getByText("A message must be provided with the /echo command.").waitFor()
-      expect(await box().inputValue()).toBe("")
+      // The box empties when the command's answer comes back, which may be after its ephemeral message (sent over the
+      // socket) has shown.
+      await expect.poll(() => box().inputValue()).toBe("")
     })
   })
 
@@ -272,6 +274,20 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
       await page.getByRole("dialog", { name: "Settings" }).getByRole("checkbox", { name: "24-hour clock" }).check()
       await page.getByRole("dialog", { name: "Settings" }).getByRole("button", { name: "Close" }).click()
       await messages().getByRole("article", { name: /at \d\d:\d\d$/ }).first().waitFor()
+    })
+  })
+
+  it("sends a test notification from Settings: a direct message from system-bot arrives", async () => {
+    await step("test-notification", async () => {
+      await page.getByRole("button", { name: /Account menu/ }).click()
+      await page.getByRole("menuitem", { name: "Settings" }).click()
+      const settings = page.getByRole("dialog", { name: "Settings" })
+      await settings.getByRole("button", { name: "Send a test notification" }).click()
+      await settings.getByRole("status").getByText(/Test notification sent/).waitFor()
+      await settings.getByRole("button", { name: "Close" }).click()
+      // The system bot's direct message reaches the page over its socket; the sidebar lists the new conversation.
+      await page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: /system-bot/ }).click()
+      await messages().getByText(/This is a test notification/).waitFor()
     })
   })
 

@@ -223,6 +223,12 @@ const Settings = () => {
       <button type="button" class="secondary" onClick={() => void Notification.requestPermission().then((p) => setMessage(`Desktop notifications: ${p}`))}>
         Enable desktop notifications
       </button>
+      <button type="button" class="secondary" onClick={() => void client.sendTestNotificaiton().then(
+        () => { setError(""); setMessage("Test notification sent: a direct message from system-bot, pushed to your devices") },
+        (err) => setError(errorMessage(err))
+      )}>
+        Send a test notification
+      </button>
     </Modal>
   )
 }
