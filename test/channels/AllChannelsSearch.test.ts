@@ -49,4 +49,38 @@ describe("channel search across teams", () => {
     }
     await expect(admin.client.searchAllChannels("x".repeat(300), {})).rejects.toMatchObject({ status_code: 400 })
   })
+  it("GET /channels lists every team channel for admins (the System Console), with paging, a total and filters", async () => {
+    const { owner, member, team } = await teamOfTwo(server.url, ["alllist", "alllistm"])
+    const word = unique("omega")
+    const open = await owner.client.createChannel({ team_id: team.id, name: `${word}-open`, display_name: `${word} open`, type: "O" } as Channel)
+    const secret = await owner.client.createChannel({ team_id: team.id, name: `${word}-secret`, display_name: `${word} secret`, type: "P" } as Channel)
+    const gone = await owner.client.createChannel({ team_id: team.id, name: `${word}-gone`, display_name: `${word} gone`, type: "O" } as Channel)
+    await owner.client.deleteChannel(gone.id)
+    const dm = await owner.client.createDirectChannel([owner.user.id, member.user.id])
+    type Listed = Channel & { team_name: string; team_display_name: string }
+
+    const all = await admin.client.getAllChannels(0, 200) as unknown as Array<Listed>
+    all.forEach((c, i) => expectShape(c, Wire.ChannelWithTeamData, `all[${i}]`))
+    const ids = all.map((c) => c.id)
+    expect(ids).toEqual(expect.arrayContaining([open.id, secret.id]))
+    expect(ids).not.toContain(gone.id)
+    expect(ids).not.toContain(dm.id)
+    expect(all.find((c) => c.id === secret.id)).toMatchObject({ type: "P", team_name: team.name })
+    expect(all.some((c) => c.name === "town-square")).toBe(true)
+    // Sorted by display name ("… open" before "… secret", whatever the database's collation).
+    expect(ids.indexOf(open.id)).toBeLessThan(ids.indexOf(secret.id))
+
+    const withDeleted = await admin.client.getAllChannels(0, 200, "", false, false, true) as unknown as Array<Listed>
+    expect(withDeleted.map((c) => c.id)).toContain(gone.id)
+    const noDefaults = await admin.client.getAllChannels(0, 200, "", true) as unknown as Array<Listed>
+    expect(noDefaults.some((c) => c.name === "town-square" || c.name === "off-topic")).toBe(false)
+    const counted = await admin.client.getAllChannels(0, 2, "", false, true) as unknown as { channels: Array<Listed>; total_count: number }
+    expectShape(counted, Wire.ChannelsWithTotalCount, "counted")
+    expect(counted.channels).toHaveLength(2)
+    expect(counted.total_count).toBe(all.length)
+    expect(await admin.client.getAllChannels(500, 2, "", false, true)).toEqual({ channels: [], total_count: all.length })
+
+    await expect(owner.client.getAllChannels(0, 10)).rejects.toMatchObject({ status_code: 403 })
+    await expect(admin.client.getAllChannels(-1, 10)).rejects.toMatchObject({ status_code: 400 })
+  })
 })
