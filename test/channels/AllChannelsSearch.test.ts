@@ -58,8 +58,13 @@ describe("channel search across teams", () => {
     await owner.client.deleteChannel(gone.id)
     const dm = await owner.client.createDirectChannel([owner.user.id, member.user.id])
     type Listed = Channel & { team_name: string; team_display_name: string }
+    // Client4.getAllChannels with its nine positional arguments named.
+    const list = (client: typeof admin.client, page: number, perPage: number, o: { excludeDefault?: boolean; total?: boolean; deleted?: boolean } = {}) =>
+      (o.total === true
+        ? client.getAllChannels(page, perPage, "", o.excludeDefault ?? false, true, o.deleted ?? false, false, false, false)
+        : client.getAllChannels(page, perPage, "", o.excludeDefault ?? false, false, o.deleted ?? false, false, false, false)) as Promise<unknown>
 
-    const all = await admin.client.getAllChannels(0, 200) as unknown as Array<Listed>
+    const all = await list(admin.client, 0, 200) as unknown as Array<Listed>
     all.forEach((c, i) => expectShape(c, Wire.ChannelWithTeamData, `all[${i}]`))
     const ids = all.map((c) => c.id)
     expect(ids).toEqual(expect.arrayContaining([open.id, secret.id]))
@@ -70,17 +75,17 @@ describe("channel search across teams", () => {
     // Sorted by display name ("… open" before "… secret", whatever the database's collation).
     expect(ids.indexOf(open.id)).toBeLessThan(ids.indexOf(secret.id))
 
-    const withDeleted = await admin.client.getAllChannels(0, 200, "", false, false, true) as unknown as Array<Listed>
+    const withDeleted = await list(admin.client, 0, 200, { deleted: true }) as unknown as Array<Listed>
     expect(withDeleted.map((c) => c.id)).toContain(gone.id)
-    const noDefaults = await admin.client.getAllChannels(0, 200, "", true) as unknown as Array<Listed>
+    const noDefaults = await list(admin.client, 0, 200, { excludeDefault: true }) as unknown as Array<Listed>
     expect(noDefaults.some((c) => c.name === "town-square" || c.name === "off-topic")).toBe(false)
-    const counted = await admin.client.getAllChannels(0, 2, "", false, true) as unknown as { channels: Array<Listed>; total_count: number }
+    const counted = await list(admin.client, 0, 2, { total: true }) as unknown as { channels: Array<Listed>; total_count: number }
     expectShape(counted, Wire.ChannelsWithTotalCount, "counted")
     expect(counted.channels).toHaveLength(2)
     expect(counted.total_count).toBe(all.length)
-    expect(await admin.client.getAllChannels(500, 2, "", false, true)).toEqual({ channels: [], total_count: all.length })
+    expect(await list(admin.client, 500, 2, { total: true })).toEqual({ channels: [], total_count: all.length })
 
-    await expect(owner.client.getAllChannels(0, 10)).rejects.toMatchObject({ status_code: 403 })
-    await expect(admin.client.getAllChannels(-1, 10)).rejects.toMatchObject({ status_code: 400 })
+    await expect(list(owner.client, 0, 10)).rejects.toMatchObject({ status_code: 403 })
+    await expect(list(admin.client, -1, 10)).rejects.toMatchObject({ status_code: 400 })
   })
 })
