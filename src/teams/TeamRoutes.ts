@@ -170,6 +170,23 @@ const regenerateInvite = Effect.gen(function*() {
   return yield* respondWith(Team, toTeam(team, true))
 })
 
+const PrivacyBody = Schema.Struct({ privacy: Schema.String })
+
+/**
+ * PUT /teams/{team_id}/privacy (the System Console's team page): "O" opens the team to anyone with an account, "I"
+ * makes it invitation only; the type and the open-invite switch move together, as a team patch moves them.
+ */
+const setPrivacy = Effect.gen(function*() {
+  const team_id = yield* administeredTeamId
+  const { privacy } = yield* Decode.body(PrivacyBody)
+  if (privacy !== "O" && privacy !== "I") {
+    return yield* badRequest("api.team.update_team_privacy.privacy.app_error", "Invalid privacy: use \"O\" (open) or \"I\" (invitation only).")
+  }
+  const updated = yield* TeamRepo.patch(team_id, { allow_open_invite: privacy === "O" }, yield* Clock.currentTimeMillis)
+  yield* TeamEvents.updated(yield* EventBus, updated)
+  return yield* respondWith(Team, toTeam(updated, true))
+})
+
 /** Archives the team (soft delete); `permanent=true` is not offered. */
 const archiveTeam = Effect.gen(function*() {
   const team_id = yield* administeredTeamId
@@ -224,6 +241,7 @@ export const routes = HttpRouter.empty.pipe(
   HttpRouter.del("/api/v4/teams/:team_id", authed(archiveTeam)),
   HttpRouter.post("/api/v4/teams/:team_id/restore", authed(restoreTeam)),
   HttpRouter.post("/api/v4/teams/:team_id/regenerate_invite_id", authed(regenerateInvite)),
+  HttpRouter.put("/api/v4/teams/:team_id/privacy", authed(setPrivacy)),
   HttpRouter.get("/api/v4/teams/:team_id/stats", authed(teamStats)),
   HttpRouter.get("/api/v4/teams/name/:name", authed(getTeamByName)),
   HttpRouter.get("/api/v4/teams/name/:name/exists", authed(teamExists))

@@ -70,6 +70,35 @@ describe("teams", () => {
     expect((await third.client.getMyTeams()).map((t) => t.id)).toContain(closed.id)
   })
 
+  it("changes a team's privacy: invitation-only to open and back, for its admins only", async () => {
+    const owner = await newUser(env.server.url, "privowner")
+    const team: Team = await owner.client.createTeam({ name: unique("priv"), display_name: "Private", type: "I" } as Team)
+    const outsider = await newUser(env.server.url, "privout")
+    const put = (token: string, privacy: unknown) =>
+      fetch(`${env.server.url}/api/v4/teams/${team.id}/privacy`, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ privacy })
+      })
+    const opened = await put(owner.client.getToken(), "O")
+    expect(opened.status).toBe(200)
+    expect(await opened.json()).toMatchObject({ id: team.id, type: "O", allow_open_invite: true })
+    expect(env.log.named("update_team").some((e) => JSON.parse(String(e.data.team)).id === team.id)).toBe(true)
+    await outsider.client.addToTeam(team.id, outsider.user.id)
+
+    // A plain member may not; a bad value is a 400; the team stays open.
+    expect((await put(outsider.client.getToken(), "I")).status).toBe(403)
+    const bad = await put(owner.client.getToken(), "X")
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ id: "api.team.update_team_privacy.privacy.app_error" })
+    expect(await owner.client.getTeam(team.id)).toMatchObject({ type: "O", allow_open_invite: true })
+
+    const closed = await put(owner.client.getToken(), "I")
+    expect(await closed.json()).toMatchObject({ type: "I", allow_open_invite: false })
+    const latecomer = await newUser(env.server.url, "privlate")
+    await expect(latecomer.client.addToTeam(team.id, latecomer.user.id)).rejects.toMatchObject({ status_code: 403 })
+  })
+
   it("answers 404 for unknown teams and 400 for malformed ids", async () => {
     const { client, password, username } = await newUser(env.server.url, "lost")
     void password
