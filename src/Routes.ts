@@ -41,6 +41,7 @@ import * as Posts from "./posts/Routes.ts"
 import * as Threads from "./threads/Routes.ts"
 import * as Reactions from "./reactions/Routes.ts"
 import * as Realtime from "./realtime/Routes.ts"
+import * as TypingOverHttp from "./realtime/TypingRoutes.ts"
 import * as Statuses from "./status/Routes.ts"
 import * as Sso from "./sso/Routes.ts"
 import * as LoginPage from "./web/LoginPage.ts"
@@ -92,6 +93,7 @@ export const served = HttpRouter.concatAll(
   Threads.routes,
   Reactions.routes,
   Realtime.routes,
+  TypingOverHttp.routes,
   Statuses.routes,
   Sso.routes,
   LoginPage.routes,

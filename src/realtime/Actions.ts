@@ -1,11 +1,10 @@
 import { Clock, Effect, Either, Option, Schema } from "effect"
-import { DomainEvent } from "../../schemas/Events.ts"
-import { EventBus } from "../events/EventBus.ts"
 import { Statuses } from "../status/Statuses.ts"
 import { MATTERMOST_VERSION } from "../system/Version.ts"
 import type { Connection } from "./Connection.ts"
 import { type ClientRequest, RequestErrors, type RequestError } from "./Frames.ts"
 import { Hub } from "./Hub.ts"
+import { relayTyping } from "./RelayTyping.ts"
 import { Id } from "../../schemas/Params.ts"
 
 /**
@@ -55,11 +54,7 @@ export const handleAction = (connection: Connection, request: ClientRequest) =>
         const hub = yield* Hub
         const input = yield* decode(Typing, request.data, "channel_id or parent_id")
         if (!(yield* hub.isChannelMember(connection.userId, input.channel_id))) return yield* Effect.fail(RequestErrors.forbidden)
-        const bus = yield* EventBus
-        yield* hub.typing(connection.userId, input.channel_id, bus.publish(DomainEvent.Typing({ parentId: input.parent_id, userId: connection.userId }), {
-          channel_id: input.channel_id,
-          omit_users: { [connection.userId]: true }
-        }))
+        yield* relayTyping(connection.userId, input.channel_id, input.parent_id)
         return undefined
       }
       case "get_statuses": {

@@ -123,6 +123,27 @@ describe("delivery", () => {
     expect(aliceSocket.named("typing")).toHaveLength(0)
   })
 
+  it("relays typing sent over HTTP (POST /users/{user_id}/typing), for oneself in a channel one may post in", async () => {
+    // Bob types (the test above typed as alice: typing is throttled per user and channel).
+    const aliceSocket = await connect(alice)
+    const send = (who: Member, userId: string, body: unknown) =>
+      fetch(`${server.url}/api/v4/users/${userId}/typing`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${who.client.getToken()}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body)
+      })
+    const root = await say(alice, channel.id, "a thread to type in")
+    const sent = await send(bob, "me", { channel_id: channel.id, parent_id: root.id })
+    expect(sent.status).toBe(200)
+    expect(await sent.json()).toEqual({ status: "OK" })
+    const typing = await aliceSocket.waitFor((e) => e.event === "typing" && e.data?.user_id === bob.user.id, "typing over HTTP")
+    expect(typing.data).toEqual({ parent_id: root.id, user_id: bob.user.id })
+    // Not as someone else, not where one may not post, not with a malformed channel id.
+    expect((await send(bob, alice.user.id, { channel_id: channel.id })).status).toBe(403)
+    expect((await send(carol, "me", { channel_id: channel.id })).status).toBe(403)
+    expect((await send(bob, "me", { channel_id: "nope" })).status).toBe(400)
+  })
+
   it("sends status_change only to the user whose status changed", async () => {
     const [aliceSocket, bobSocket] = [await connect(alice), await connect(bob)]
     await alice.client.updateStatus({ user_id: alice.user.id, status: "dnd" } as never)
