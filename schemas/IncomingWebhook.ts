@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { IncomingWebhook } from "./wire/Webhook.ts"
 
 /** Incoming webhooks on the wire (@mattermost/types integrations.d.ts IncomingWebhook) and their payloads. */
 
@@ -40,18 +41,5 @@ export const IncomingPayload = Schema.Struct({
 })
 export type IncomingPayload = typeof IncomingPayload.Type
 
-export interface IncomingWebhookWire {
-  readonly id: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-  readonly last_used: number
-  readonly user_id: string
-  readonly channel_id: string
-  readonly team_id: string
-  readonly display_name: string
-  readonly description: string
-  readonly username: string
-  readonly icon_url: string
-  readonly channel_locked: boolean
-}
+/** The record as answered: the wire Schema's type (schemas/wire/Webhook.ts). */
+export type IncomingWebhookWire = IncomingWebhook

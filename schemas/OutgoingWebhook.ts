@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { OutgoingWebhook } from "./wire/Webhook.ts"
 
 /**
  * Outgoing webhooks on the wire (@mattermost/types integrations.d.ts OutgoingWebhook), the payload sent to their
@@ -42,24 +43,8 @@ export type UpdateOutgoingWebhook = typeof UpdateOutgoingWebhook.Type
 /** The fields a hook is made of, as create and update both give them. */
 export type OutgoingHookInput = Omit<CreateOutgoingWebhook, "team_id" | "creator_id">
 
-export interface OutgoingWebhookWire {
-  readonly id: string
-  readonly token: string
-  readonly create_at: number
-  readonly update_at: number
-  readonly delete_at: number
-  readonly creator_id: string
-  readonly channel_id: string
-  readonly team_id: string
-  readonly trigger_words: ReadonlyArray<string>
-  readonly trigger_when: number
-  readonly callback_urls: ReadonlyArray<string>
-  readonly display_name: string
-  readonly description: string
-  readonly content_type: string
-  readonly username: string
-  readonly icon_url: string
-}
+/** The record as answered, its token included: the wire Schema's type (schemas/wire/Webhook.ts). */
+export type OutgoingWebhookWire = OutgoingWebhook
 
 /** What a callback URL receives (JSON: `timestamp` in milliseconds; the form: in seconds, as Mattermost sends). */
 export interface OutgoingPayload {

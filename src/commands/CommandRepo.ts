@@ -1,29 +1,12 @@
 import { Effect, Option, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
+import { Command } from "../../schemas/wire/Command.ts"
 
 /** SQL for custom slash commands and their response URLs. */
 
-/** A commands row: the wire record (CommandWire) with its bigint times decoded to numbers. */
-const CommandRow = Schema.Struct({
-  id: Schema.String,
-  token: Schema.String,
-  create_at: Int8,
-  update_at: Int8,
-  delete_at: Int8,
-  creator_id: Schema.String,
-  team_id: Schema.String,
-  trigger: Schema.String,
-  method: Schema.String,
-  username: Schema.String,
-  icon_url: Schema.String,
-  auto_complete: Schema.Boolean,
-  auto_complete_desc: Schema.String,
-  auto_complete_hint: Schema.String,
-  display_name: Schema.String,
-  description: Schema.String,
-  url: Schema.String
-})
+/** A commands row: the wire record (schemas/wire/Command.ts) with its bigint times decoded to numbers. */
+const CommandRow = Schema.Struct({ ...Command.fields, create_at: Int8, update_at: Int8, delete_at: Int8 })
 export type CommandRow = typeof CommandRow.Type
 
 export interface CommandValues {

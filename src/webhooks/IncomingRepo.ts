@@ -1,33 +1,13 @@
 import { Effect, Option, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
 import { IdRow, Int8, rows } from "../../layers/Rows.ts"
-import type { IncomingWebhookWire } from "../../schemas/IncomingWebhook.ts"
+import { IncomingWebhook } from "../../schemas/wire/Webhook.ts"
 
 /** SQL for incoming webhooks. */
 
-/** The wire record as PostgreSQL returns it: bigint times come back as strings. */
-export type IncomingRow = Omit<IncomingWebhookWire, "create_at" | "update_at" | "delete_at" | "last_used"> & {
-  readonly create_at: string | number
-  readonly update_at: string | number
-  readonly delete_at: string | number
-  readonly last_used: string | number
-}
-
-const IncomingRow = Schema.Struct({
-  id: Schema.String,
-  create_at: Int8,
-  update_at: Int8,
-  delete_at: Int8,
-  last_used: Int8,
-  user_id: Schema.String,
-  channel_id: Schema.String,
-  team_id: Schema.String,
-  display_name: Schema.String,
-  description: Schema.String,
-  username: Schema.String,
-  icon_url: Schema.String,
-  channel_locked: Schema.Boolean
-})
+/** An incoming_webhooks row: the wire record (schemas/wire/Webhook.ts) with its bigint times decoded to numbers. */
+const IncomingRow = Schema.Struct({ ...IncomingWebhook.fields, create_at: Int8, update_at: Int8, delete_at: Int8, last_used: Int8 })
+export type IncomingRow = typeof IncomingRow.Type
 const Hooks = rows("IncomingRepo hooks", IncomingRow)
 const Ids = rows("IncomingRepo ids", IdRow)
 const Owners = rows("IncomingRepo owner", Schema.Struct({ roles: Schema.String, is_bot: Schema.Boolean }))

@@ -1,35 +1,24 @@
 import { Effect, Option, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
 import { Int8, Int8Text, rows, StringList } from "../../layers/Rows.ts"
-import type { OutgoingHookInput, OutgoingWebhookWire } from "../../schemas/OutgoingWebhook.ts"
+import type { OutgoingHookInput } from "../../schemas/OutgoingWebhook.ts"
+import { OutgoingWebhook } from "../../schemas/wire/Webhook.ts"
 
 /** SQL for outgoing webhooks. */
 
-/** The wire record as PostgreSQL returns it: bigint times come back as strings. */
-export type OutgoingRow = Omit<OutgoingWebhookWire, "create_at" | "update_at" | "delete_at"> & {
-  readonly create_at: string | number
-  readonly update_at: string | number
-  readonly delete_at: string | number
-}
-
+/**
+ * An outgoing_webhooks row: the wire record (schemas/wire/Webhook.ts) with its bigint times decoded to numbers and its
+ * lists read from their stored form.
+ */
 const OutgoingRow = Schema.Struct({
-  id: Schema.String,
-  token: Schema.String,
+  ...OutgoingWebhook.fields,
   create_at: Int8,
   update_at: Int8,
   delete_at: Int8,
-  creator_id: Schema.String,
-  channel_id: Schema.String,
-  team_id: Schema.String,
   trigger_words: StringList,
-  trigger_when: Schema.Number,
-  callback_urls: StringList,
-  display_name: Schema.String,
-  description: Schema.String,
-  content_type: Schema.String,
-  username: Schema.String,
-  icon_url: Schema.String
+  callback_urls: StringList
 })
+export type OutgoingRow = typeof OutgoingRow.Type
 const Hooks = rows("OutgoingRepo hooks", OutgoingRow)
 const ChannelTeams = rows("OutgoingRepo channel", Schema.Struct({ team_id: Schema.String, type: Schema.String, delete_at: Int8Text }))
 const Oks = rows("OutgoingRepo check", Schema.Struct({ ok: Schema.Number }))
