@@ -2,14 +2,15 @@ import { effect } from "@preact/signals"
 import { render } from "preact"
 import { lazy, Suspense } from "preact/compat"
 import { useEffect, useState } from "preact/hooks"
-import "./styles.css"
-import { location$, navigate, path, query } from "./router.ts"
-import { boot, home } from "./session.ts"
-import { config, isAdmin, me, teams, totalMentions } from "./store.ts"
-import { CreateTeam, Login, ResetComplete, ResetRequest, Signup, VerifyEmail } from "./views/Auth.tsx"
-import { Chat } from "./views/Chat.tsx"
+import { CreateTeam, Login, ResetComplete, ResetRequest, Signup, VerifyEmail } from "./account/Auth.tsx"
+import { location$, navigate, path, query } from "./app/router.ts"
+import { boot, home } from "./app/session.ts"
+import { config, isAdmin, me, teams } from "./app/state.ts"
+import "./app/styles.css"
+import { totalMentions } from "./channels/state.ts"
+import { Chat } from "./shell/Chat.tsx"
 
-const Admin = lazy(() => import("./views/Admin.tsx"))
+const Admin = lazy(() => import("./admin/Admin.tsx"))
 
 /** The unread mention count leads the tab title, as in Mattermost: "(2) Team Chat". */
 effect(() => {

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks"
-import { EMOJI, searchEmoji } from "../emoji.ts"
-import { useFocus } from "./focus.ts"
+import { EMOJI, searchEmoji } from "./emoji.ts"
+import { useFocus } from "../ui/focus.ts"
 
 export const EmojiPicker = ({ onPick, onClose }: { onPick: (name: string) => void; onClose: () => void }) => {
   const [term, setTerm] = useState("")

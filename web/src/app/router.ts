@@ -20,3 +20,10 @@ export const query = () => new URLSearchParams(location$.value.split("?")[1] ?? 
 /** Only same-origin paths are followed after sign-in (no open redirect). */
 export const localPath = (p: string | null | undefined) =>
   typeof p === "string" && p.startsWith("/") && !p.startsWith("//") && !p.includes("\\") ? p : "/"
+
+/** A link's click handler: plain left clicks navigate in the page; modified clicks keep the browser's behaviour. */
+export const link = (to: string) => (event: MouseEvent) => {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return
+  event.preventDefault()
+  navigate(to)
+}

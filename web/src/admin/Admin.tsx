@@ -1,10 +1,9 @@
 import type { Team } from "@mattermost/types/teams"
 import type { UserProfile } from "@mattermost/types/users"
 import { useEffect, useState } from "preact/hooks"
-import { client, errorMessage, v1 } from "../api.ts"
-import { path } from "../router.ts"
-import { link } from "./Auth.tsx"
-import { Confirm } from "./Confirm.tsx"
+import { client, errorMessage, v1 } from "../app/api.ts"
+import { link, path } from "../app/router.ts"
+import { Confirm } from "../ui/Confirm.tsx"
 
 /**
  * The system console (system admins only; loaded on demand, so its code is not part of the first load): SSO providers

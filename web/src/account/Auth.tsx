@@ -1,8 +1,8 @@
 import { useEffect, useState } from "preact/hooks"
-import { client, errorMessage, v1 } from "../api.ts"
-import { localPath, navigate, query } from "../router.ts"
-import { home, signedIn } from "../session.ts"
-import { config, me, teams } from "../store.ts"
+import { client, errorMessage, v1 } from "../app/api.ts"
+import { link, localPath, navigate, query } from "../app/router.ts"
+import { home, signedIn } from "../app/session.ts"
+import { config, me, teams } from "../app/state.ts"
 
 interface Provider {
   readonly id: string
@@ -108,12 +108,6 @@ export const Login = () => {
       )}
     </Card>
   )
-}
-
-export const link = (to: string) => (event: MouseEvent) => {
-  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return
-  event.preventDefault()
-  navigate(to)
 }
 
 /** /signup_user_complete[?id=<invite id>]: a new account, joined to the invited team when there is one. */

@@ -1,6 +1,9 @@
 import { client, cookie } from "./api.ts"
 import { navigate } from "./router.ts"
-import { applyDisplay, config, flagged, me, startSocket, stopSocket, teams } from "./store.ts"
+import { applyDisplay } from "../account/preferences.ts"
+import { flagged } from "../posts/state.ts"
+import { startSocket, stopSocket } from "../realtime/socket.ts"
+import { config, me, teams } from "./state.ts"
 
 /** Boot and sign-in/out: the config first (anonymous), then the user when a session cookie says there is one. */
 export const boot = async () => {

@@ -1,28 +1,20 @@
 import type { Post } from "@mattermost/types/posts"
-import { Icon } from "./Icon.tsx"
 import { useLayoutEffect, useState } from "preact/hooks"
-import { client, errorMessage } from "../api.ts"
-import { emojiChar } from "../emoji.ts"
-import { renderMarkdown } from "../markdown.ts"
-import { navigate } from "../router.ts"
-import { addPosts, currentTeamId, flagged, formatTime, me, posts, statuses, teams, users } from "../store.ts"
-import { Confirm } from "./Confirm.tsx"
+import { client, errorMessage } from "../app/api.ts"
+import { navigate } from "../app/router.ts"
+import { currentTeamId, me, teams } from "../app/state.ts"
+import { Avatar } from "../people/Avatar.tsx"
+import { users } from "../people/state.ts"
+import { openThread, showProfile } from "../shell/panels.ts"
+import { Confirm } from "../ui/Confirm.tsx"
+import { useFocus } from "../ui/focus.ts"
+import { Icon } from "../ui/Icon.tsx"
+import { emojiChar } from "./emoji.ts"
 import { EmojiPicker } from "./EmojiPicker.tsx"
-import { useFocus } from "./focus.ts"
-import { openThread, showProfile } from "./panels.ts"
+import { renderMarkdown } from "./markdown.ts"
+import { addPosts, flagged, formatTime, posts } from "./state.ts"
 
 const time = formatTime
-
-export const Avatar = ({ userId, size = 32 }: { userId: string; size?: number }) => {
-  const user = users.value[userId]
-  const status = statuses.value[userId] ?? "offline"
-  return (
-    <span class="avatar" style={{ width: `${size}px`, height: `${size}px` }}>
-      <img src={`/api/v4/users/${userId}/image?_=${user?.last_picture_update ?? 0}`} alt="" width={size} height={size} loading="lazy" />
-      <span class={`status ${status}`} title={status} aria-hidden="true" />
-    </span>
-  )
-}
 
 const Files = ({ post }: { post: Post }) => {
   const files = post.metadata?.files ?? []

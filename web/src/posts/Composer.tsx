@@ -1,10 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks"
-import { Icon } from "./Icon.tsx"
 import type { Post } from "@mattermost/types/posts"
-import { client, errorMessage, socket, uploadFile } from "../api.ts"
-import { searchEmoji, EMOJI } from "../emoji.ts"
-import { channels, currentTeamId, me, postCreated, posts, timelines, users } from "../store.ts"
-import { navigate } from "../router.ts"
+import { client, errorMessage, socket, uploadFile } from "../app/api.ts"
+import { navigate } from "../app/router.ts"
+import { currentTeamId, me } from "../app/state.ts"
+import { channels } from "../channels/state.ts"
+import { users } from "../people/state.ts"
+import { Icon } from "../ui/Icon.tsx"
+import { searchEmoji, EMOJI } from "./emoji.ts"
+import { postCreated, posts, timelines } from "./state.ts"
 
 /** Drafts survive channel switches and reloads (per channel and thread, in localStorage). */
 const draftKey = (channelId: string, rootId: string) => `draft:${me.value?.id}:${channelId}:${rootId}`

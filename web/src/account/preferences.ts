@@ -1,0 +1,13 @@
+import { signal } from "@preact/signals"
+
+/** Display preferences (Mattermost's display_settings category): 24-hour clock, collapsed reply threads. */
+export const militaryTime = signal(false)
+export const collapsedThreads = signal(true)
+
+export const applyDisplay = (prefs: Array<{ category: string; name: string; value: string }>) => {
+  for (const p of prefs) {
+    if (p.category !== "display_settings") continue
+    if (p.name === "use_military_time") militaryTime.value = p.value === "true"
+    if (p.name === "collapsed_reply_threads") collapsedThreads.value = p.value !== "off"
+  }
+}

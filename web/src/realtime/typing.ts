@@ -1,0 +1,19 @@
+import { signal } from "@preact/signals"
+
+/** Per channel: who is typing there, until when (ms). */
+export const typing = signal<Record<string, Record<string, number>>>({})
+
+/** Typing indicators expire on their own (the server sends no "stopped typing"). */
+setInterval(() => {
+  const now = Date.now()
+  let changed = false
+  const next: Record<string, Record<string, number>> = {}
+  for (const [channel, who] of Object.entries(typing.value)) {
+    next[channel] = {}
+    for (const [user, until] of Object.entries(who)) {
+      if (until > now) next[channel][user] = until
+      else changed = true
+    }
+  }
+  if (changed) typing.value = next
+}, 2000)

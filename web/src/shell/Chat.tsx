@@ -1,0 +1,80 @@
+import { useEffect, useState } from "preact/hooks"
+import { client, errorMessage } from "../app/api.ts"
+import { link } from "../app/router.ts"
+import { currentChannelId, me, teams } from "../app/state.ts"
+import { ChannelView } from "../channels/ChannelView.tsx"
+import { Sidebar } from "../channels/Sidebar.tsx"
+import { channels, loadTeam, members, refreshChannels } from "../channels/state.ts"
+import { ProfilePopover } from "../people/ProfilePopover.tsx"
+import { needUsers, users } from "../people/state.ts"
+import { ResultsPanel } from "../posts/ResultsPanel.tsx"
+import { ThreadPanel } from "../threads/ThreadPanel.tsx"
+import { ThreadsView } from "../threads/ThreadsView.tsx"
+import { Dialogs } from "./Dialogs.tsx"
+import { Header } from "./Header.tsx"
+import { panel } from "./panels.ts"
+
+/** /{team}/channels/{name} and /{team}/messages/@{username}. */
+export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { teamName: string; channelName?: string; dmUser?: string; threadsView?: boolean }) => {
+  const team = teams.value.find((t) => t.name === teamName)
+  const [error, setError] = useState("")
+  const [loaded, setLoaded] = useState("")
+
+  useEffect(() => {
+    if (!team) return
+    setError("")
+    loadTeam(team).then(() => setLoaded(team.id), (e) => setError(errorMessage(e)))
+  }, [team?.id])
+
+  // Resolve the address to a channel: known ones at once, others (a public channel by link, a new DM) by the API.
+  const channel = Object.values(channels.value).find((c) => {
+    if (dmUser) {
+      const user = Object.values(users.value).find((u) => u.username === dmUser)
+      return user !== undefined && c.type === "D" && c.name.split("__").includes(user.id) && (user.id === me.value?.id ? c.name === `${user.id}__${user.id}` : true)
+    }
+    return c.name === channelName && (c.team_id === team?.id || c.team_id === "") && members.value[c.id]
+  })
+  useEffect(() => {
+    if (!team || loaded !== team.id || channel || threadsView) return
+    const open = async () => {
+      if (dmUser) {
+        const user = await client.getUserByUsername(dmUser)
+        needUsers([user.id])
+        await client.createDirectChannel([me.value!.id, user.id])
+      } else {
+        const c = await client.getChannelByName(team.id, channelName!)
+        await client.addToChannel(me.value!.id, c.id)
+      }
+      await refreshChannels()
+    }
+    open().catch((e) => setError(errorMessage(e, "This channel could not be opened")))
+  }, [team?.id, loaded, channelName, dmUser, !!channel])
+
+  useEffect(() => {
+    currentChannelId.value = channel?.id ?? ""
+  }, [channel?.id])
+
+  if (!team) {
+    return (
+      <main class="auth"><div class="card"><h1>Team not found</h1><p>You are not a member of “{teamName}”.</p>
+        <a href="/" onClick={link("/")}>Go to your teams</a></div></main>
+    )
+  }
+  const p = panel.value
+  return (
+    <div class={`layout${p ? " with-panel" : ""}`}>
+      <Header teamName={teamName} />
+      <div class="team-name"><strong>{team.display_name}</strong></div>
+      <Sidebar teamName={teamName} threadsOpen={threadsView} />
+      {threadsView ? <ThreadsView teamId={team.id} /> : channel ? <ChannelView key={channel.id} channel={channel} /> : (
+        <main class="channel"><p class={error ? "alert" : "muted"} role={error ? "alert" : undefined}>{error || "Loading…"}</p></main>
+      )}
+      {p?.kind === "thread" && <ThreadPanel rootId={p.rootId} />}
+      {p?.kind === "search" && <ResultsPanel title={`Search results for “${p.terms}”`} load={() => client.searchPostsWithParams(team.id, { terms: p.terms, is_or_search: false, page: 0, per_page: 30 } as any)} />}
+      {p?.kind === "saved" && <ResultsPanel title="Saved messages" load={() => client.getFlaggedPosts(me.value!.id, "", "", 0, 60)} />}
+      {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={() => client.getPinnedPosts(p.channelId)} />}
+      <ProfilePopover />
+      <Dialogs team={team} />
+    </div>
+  )
+}
