@@ -79,6 +79,7 @@ export type DomainEvent = Data.TaggedEnum<{
   ReactionAdded: { readonly reaction: WireObject }
   ReactionRemoved: { readonly reaction: WireObject }
   EmojiAdded: { readonly emoji: WireObject }
+  RoleUpdated: { readonly role: WireObject }
   // threads
   ThreadUpdated: { readonly thread: WireObject; readonly previousUnreadReplies: number; readonly previousUnreadMentions: number }
   ThreadRead: {
@@ -169,6 +170,7 @@ export const EventNames = {
   ReactionAdded: "reaction_added",
   ReactionRemoved: "reaction_removed",
   EmojiAdded: "emoji_added",
+  RoleUpdated: "role_updated",
   ThreadUpdated: "thread_updated",
   ThreadRead: "thread_read_changed",
   ThreadsAllRead: "thread_read_changed",
@@ -253,6 +255,7 @@ const data: { readonly [T in EventTag]: (event: EventOf<T>) => WireData } = {
   ReactionAdded: (e) => ({ reaction: JSON.stringify(e.reaction) }),
   ReactionRemoved: (e) => ({ reaction: JSON.stringify(e.reaction) }),
   EmojiAdded: (e) => ({ emoji: JSON.stringify(e.emoji) }),
+  RoleUpdated: (e) => ({ role: JSON.stringify(e.role) }),
   ThreadUpdated: (e) => ({
     thread: JSON.stringify(e.thread),
     previous_unread_replies: e.previousUnreadReplies,

@@ -13,6 +13,7 @@ import * as PushSenderLayer from "../layers/PushSender.ts"
 import * as WebSocketLayer from "../layers/WebSocket.ts"
 import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
+import * as RoleStore from "./system/RoleStore.ts"
 import * as SystemBot from "./bots/SystemBot.ts"
 import * as CallRepo from "./calls/CallRepo.ts"
 import * as AllChannelsSearchRepo from "./channels/AllChannelsSearchRepo.ts"
@@ -123,7 +124,8 @@ const migrated = Layer.effectDiscard(Migrations.run)
 
 /** Feature services; each feature adds its layer here. */
 const services = Layer.mergeAll(
-  Access.layer,
+  Access.layer.pipe(Layer.provide(RoleStore.layer)),
+  RoleStore.layer,
   Sessions.layer,
   UserRepo.layer,
   UserTokenRepo.layer,

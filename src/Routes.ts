@@ -19,6 +19,7 @@ import * as Drafts from "./drafts/DraftRoutes.ts"
 import * as Scheduled from "./scheduled/ScheduledPostRoutes.ts"
 import * as Counts from "./counts/CountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
+import * as SystemSchemes from "./system/SchemeRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
 import * as ConfigAdmin from "./system/ConfigRoutes.ts"
@@ -66,6 +67,7 @@ export const served = HttpRouter.concatAll(
   Analytics.routes,
   ConfigAdmin.routes,
   SystemRoles.routes,
+  SystemSchemes.routes,
   Users.routes,
   AdminUsers.routes,
   UserSessions.routes,

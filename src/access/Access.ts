@@ -3,11 +3,18 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { Int8Text, rows } from "../../layers/Rows.ts"
 import type { Caller } from "../auth/Authenticate.ts"
+import { RoleStore } from "../system/RoleStore.ts"
 import { Forbidden, NotFound } from "../../schemas/Errors.ts"
 
 /**
  * Who may touch which team and channel: the checks every handler makes before reading or writing a resource.
  * Unknown resources are 404; known ones the caller may not touch are 403 (never 401). System admins pass.
+ *
+ * Permissions in a team or channel (`can`) are answered as Mattermost answers them: from the union of the caller's
+ * system roles, their team member roles in the channel's team and their channel member roles (a member's scheme
+ * flags name team_user/team_admin/team_guest and channel_user/channel_admin/channel_guest, plus any explicit
+ * roles), looked up in this node's copy of the roles (src/system/RoleStore.ts): the statement that finds the
+ * memberships already ran, so a check costs a few Set lookups.
  *
  * Channel rules, as Mattermost's default permissions:
  * - read: a member of the channel; for a public channel ('O') also any member of its team (browse, read before join).
@@ -26,14 +33,18 @@ export interface ChannelAccess {
   readonly channel: ChannelRef
   /** Whether the caller is a member of the channel (public channels may be read without it). */
   readonly isMember: boolean
-  /** Channel admin of this channel, admin of its team, or system admin: may manage its properties and members. */
+  /** Holds manage_channel_roles here (channel admin, team admin, system admin by default). */
   readonly isAdmin: boolean
+  /** Whether the caller holds the permission in this channel (system, team and channel roles together). */
+  readonly can: (permission: string) => boolean
 }
 
 export interface TeamAccess {
   readonly isMember: boolean
-  /** Team admin or system admin. */
+  /** Holds manage_team in this team (team admin, system admin by default). */
   readonly isAdmin: boolean
+  /** Whether the caller holds the permission in this team (system and team roles together). */
+  readonly can: (permission: string) => boolean
 }
 
 export type AccessError = NotFound | Forbidden | DbError
@@ -73,24 +84,40 @@ const ChannelAccessRow = Schema.Struct({
   delete_at: Int8Text,
   is_member: Schema.Boolean,
   is_team_member: Schema.Boolean,
-  is_channel_admin: Schema.Boolean,
-  is_team_admin: Schema.Boolean
+  channel_roles: Schema.NullOr(Schema.String),
+  team_roles: Schema.NullOr(Schema.String)
 })
 type ChannelAccessRow = typeof ChannelAccessRow.Type
 const ChannelAccessRows = rows("Access channel", ChannelAccessRow)
 const PostChannels = rows("Access post channel", Schema.Struct({ ...ChannelAccessRow.fields, post_user_id: Schema.String }))
-const TeamMembers = rows("Access team member", Schema.Struct({ member: Schema.Boolean, admin: Schema.Boolean }))
+const TeamMembers = rows("Access team member", Schema.Struct({ team_roles: Schema.NullOr(Schema.String) }))
 const ChannelIds = rows("Access channel ids", Schema.Struct({ channel_id: Schema.String }))
+
+/** A member row's roles, as Mattermost renders them: the scheme flags' roles, then the explicit ones. */
+const memberRoles = (alias: "cm" | "tm", scope: "channel" | "team") => `concat_ws(' ',
+      CASE WHEN ${alias}.scheme_guest THEN '${scope}_guest' END, CASE WHEN ${alias}.scheme_user THEN '${scope}_user' END,
+      CASE WHEN ${alias}.scheme_admin THEN '${scope}_admin' END, NULLIF(${alias}.roles, ''))`
+
+const splitRoles = (roles: string | null): ReadonlyArray<string> => roles === null ? [] : roles.split(" ").filter((r) => r !== "")
 
 export const make = Effect.gen(function*() {
   const db = yield* Db
+  const roleStore = yield* RoleStore
   const sql = db.sql
 
   const membership = (caller: Caller) => sql`
     EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId}) AS is_member,
     EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS is_team_member,
-    EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId} AND cm.scheme_admin) AS is_channel_admin,
-    EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0 AND tm.scheme_admin) AS is_team_admin`
+    (SELECT ${sql.literal(memberRoles("cm", "channel"))} FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = ${caller.userId}) AS channel_roles,
+    (SELECT ${sql.literal(memberRoles("tm", "team"))} FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0) AS team_roles`
+
+  /** `can` over the caller's system roles and the given member roles, in the current snapshot of the roles. */
+  const resolver = (caller: Caller, held: ReadonlyArray<string>) => {
+    if (held.length === 0) return caller.can
+    const snapshot = roleStore.current()
+    const all = [...caller.roles, ...held]
+    return (permission: string) => snapshot.grants(all, permission)
+  }
 
   const channelRow = (caller: Caller, where: ReturnType<typeof sql.literal>) =>
     db.read(sql`
@@ -99,10 +126,13 @@ export const make = Effect.gen(function*() {
              ${where}`.pipe(ChannelAccessRows))
 
   const decide = (caller: Caller, row: ChannelAccessRow, mode: "read" | "write"): Effect.Effect<ChannelAccess, Forbidden> => {
+    // Channel roles count only for a member of the channel, team roles only for a member of its team.
+    const can = resolver(caller, [...splitRoles(row.team_roles), ...(row.is_member ? splitRoles(row.channel_roles) : [])])
     const access: ChannelAccess = {
       channel: { id: row.id, team_id: row.team_id, type: row.type, name: row.name, display_name: row.display_name, delete_at: Number(row.delete_at) },
       isMember: row.is_member,
-      isAdmin: caller.isSystemAdmin || row.is_team_admin || (row.is_member && row.is_channel_admin)
+      isAdmin: can("manage_channel_roles"),
+      can
     }
     if (row.is_member || caller.isSystemAdmin) return Effect.succeed(access)
     if (mode === "read" && row.type === "O" && row.is_team_member) return Effect.succeed(access)
@@ -140,14 +170,16 @@ export const make = Effect.gen(function*() {
   const teamMember = (caller: Caller, teamId: string) =>
     Effect.gen(function*() {
       const rows = yield* db.read(sql`
-        SELECT tm.user_id IS NOT NULL AS member, COALESCE(tm.scheme_admin, false) AS admin
+        SELECT CASE WHEN tm.user_id IS NULL THEN NULL ELSE ${sql.literal(memberRoles("tm", "team"))} END AS team_roles
         FROM teams t LEFT JOIN team_members tm ON tm.team_id = t.id AND tm.user_id = ${caller.userId} AND tm.delete_at = 0
         WHERE t.id = ${teamId}`.pipe(TeamMembers))
       if (rows.length === 0) return yield* new NotFound({ id: "app.team.get.find.app_error", message: "Team not found." })
-      if (!rows[0].member && !caller.isSystemAdmin) {
+      const isMember = rows[0].team_roles !== null
+      if (!isMember && !caller.isSystemAdmin) {
         return yield* new Forbidden({ id: "api.context.permissions.app_error", message: "You are not a member of this team." })
       }
-      return { isMember: rows[0].member, isAdmin: caller.isSystemAdmin || rows[0].admin } satisfies TeamAccess
+      const can = resolver(caller, splitRoles(rows[0].team_roles))
+      return { isMember, isAdmin: can("manage_team"), can } satisfies TeamAccess
     })
 
   const service: AccessService = {

@@ -3,6 +3,7 @@ import { Effect, Either, Option } from "effect"
 import { ApiError, sessionRequired } from "../http/ApiError.ts"
 import { safeEqual } from "../../layers/Crypto.ts"
 import type { DbError } from "../../layers/Db.ts"
+import { RoleStore, type RoleSnapshot, type RoleStoreService } from "../system/RoleStore.ts"
 import type { Session } from "./Session.ts"
 import { Sessions, type SessionsService } from "./Sessions.ts"
 
@@ -10,7 +11,14 @@ import { Sessions, type SessionsService } from "./Sessions.ts"
 export interface Caller {
   readonly session: Session
   readonly userId: string
+  /** The caller's system roles (the session's). */
   readonly roles: ReadonlyArray<string>
+  /**
+   * Whether the caller's system roles grant the permission, from this node's copy of the roles (src/system/RoleStore.ts).
+   * A permission in a team or channel is `Access`'s: team and channel member roles count there too.
+   */
+  readonly can: (permission: string) => boolean
+  /** Holds manage_system: what Mattermost's system admin checks ask. */
   readonly isSystemAdmin: boolean
   readonly tokenLocation: "cookie" | "header"
 }
@@ -56,21 +64,28 @@ const clearCookie = Cookies.serializeCookie(
   Cookies.unsafeMakeCookie(SESSION_COOKIE, "", { path: "/", maxAge: 0, httpOnly: true })
 )
 
-const makeCaller = (session: Session, location: Caller["tokenLocation"]): Caller => {
+/** A caller of the session, its permissions read from the roles snapshot. */
+export const makeCaller = (session: Session, location: Caller["tokenLocation"], snapshot: RoleSnapshot): Caller => {
   const roles = session.roles.split(" ").filter((r) => r !== "")
-  return { session, userId: session.user_id, roles, isSystemAdmin: roles.includes("system_admin"), tokenLocation: location }
+  const can = (permission: string) => snapshot.grants(roles, permission)
+  return { session, userId: session.user_id, roles, can, isSystemAdmin: can("manage_system"), tokenLocation: location }
 }
 
 /**
- * The caller made once per session object and token location: the session cache hands out the same decoded object
- * for as long as the session's cached text is unchanged (Sessions' memo), so a caller's repeated requests share one
- * immutable Caller instead of splitting its roles each time (issue 10). A changed session is a new object.
+ * The caller made once per session object, token location and roles snapshot: the session cache hands out the same
+ * decoded object for as long as the session's cached text is unchanged (Sessions' memo), so a caller's repeated
+ * requests share one immutable Caller instead of splitting its roles each time (issue 10). A changed session is a
+ * new object; changed roles are a new snapshot, and the caller is made again.
  */
 const callers = { cookie: new WeakMap<Session, Caller>(), header: new WeakMap<Session, Caller>() }
-const toCaller = (session: Session, location: Caller["tokenLocation"]): Caller => {
+const snapshots = new WeakMap<Caller, RoleSnapshot>()
+const toCaller = (session: Session, location: Caller["tokenLocation"], snapshot: RoleSnapshot): Caller => {
   const memo = callers[location]
   let caller = memo.get(session)
-  if (caller === undefined) memo.set(session, caller = makeCaller(session, location))
+  if (caller === undefined || snapshots.get(caller) !== snapshot) {
+    memo.set(session, caller = makeCaller(session, location, snapshot))
+    snapshots.set(caller, snapshot)
+  }
   return caller
 }
 
@@ -87,31 +102,31 @@ const expiredSession = (options: { readonly detailed?: string; readonly clearCoo
 }
 
 /** What a found session makes of the request: its caller, or the 401 of a cookie write without the CSRF proof. */
-const admit = (method: string, headers: RawHeaders, location: Caller["tokenLocation"], session: Session) =>
+const admit = (method: string, headers: RawHeaders, location: Caller["tokenLocation"], session: Session, snapshot: RoleSnapshot) =>
   location === "cookie" && !checkCsrf(method, headers, session)
     ? Either.left(expiredSession({ detailed: "Appears to be a CSRF attempt." }))
-    : Either.right(toCaller(session, location))
+    : Either.right(toCaller(session, location, snapshot))
 
 /**
  * The caller of a request given by its method and headers, or None when it carries no valid session (anonymous
  * endpoints). A valid session cookie on a write without the CSRF proof fails with 401 whatever the endpoint, as in
  * Mattermost: the request is not anonymous, it is a possible forgery.
  */
-export const callerOf = (method: string, headers: RawHeaders): Effect.Effect<Option.Option<Caller>, ApiError | DbError, Sessions> =>
+export const callerOf = (method: string, headers: RawHeaders): Effect.Effect<Option.Option<Caller>, ApiError | DbError, Sessions | RoleStore> =>
   Effect.gen(function*() {
     const found = tokenFromHeaders(headers)
     if (Option.isNone(found)) return Option.none<Caller>()
     const sessions = yield* Sessions
     const session = yield* sessions.lookup(found.value.token)
     if (Option.isNone(session)) return Option.none<Caller>()
-    const caller = admit(method, headers, found.value.location, session.value)
+    const caller = admit(method, headers, found.value.location, session.value, (yield* RoleStore).current())
     if (Either.isLeft(caller)) return yield* caller.left
     yield* sessions.touch(session.value).pipe(Effect.ignore)
     return Option.some(caller.right)
   })
 
 /** The caller, as `callerOf`, of the request being served. */
-export const optionalCaller: Effect.Effect<Option.Option<Caller>, ApiError | DbError, HttpServerRequest.HttpServerRequest | Sessions> =
+export const optionalCaller: Effect.Effect<Option.Option<Caller>, ApiError | DbError, HttpServerRequest.HttpServerRequest | Sessions | RoleStore> =
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => callerOf(request.method, request.headers as RawHeaders))
 
 /** None becomes the 401 (with the session cookie cleared): a missing, invalid or expired session. */
@@ -132,6 +147,7 @@ export const requireCaller = Effect.flatMap(optionalCaller, required)
  */
 export const requiredCallerNow = (
   sessions: SessionsService,
+  roles: RoleStoreService,
   method: string,
   headers: RawHeaders
 ): Either.Either<Caller, ApiError> | undefined => {
@@ -141,7 +157,7 @@ export const requiredCallerNow = (
   if (session === undefined) return undefined
   if (Option.isNone(session)) return Either.left(expiredSession({ clearCookie: true }))
   if (sessions.touchDue(session.value)) return undefined
-  return admit(method, headers, found.value.location, session.value)
+  return admit(method, headers, found.value.location, session.value, roles.current())
 }
 
 export const requireSystemAdmin = Effect.flatMap(requireCaller, (caller) =>

@@ -20,6 +20,6 @@ export const messageFromSystemBot = (userId: string, message: string, trusted: R
       yield* Effect.flatMap(EventBus, (bus) =>
         bus.publish(DomainEvent.DirectAdded({ creatorId: botId, teammateId: userId }), { channel_id: channel.id }))
     }
-    const bot = actingAs({ id: botId, roles: "system_user", is_bot: true }, yield* Clock.currentTimeMillis)
+    const bot = yield* actingAs({ id: botId, roles: "system_user", is_bot: true }, yield* Clock.currentTimeMillis)
     return yield* createPost(bot, { channel_id: channel.id, message, root_id: "", file_ids: [], props: {}, pending_post_id: "", type: "" }, false, trusted)
   })

@@ -24,7 +24,7 @@ export const answerLater = (hookId: string, response: CommandResponse) =>
     if (Option.isNone(command) || Option.isNone(user)) return yield* notFound("app.command_webhook.get.missing", "Unable to find the webhook.")
     const hook = yield* repo.useHook(hookId, now)
     if (Option.isNone(hook)) return yield* invalid("app.command_webhook.try_use.invalid", "Invalid webhook.")
-    const caller = actingAs({ id: live.value.user_id, roles: user.value.roles, is_bot: user.value.is_bot }, now)
+    const caller = yield* actingAs({ id: live.value.user_id, roles: user.value.roles, is_bot: user.value.is_bot }, now)
     const access = yield* Effect.flatMap(Access, (a) => a.channel(caller, live.value.channel_id, "write"))
     const ctx = { caller, channel: access.channel, teamId: command.value.team_id, rootId: live.value.root_id, siteUrl: (yield* AppConfig).siteUrl }
     yield* handleResponse(ctx, { builtIn: false, username: command.value.username, iconUrl: command.value.icon_url }, response)

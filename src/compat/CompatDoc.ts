@@ -107,8 +107,10 @@ to admins (\`ShowEmailAddress\` is false), and only admins may look users up by 
 
 ## Other behaviour worth knowing
 
-- Roles are Mattermost's built-in roles with the permissions of its default scheme (\`src/system/Roles.ts\`);
-  permission schemes cannot be edited.
+- Roles are Mattermost's built-in roles with the default permissions of its source (\`src/system/RoleDefaults.ts\`),
+  seeded into the \`roles\` table; \`PUT /roles/{role_id}/patch\` edits their permissions (not guest roles: Team
+  Edition), and every check of the server is answered from them on each node (\`src/system/RoleStore.ts\`). Permission
+  schemes answer as in Team Edition: none exist, and creating, patching or deleting one is the license error (501).
 - Changing one's own email needs the current password (\`password\` in the patch); changing a password ends the
   account's other sessions; deactivating a user ends all of theirs.
 - Profile pictures: uploads up to 10 MiB and 7680x4320 pixels, re-encoded as a 256x256 PNG; without one, a generated

@@ -4,6 +4,7 @@ import { newId } from "../../layers/Crypto.ts"
 import { Access } from "../access/Access.ts"
 import { callerOf, type Caller, type RawHeaders, required, requiredCallerNow } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
+import { RoleStore } from "../system/RoleStore.ts"
 import { viewedChannel, ViewBody } from "../channels/ChannelMemberRoutes.ts"
 import { AppConfig } from "../Config.ts"
 import { CountRepo } from "../counts/CountRepo.ts"
@@ -47,7 +48,7 @@ import type { Db } from "../../layers/Db.ts"
  * (the apps' periodic badge refresh), with `viewedChannel` and `teamsUnread` as their route functions; only the "me"
  * spelling is taken here ("me" always passes the routes' `selfOrAdmin`), an explicit user id goes to the router.
  */
-export type FastPathContext = Access | AppConfig | CountRepo | Db | EventBus | PostRepo | Sessions | ThreadRepo | UserRepo
+export type FastPathContext = Access | AppConfig | CountRepo | Db | EventBus | PostRepo | RoleStore | Sessions | ThreadRepo | UserRepo
 
 /** Answers the request and returns true, or returns false without touching it. */
 export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean
@@ -134,6 +135,7 @@ export const make = Effect.gen(function*() {
   const runFork = Runtime.runFork(runtime)
   const config = yield* AppConfig
   const sessions = yield* Sessions
+  const roleStore = yield* RoleStore
   const users = yield* UserRepo
   // Requests here run outside any effect until the route's own: the time comes from the layer's Clock, read directly.
   const clock = yield* Effect.clock
@@ -195,7 +197,7 @@ export const make = Effect.gen(function*() {
   }
 
   /** The caller, decided now when it can be, else by `requireCaller`'s effect. */
-  const caller = (x: Exchange) => requiredCallerNow(sessions, x.method, x.request.headers as RawHeaders) ?? callerLater(x)
+  const caller = (x: Exchange) => requiredCallerNow(sessions, roleStore, x.method, x.request.headers as RawHeaders) ?? callerLater(x)
 
   /** `requireCaller`'s effect, for a caller that could not be decided now. */
   const callerLater = (x: Exchange) => Effect.flatMap(callerOf(x.method, x.request.headers as RawHeaders), required)
@@ -205,7 +207,7 @@ export const make = Effect.gen(function*() {
 
   /** GET /users/me, answered without any effect when the session and the user are cached here. */
   const me = (x: Exchange) => {
-    const now = requiredCallerNow(sessions, x.method, x.request.headers as RawHeaders)
+    const now = requiredCallerNow(sessions, roleStore, x.method, x.request.headers as RawHeaders)
     if (now !== undefined && Either.isRight(now)) {
       const row = users.cachedNow(now.right.userId)
       if (row !== undefined) {
@@ -241,7 +243,7 @@ export const make = Effect.gen(function*() {
 
   const posted = (x: Exchange, body: string | undefined) => {
     const url = x.request.url!
-    const now = requiredCallerNow(sessions, x.method, x.request.headers as RawHeaders)
+    const now = requiredCallerNow(sessions, roleStore, x.method, x.request.headers as RawHeaders)
     if (now !== undefined && Either.isRight(now) && body !== undefined && url.indexOf("?") === -1) {
       const input = Decode.bodyTextNow(body, quickCreatePostBody)
       if (input !== undefined) return run(x, 201, createPost(now.right, input, true))

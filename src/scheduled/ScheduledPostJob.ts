@@ -1,5 +1,5 @@
 import { Clock, Effect, Layer, Option, Schedule } from "effect"
-import type { Caller } from "../auth/Authenticate.ts"
+import { actingAs } from "../integrations/ActingCaller.ts"
 import { type DomainError, isDomainError } from "../../schemas/Errors.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
@@ -31,29 +31,6 @@ const errorCode = (error: DomainError) => {
   }
 }
 
-/** The author as a caller of createPost: the job posts with the author's own rights, checked as when posting. */
-const authorOf = (userId: string, roles: string, now: number): Caller => ({
-  session: {
-    id: "",
-    token: "",
-    create_at: now,
-    expires_at: now,
-    last_activity_at: now,
-    user_id: userId,
-    device_id: "",
-    roles,
-    is_oauth: false,
-    expired_notify: false,
-    props: {},
-    team_members: [],
-    local: false
-  },
-  userId,
-  roles: roles.split(" ").filter((r) => r !== ""),
-  isSystemAdmin: roles.split(" ").includes("system_admin"),
-  tokenLocation: "header"
-})
-
 const send = (scheduled: ScheduledPostJson) =>
   Effect.gen(function*() {
     const repo = yield* ScheduledPostRepo
@@ -62,7 +39,7 @@ const send = (scheduled: ScheduledPostJson) =>
     if (Option.isNone(user) || Number(user.value.delete_at) > 0) return yield* repo.failed(scheduled.id, "user_deleted", now)
     // Post priority switched off since the message was scheduled: it is sent without one rather than not at all.
     const priority = scheduled.priority !== undefined && (yield* siteSwitches).postPriority ? scheduled.priority : undefined
-    const outcome = yield* Effect.either(createPost(authorOf(user.value.id, user.value.roles, now), {
+    const outcome = yield* Effect.either(createPost(yield* actingAs({ id: user.value.id, roles: user.value.roles, is_bot: false }, now), {
       channel_id: scheduled.channel_id,
       message: scheduled.message,
       root_id: scheduled.root_id,

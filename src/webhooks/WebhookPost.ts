@@ -42,7 +42,7 @@ export const postAsWebhook = (
 ) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const base = actingAs(creator, now)
+    const base = yield* actingAs(creator, now)
     const caller = options.anyChannel === true ? { ...base, isSystemAdmin: true } : base
     const props = Object.fromEntries(Object.entries(post.props).filter(([k]) => !RESERVED.has(k)))
     const trusted: Record<string, unknown> = { from_webhook: "true" }
