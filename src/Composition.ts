@@ -34,6 +34,7 @@ import * as Push from "./push/Push.ts"
 import * as PushQueue from "./push/PushQueue.ts"
 import * as PushSettings from "./push/PushSettings.ts"
 import * as Hub from "./realtime/Hub.ts"
+import * as Draining from "./health/Draining.ts"
 import * as LiveStats from "./realtime/LiveStats.ts"
 import * as SocketServer from "./realtime/SocketServer.ts"
 import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
@@ -116,6 +117,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.mailer ?? MailerLayer.layer(smtpSettings(config)),
     overrides.images ?? ImagesLayer.layer,
     overrides.webSockets ?? WebSocketLayer.layer,
+    Draining.layer,
     Layer.succeed(AppConfig, config)
   )
 

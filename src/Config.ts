@@ -26,6 +26,21 @@ export interface AppConfigShape {
   readonly wsPingIntervalMs: number
   /** After SIGTERM/SIGINT, a stop still running this long ends the process with exit code 1. */
   readonly shutdownDeadlineMs: number
+  /** After SIGTERM/SIGINT, how long the node keeps serving (readiness 503) before it stops listening. */
+  readonly shutdownDrainMs: number
+  /** How long a stopping node waits for its WebSocket connections to be taken over by other nodes. */
+  readonly shutdownHandoverMs: number
+  /** Node's headersTimeout: the request line and headers must arrive within this. */
+  readonly httpHeadersTimeoutMs: number
+  /** Node's requestTimeout: the whole request (headers and body) must arrive within this. */
+  readonly httpRequestTimeoutMs: number
+  /** A request body that sends nothing for this long is cut. */
+  readonly httpBodyIdleTimeoutMs: number
+  /** Open connections per client address (counted as the rate limits count addresses); 0: no cap. */
+  readonly maxConnectionsPerClient: number
+  /** Each WebSocket's actions: a token bucket refilled at this rate, holding at most `wsActionsBurst`. */
+  readonly wsActionsPerSecond: number
+  readonly wsActionsBurst: number
   readonly wsAllowQueryToken: boolean
   readonly oauthTokenDelivery: string
   readonly dbPoolMax: number
@@ -148,6 +163,14 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   rateLimitWsPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE", 30, 1, 100_000),
   wsPingIntervalMs: boundedInt("SERVICE_WS_PING_INTERVAL_MS", 30_000, 100, 600_000),
   shutdownDeadlineMs: boundedInt("SERVICE_SHUTDOWN_DEADLINE_MS", 30_000, 1_000, 600_000),
+  shutdownDrainMs: boundedInt("SERVICE_SHUTDOWN_DRAIN_MS", 5_000, 0, 300_000),
+  shutdownHandoverMs: boundedInt("SERVICE_SHUTDOWN_HANDOVER_MS", 6_000, 0, 120_000),
+  httpHeadersTimeoutMs: boundedInt("SERVICE_HTTP_HEADERS_TIMEOUT_MS", 20_000, 100, 600_000),
+  httpRequestTimeoutMs: boundedInt("SERVICE_HTTP_REQUEST_TIMEOUT_MS", 120_000, 100, 3_600_000),
+  httpBodyIdleTimeoutMs: boundedInt("SERVICE_HTTP_BODY_IDLE_TIMEOUT_MS", 15_000, 100, 600_000),
+  maxConnectionsPerClient: boundedInt("SERVICE_SECURITY_MAX_CONNECTIONS_PER_CLIENT", 1_000, 0, 1_000_000),
+  wsActionsPerSecond: boundedInt("SERVICE_WS_ACTIONS_PER_SECOND", 10, 1, 100_000),
+  wsActionsBurst: boundedInt("SERVICE_WS_ACTIONS_BURST", 30, 1, 100_000),
   wsAllowQueryToken: Config.boolean("SERVICE_SECURITY_WS_ALLOW_QUERY_TOKEN").pipe(
     Config.validate({
       message: "query-string WebSocket tokens leak into logs and history; this option was removed and must be false",
@@ -232,6 +255,14 @@ const hints: Record<string, string> = {
   SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "an integer such as 30",
   SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
   SERVICE_SHUTDOWN_DEADLINE_MS: "milliseconds a stop may take before the process exits with 1, such as 30000 (1000 to 600000)",
+  SERVICE_SHUTDOWN_DRAIN_MS: "milliseconds a stopping node keeps serving while readiness answers 503, such as 5000 (0 to 300000)",
+  SERVICE_SHUTDOWN_HANDOVER_MS: "milliseconds a stopping node waits for its WebSocket clients to resume elsewhere, such as 6000 (0 to 120000)",
+  SERVICE_HTTP_HEADERS_TIMEOUT_MS: "milliseconds for a request's headers to arrive, such as 20000 (100 to 600000)",
+  SERVICE_HTTP_REQUEST_TIMEOUT_MS: "milliseconds for a whole request, body included, to arrive, such as 120000 (100 to 3600000); uploads must fit in it",
+  SERVICE_HTTP_BODY_IDLE_TIMEOUT_MS: "milliseconds a request body may send nothing before it is cut, such as 15000 (100 to 600000)",
+  SERVICE_SECURITY_MAX_CONNECTIONS_PER_CLIENT: "open connections per client address, such as 1000 (0 for no cap); a whole office behind one NAT counts as one address",
+  SERVICE_WS_ACTIONS_PER_SECOND: "actions a WebSocket may send per second, such as 10 (1 to 100000)",
+  SERVICE_WS_ACTIONS_BURST: "actions a WebSocket may send at once before the rate applies, such as 30 (1 to 100000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_HTTP_FAST_PATH: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
@@ -342,6 +373,24 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
         problems.push({ variable, message: "set without SERVICE_SMTP_URL: no mail is sent", hint: hintFor("SERVICE_SMTP_URL"), severity: "warning" })
       }
     }
+  }
+  // A stop drains, then waits for the handover and the requests in flight side by side (requests get REQUEST_GRACE).
+  const stopTakes = c.shutdownDrainMs + Math.max(c.shutdownHandoverMs, 10_000)
+  if (stopTakes >= c.shutdownDeadlineMs) {
+    problems.push({
+      variable: "SERVICE_SHUTDOWN_DEADLINE_MS",
+      message: `a stop may take ${stopTakes} ms (drain ${c.shutdownDrainMs} ms, then handover or the 10 s request grace): the deadline would cut it`,
+      hint: hintFor("SERVICE_SHUTDOWN_DEADLINE_MS"),
+      severity: "warning"
+    })
+  }
+  if (c.httpHeadersTimeoutMs > c.httpRequestTimeoutMs) {
+    problems.push({
+      variable: "SERVICE_HTTP_HEADERS_TIMEOUT_MS",
+      message: `must not exceed SERVICE_HTTP_REQUEST_TIMEOUT_MS (${c.httpRequestTimeoutMs})`,
+      hint: hintFor("SERVICE_HTTP_HEADERS_TIMEOUT_MS"),
+      severity: "error"
+    })
   }
   if (c.dbPoolMin > c.dbPoolMax) {
     problems.push({

@@ -10,7 +10,8 @@ export const HealthLive = Schema.Struct({
 
 const Checks = Schema.Struct({
   database: Schema.String.annotations({ description: "\"ok\" or \"failed: <reason>\"" }),
-  cache: Schema.String.annotations({ description: "\"ok\" or \"failed: <reason>\"" })
+  cache: Schema.String.annotations({ description: "\"ok\" or \"failed: <reason>\"" }),
+  shutdown: Schema.optional(Schema.String.annotations({ description: "present while the node drains before stopping: \"failed: draining\"" }))
 })
 
 export const HealthReady = Schema.Struct({

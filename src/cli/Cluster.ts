@@ -18,8 +18,9 @@ import type { ResolvedConfig } from "../Config.ts"
  *   a database that refuses it...): the supervisor stops the others and exits 1, as a single process would;
  * - replaces a worker that exits after it served (a crash, an out-of-memory kill), with a growing delay while
  *   replacements keep failing, so a crash loop does not spin a core;
- * - on SIGTERM/SIGINT passes SIGTERM to every worker and waits for them (each stops within its own
- *   SERVICE_SHUTDOWN_DEADLINE_MS); a worker that did not stop cleanly makes the supervisor exit 1.
+ * - on SIGTERM/SIGINT passes SIGTERM to every worker and waits for them (each drains, serving while its readiness
+ *   answers 503, then stops, within its own SERVICE_SHUTDOWN_DEADLINE_MS); a worker that did not stop cleanly makes
+ *   the supervisor exit 1.
  */
 export class WorkerStartFailed extends Data.TaggedError("WorkerStartFailed")<{ readonly message: string }> {}
 

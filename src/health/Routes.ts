@@ -7,6 +7,7 @@ import { breakerStates } from "../../layers/Resilience.ts"
 import { HealthLive, HealthReady, HealthStats, HealthUnavailable } from "../../schemas/native/Health.ts"
 import { publicRoute } from "../auth/Guards.ts"
 import { SERVICE_VERSION } from "../system/Version.ts"
+import { Draining } from "./Draining.ts"
 import { LiveStats } from "./LiveStats.ts"
 import { respondWith } from "../http/Respond.ts"
 
@@ -20,11 +21,13 @@ const check = <E>(probe: Effect.Effect<void, E>) =>
     Effect.catchAll((e) => Effect.succeed(`failed: ${(e as { message?: string })?.message ?? String(e)}`))
   )
 
+/** A draining node (SIGTERM received) is not ready, whatever its dependencies say: balancers must move away. */
 const ready = Effect.gen(function*() {
   const db = yield* Db
   const cache = yield* Cache
+  const draining = (yield* Draining).active()
   const [database, cacheStatus] = yield* Effect.all([check(db.ping), check(cache.ping)], { concurrency: 2 })
-  const checks = { database, cache: cacheStatus }
+  const checks = draining ? { database, cache: cacheStatus, shutdown: "failed: draining" } : { database, cache: cacheStatus }
   const failed = Object.entries(checks).filter(([, v]) => v !== "ok").map(([k]) => k)
   return yield* failed.length === 0
     ? respondWith(HealthReady, { status: "ready" as const, checks })

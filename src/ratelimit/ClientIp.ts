@@ -83,21 +83,35 @@ export const limitKey = (address: string) => {
 
 const trustedCache = new WeakMap<ReadonlyArray<string>, (address: string) => boolean>()
 
-export const clientIp = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const config = yield* AppConfig
-  let isTrusted = trustedCache.get(config.trustedProxies)
+/** The trusted-proxy check of a configuration, built once per list. */
+export const trustedProxiesOf = (entries: ReadonlyArray<string>) => {
+  let isTrusted = trustedCache.get(entries)
   if (isTrusted === undefined) {
-    isTrusted = makeTrustedProxies(config.trustedProxies)
-    trustedCache.set(config.trustedProxies, isTrusted)
+    isTrusted = makeTrustedProxies(entries)
+    trustedCache.set(entries, isTrusted)
   }
-  const peer = normalize(Option.getOrElse(request.remoteAddress, () => "unknown"))
+  return isTrusted
+}
+
+/** The client's address from the peer's and, when the peer is a trusted proxy, the forwarding headers. */
+export const clientAddress = (
+  peerAddress: string,
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  isTrusted: (address: string) => boolean
+) => {
+  const peer = normalize(peerAddress)
   if (!isTrusted(peer)) return peer
   // Walk X-Forwarded-For from the right, skipping our own proxies: the first untrusted hop is the client.
-  const forwarded = (request.headers["x-forwarded-for"] ?? "").split(",").map((s) => normalize(s.trim())).filter((s) => isIP(s) !== 0)
+  const forwarded = String(headers["x-forwarded-for"] ?? "").split(",").map((s) => normalize(s.trim())).filter((s) => isIP(s) !== 0)
   for (let i = forwarded.length - 1; i >= 0; i--) {
     if (!isTrusted(forwarded[i]) || i === 0) return forwarded[i]
   }
-  const realIp = normalize((request.headers["x-real-ip"] ?? "").trim())
+  const realIp = normalize(String(headers["x-real-ip"] ?? "").trim())
   return isIP(realIp) !== 0 ? realIp : peer
+}
+
+export const clientIp = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const config = yield* AppConfig
+  return clientAddress(Option.getOrElse(request.remoteAddress, () => "unknown"), request.headers, trustedProxiesOf(config.trustedProxies))
 })

@@ -106,6 +106,11 @@ export const RequestErrors = {
     message: `Invalid ${name} parameter.`,
     status: 400
   }),
+  rateLimited: {
+    id: "api.web_socket_router.rate_limit_exceeded.app_error",
+    message: "Too many WebSocket actions: slow down, or the socket is closed.",
+    status: 429
+  },
   forbidden: { id: "api.context.permissions.app_error", message: "You do not have the appropriate permissions.", status: 403 },
   internal: { id: "api.web_socket_handler.internal.app_error", message: "The request could not be handled.", status: 500 }
 } as const

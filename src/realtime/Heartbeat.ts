@@ -10,18 +10,21 @@ import type { RealtimeRepo } from "./RealtimeRepo.ts"
  * the sessions of open sockets; and, when the node stops, waiting for other nodes to take its connections over.
  */
 
-/** How long a stopping node keeps its connections for other nodes to take over (official clients retry within seconds). */
-export const HANDOVER_MAX_WAIT_MS = 10_000
-
 export interface HeartbeatDeps {
   readonly state: HubState
   readonly repo: RealtimeRepo
   readonly cache: CacheService
   readonly presence: PresenceService
   readonly endSessions: (ids: ReadonlySet<string>) => Effect.Effect<void>
+  /**
+   * How long a stopping node keeps its connections for other nodes to take over (SERVICE_SHUTDOWN_HANDOVER_MS): the
+   * official client retries 3 s after a close, plus up to 2 s of jitter. A client that never comes back holds the
+   * stop this long, no longer.
+   */
+  readonly handoverMs: number
 }
 
-export const makeHeartbeat = ({ state, repo, cache, presence, endSessions }: HeartbeatDeps) => {
+export const makeHeartbeat = ({ state, repo, cache, presence, endSessions, handoverMs }: HeartbeatDeps) => {
   const { connections } = state
 
   /** Pings sockets (dropping those that stayed silent), refreshes presence, and forgets connections past resuming. */
@@ -80,7 +83,7 @@ export const makeHeartbeat = ({ state, repo, cache, presence, endSessions }: Hea
     })
 
   /**
-   * For a node shutting down, its sockets closed: waits, at most HANDOVER_MAX_WAIT_MS, while connections whose socket
+   * For a node shutting down, its sockets closed: waits, at most `handoverMs`, while connections whose socket
    * closed since `closedSince` (by the shutdown) and that other nodes may still take over remain, so that the
    * replay buffers move through the takeover path instead of going down with the node. A connection already let go
    * of still counts until its handoff is answered (HubState.releasing): the answer needs this node's Redis.
@@ -102,7 +105,7 @@ export const makeHeartbeat = ({ state, repo, cache, presence, endSessions }: Hea
       if (before === 0) return
       yield* Effect.logInfo("handing connections over to the other nodes").pipe(Effect.annotateLogs({ connections: before }))
       let now = started
-      while (waiting() > 0 && now - started < HANDOVER_MAX_WAIT_MS) {
+      while (waiting() > 0 && now - started < handoverMs) {
         yield* Effect.sleep("50 millis")
         now = yield* Clock.currentTimeMillis
       }

@@ -68,7 +68,8 @@ export const make = Effect.gen(function*() {
   const records = makeOwnerRecords(cache, state.nodeId)
   const admission = makeAdmission({ state, records, repo, cache, pubsub, presence, statuses })
   const delivery = makeDispatch(state, records, repo, yield* Effect.clock)
-  const periodic = makeHeartbeat({ state, repo, cache, presence, endSessions: delivery.endSessions })
+  const config = yield* AppConfig
+  const periodic = makeHeartbeat({ state, repo, cache, presence, endSessions: delivery.endSessions, handoverMs: config.shutdownHandoverMs })
   const typing = makeTyping(yield* Effect.scope)
 
   // Two consumers rather than one merged stream: a merge moves every event through one more queue and fiber.
@@ -91,7 +92,7 @@ export const make = Effect.gen(function*() {
     Stream.runForEach((message) => quietly(admission.onControl(message))),
     Effect.forkScoped
   )
-  const heartbeatMs = (yield* AppConfig).wsPingIntervalMs
+  const heartbeatMs = config.wsPingIntervalMs
   yield* quietly(Effect.zipRight(periodic.heartbeat, periodic.checkSessions(true))).pipe(
     Effect.repeat(Schedule.spaced(heartbeatMs)),
     Effect.delay(heartbeatMs),

@@ -102,6 +102,9 @@ export const make = Effect.gen(function*() {
   const runFork = Runtime.runFork(runtime)
   const run: Run = runFork
   const acceptor = (yield* WebSockets).acceptor(socketOptions)
+  const config = yield* AppConfig
+  const clock = yield* Effect.clock
+  const rate = { perSecond: config.wsActionsPerSecond, burst: config.wsActionsBurst, now: () => clock.unsafeCurrentTimeMillis() }
   const sessions = new Set<SocketSession>()
   let accepting = true
   const onClosed = (session: SocketSession) => void sessions.delete(session)
@@ -109,7 +112,7 @@ export const make = Effect.gen(function*() {
   const open = (upgrade: UpgradeRequest, protocol: ProtocolName, admitted: Admission) => {
     if (!accepting) return upgrade.destroy()
     acceptor.accept<SocketOwner>(upgrade, (ws) => {
-      const session = new SocketSession(ws, run, { protocol, resume: admitted.resume, clientIp: admitted.clientIp, onClosed })
+      const session = new SocketSession(ws, run, { protocol, resume: admitted.resume, clientIp: admitted.clientIp, onClosed, rate })
       sessions.add(session)
       session.start(admitted.auth)
     })
@@ -152,13 +155,14 @@ export const make = Effect.gen(function*() {
   }
 
   // Sockets close with 1001 and record their departure; their connections then wait (bounded) for their clients to
-  // resume on other nodes, which take the replay buffers over: a rolling restart costs clients no resync.
-  const shutdown = Effect.gen(function*() {
+  // resume on other nodes, which take the replay buffers over: a rolling restart costs clients no resync. Once only:
+  // the drain runs it, then the layers' finalizers, and a second wait for the same clients would only add time.
+  const shutdown = yield* Effect.cached(Effect.gen(function*() {
     accepting = false
     const since = yield* Clock.currentTimeMillis
     yield* Effect.forEach([...sessions], (session) => session.shutdown(), { concurrency: "unbounded", discard: true })
     yield* (yield* Hub).handOver(since)
-  }).pipe(Effect.provide(runtime))
+  }).pipe(Effect.provide(runtime)))
 
   yield* Effect.addFinalizer(() => shutdown)
   return { upgrade, shutdown } satisfies SocketServerService

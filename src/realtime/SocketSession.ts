@@ -21,6 +21,8 @@ export const CLOSE_AUTH_TIMEOUT = { code: 1008, reason: "authentication timeout"
 export const CLOSE_AUTH_FAILED = { code: 1008, reason: "authentication failed" } as const
 export const CLOSE_INTERNAL = { code: 1011, reason: "internal error" } as const
 export const CLOSE_SHUTDOWN = { code: 1001, reason: "server shutting down" } as const
+/** A socket refused `burst` frames in a row for going over its action rate. */
+export const CLOSE_ACTION_RATE = { code: 1008, reason: "too many actions" } as const
 /** Error replies to frames without a usable seq carry this one: clients treat any truthy seq_reply as a reply. */
 export const UNKNOWN_SEQ = -1
 /** How long a departure (presence, status) may take before the session gives up on it. */
@@ -37,6 +39,22 @@ export interface SessionOptions {
   readonly clientIp: string
   /** Called once when the socket has closed. */
   readonly onClosed: (session: SocketSession) => void
+  readonly rate: ActionRate
+}
+
+/**
+ * Each socket's frames (actions, authentication and malformed ones alike) draw from a token bucket holding `burst`
+ * tokens and refilled at `perSecond` (SERVICE_WS_ACTIONS_PER_SECOND, SERVICE_WS_ACTIONS_BURST): a frame without a
+ * token gets an error reply (429 `rate_limit_exceeded`) instead of being served, and `burst` such refusals in a row
+ * close the socket (1008 `too many actions`) once the frames already taken are answered; frames after that are
+ * ignored. A frame takes its token as it arrives, so a flood never queues more than `burst` of them: one client
+ * could otherwise make the node write replies without end (2,000 status requests once produced 152 MB).
+ */
+export interface ActionRate {
+  readonly perSecond: number
+  readonly burst: number
+  /** The node's Clock, read as each frame arrives. */
+  readonly now: () => number
 }
 
 /** Parses a frame far enough to answer it: the seq of a request is needed even to report what is wrong with it. */
@@ -71,7 +89,9 @@ const Flag = {
   Departed: 4,
   /** An effect of this session is running. */
   Busy: 8,
-  DeadlinePassed: 16
+  DeadlinePassed: 16,
+  /** Over the action rate too long: the frames taken are answered, then the socket closes; later ones are ignored. */
+  RateExceeded: 32
 } as const
 
 /** The socket's handler: the WebSocket layer's shared listeners find the session on the socket (no closure per socket). */
@@ -90,6 +110,11 @@ export class SocketSession implements SocketOwner {
   /** Frames wait their turn here, in order, while an effect of this session runs (Flag.Busy). */
   private waiting: Array<string | Uint8Array> | undefined = undefined
   private deadline: Fiber.RuntimeFiber<void> | undefined = undefined
+  private readonly rate: ActionRate
+  /** The token bucket: what is left, when it was last refilled (0: not yet, full), refusals in a row. */
+  private tokens: number
+  private refilledAt = 0
+  private refusals = 0
 
   /** The options are kept as fields: one object less per socket. */
   constructor(
@@ -101,6 +126,8 @@ export class SocketSession implements SocketOwner {
     this.resume = options.resume
     this.clientIp = options.clientIp
     this.onClosed = options.onClosed
+    this.rate = options.rate
+    this.tokens = options.rate.burst
   }
 
   /** Starts serving the socket: admits it at once when the upgrade carried a valid token, else waits for a challenge. */
@@ -134,8 +161,30 @@ export class SocketSession implements SocketOwner {
 
   /** A frame arrived (the WebSocket layer calls this). */
   received(frame: string | Uint8Array) {
-    if (this.has(Flag.Closing)) return
+    if (this.has(Flag.Closing) || this.has(Flag.RateExceeded)) return
+    if (!this.takeToken(this.rate.now())) return this.refuseOverRate(frame)
     ;(this.waiting ??= []).push(frame)
+    this.next()
+  }
+
+  /** Takes a token for a frame; false when the bucket is empty. */
+  private takeToken(now: number) {
+    const { perSecond, burst } = this.rate
+    if (this.refilledAt !== 0) this.tokens = Math.min(burst, this.tokens + ((now - this.refilledAt) * perSecond) / 1000)
+    this.refilledAt = now
+    if (this.tokens < 1) return false
+    this.tokens -= 1
+    this.refusals = 0
+    return true
+  }
+
+  /** The error reply to a frame over the rate, and the close once `burst` of them came in a row. */
+  private refuseOverRate(frame: string | Uint8Array) {
+    const parsed = typeof frame === "string" ? parse(frame) : undefined
+    const seq = parsed !== undefined && "request" in parsed ? parsed.request.seq : parsed?.seq ?? UNKNOWN_SEQ
+    this.send(errorReply(this.protocol, seq, RequestErrors.rateLimited))
+    if (++this.refusals < this.rate.burst) return
+    this.flags |= Flag.RateExceeded
     this.next()
   }
 
@@ -175,6 +224,7 @@ export class SocketSession implements SocketOwner {
     const frame = this.waiting?.shift()
     if (this.waiting?.length === 0) this.waiting = undefined
     if (frame !== undefined) this.step(this.handle(frame))
+    else if (this.has(Flag.RateExceeded)) this.close(CLOSE_ACTION_RATE)
   }
 
   private refuse(reason: string) {

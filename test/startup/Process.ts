@@ -1,4 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createServer } from "node:net"
@@ -124,3 +125,16 @@ export const waitUntilInFlight = async (service: ServiceProcess, count: number, 
   }
   throw new Error(`${seen} requests in flight (besides the scrape), not ${count}, ${deadlineMs} ms on:\n${service.output()}`)
 }
+
+/**
+ * What the nodes of one cluster share: one database, one Redis and the secrets; the per-address limits raised, since
+ * every test client is on loopback and counted in that Redis as one client.
+ */
+export const clusterEnv = (databaseUrl: string, cacheUrl: string): Record<string, string> => ({
+  SERVICE_DATABASE_URL: databaseUrl,
+  SERVICE_CACHE_URL: cacheUrl,
+  SERVICE_JWT_SECRET: randomBytes(48).toString("base64"),
+  SERVICE_ENCRYPTION_KEY: randomBytes(48).toString("base64"),
+  SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "100000",
+  SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "100000"
+})

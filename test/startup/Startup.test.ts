@@ -49,7 +49,8 @@ describe("start-up on embedded defaults", () => {
     expect(typeof access.annotations.duration_ms).toBe("number")
     expect(Date.parse(String((access as unknown as Record<string, unknown>).timestamp))).toBeGreaterThan(0)
 
-    // A request the server is still reading when SIGTERM arrives completes; new connections are refused meanwhile.
+    // A request the server is still reading when SIGTERM arrives completes; new connections are refused once the
+    // drain (SERVICE_SHUTDOWN_DRAIN_MS, 5 s by default) is over.
     const late = requestInFlight(first.url, "/api/v4/users", {
       username: "latecomer",
       email: "latecomer@example.com",

@@ -1,5 +1,4 @@
 import type { Post } from "@mattermost/types/posts"
-import { randomBytes } from "node:crypto"
 import { get } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FROM_BUILD, runCli } from "../cli/Cli.ts"
@@ -8,7 +7,7 @@ import { createTestDatabase, hasRedis, redisUrl } from "../support/Databases.ts"
 import type { TestServer } from "../support/TestServer.ts"
 import { type Member, teamWithChannel } from "../realtime/Fixture.ts"
 import { eventually, RawSocket, wsUrl } from "../realtime/Sockets.ts"
-import { freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "./Process.ts"
+import { clusterEnv, freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "./Process.ts"
 
 /**
  * SERVICE_WORKERS=2, as an operator runs it to use a machine's cores: one process listening on one port, two worker
@@ -63,12 +62,7 @@ withRedis("SERVICE_WORKERS=2", () => {
       SERVICE_WORKERS: "2",
       SERVICE_PORT: String(await freePort()),
       SERVICE_DATA_DIR: dataDir,
-      SERVICE_DATABASE_URL: await createTestDatabase(),
-      SERVICE_CACHE_URL: redisUrl(),
-      SERVICE_JWT_SECRET: randomBytes(48).toString("base64"),
-      SERVICE_ENCRYPTION_KEY: randomBytes(48).toString("base64"),
-      SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "100000",
-      SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "100000",
+      ...clusterEnv(await createTestDatabase(), redisUrl()),
       SERVICE_LOG_LEVEL: "info"
     }, FROM_BUILD) // the production build: three processes (and a replacement) start much faster than through tsx
     await waitUntilLive(service, LIVE_WITHIN_MS)
