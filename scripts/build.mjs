@@ -12,6 +12,7 @@ import * as esbuild from "esbuild"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const out = join(root, "dist")
 const started = performance.now()
+const buildDate = execFileSync("date", ["-u"], { env: { ...process.env, LC_ALL: "C" } }).toString().trim()
 
 rmSync(out, { recursive: true, force: true })
 // The web client first: the server serves whatever web/dist holds.
@@ -29,7 +30,8 @@ await esbuild.build({
   packages: "external",
   sourcemap: "linked",
   chunkNames: "chunk-[hash]",
-  define: { __SERVICE_BUILD__: "true" },
+  // BuildDate in client config: `date -u`, as Mattermost's Makefile takes it (src/system/Version.ts).
+  define: { __SERVICE_BUILD__: "true", __SERVICE_BUILD_DATE__: JSON.stringify(buildDate) },
   logLevel: "warning"
 })
 

@@ -46,6 +46,7 @@ import * as Presence from "./status/Presence.ts"
 import * as Statuses from "./status/Statuses.ts"
 import * as StatusSweeper from "./status/Sweeper.ts"
 import * as DiagnosticId from "./system/DiagnosticId.ts"
+import * as Installation from "./system/Installation.ts"
 import * as SigningKey from "./system/SigningKey.ts"
 import * as ThreadRepo from "./threads/ThreadRepo.ts"
 import * as UserDirectory from "./users/UserDirectory.ts"
@@ -141,6 +142,7 @@ const services = Layer.mergeAll(
   PreferenceRepo.layer,
   SigningKey.layer,
   DiagnosticId.layer,
+  Installation.layer,
   FileSettings.layer,
   DeviceRepo.layer,
   PushSettings.layer,

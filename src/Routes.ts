@@ -21,6 +21,9 @@ import * as Counts from "./counts/CountRoutes.ts"
 import * as SystemRoles from "./system/RoleRoutes.ts"
 import * as SystemSchemes from "./system/SchemeRoutes.ts"
 import * as System from "./system/SystemRoutes.ts"
+import * as Brand from "./system/BrandRoutes.ts"
+import * as Onboarding from "./system/OnboardingRoutes.ts"
+import * as Upgrade from "./system/UpgradeRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
 import * as ConfigAdmin from "./system/ConfigRoutes.ts"
 import * as Users from "./users/UserRoutes.ts"
@@ -64,6 +67,9 @@ export const served = HttpRouter.concatAll(
   Scheduled.routes,
   Counts.routes,
   System.routes,
+  Brand.routes,
+  Onboarding.routes,
+  Upgrade.routes,
   Analytics.routes,
   ConfigAdmin.routes,
   SystemRoles.routes,

@@ -14,7 +14,8 @@ export const Ping = Schema.Struct({
   CanReceiveNotifications: Schema.String,
   database_status: Schema.optionalWith(Schema.String, { exact: true }),
   filestore_status: Schema.optionalWith(Schema.String, { exact: true }),
-  root_status: Schema.optionalWith(Schema.String, { exact: true })
+  /** System admins only: true when the server runs as root. */
+  root_status: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 export type Ping = typeof Ping.Type
 
@@ -35,3 +36,11 @@ export type RedirectLocation = typeof RedirectLocation.Type
 /** The AnalyticsRow of @mattermost/types: one figure of `GET /analytics/old`, by name (or by day). */
 export const AnalyticsRow = Schema.Struct({ name: Schema.String, value: Schema.Number })
 export type AnalyticsRow = typeof AnalyticsRow.Type
+
+/** `GET /system/onboarding/complete`: Mattermost's System row `FirstAdminSetupComplete`, its value "true" or "false". */
+export const OnboardingState = Schema.Struct({ name: Schema.String, value: Schema.String })
+export type OnboardingState = typeof OnboardingState.Type
+
+/** `GET /system/schema/version`: the SchemaMigration of @mattermost/types, one per applied migration. */
+export const SchemaMigration = Schema.Struct({ version: Schema.Number, name: Schema.String })
+export type SchemaMigration = typeof SchemaMigration.Type

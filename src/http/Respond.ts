@@ -17,6 +17,9 @@ export const created = (body: unknown) => json(body, 201)
 /** The standard body of Mattermost action endpoints. */
 export const ok = () => json({ status: "OK" })
 
+/** The same body with 201, for the uploads Mattermost answers that way (brand image). */
+export const okCreated = () => json({ status: "OK" }, 201)
+
 /**
  * Keys keep the order the value has (the mappers write them in Mattermost's order, which byte-for-byte tests
  * compare); a key the Schema does not declare is left out, so nothing undeclared reaches the wire.

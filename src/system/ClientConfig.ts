@@ -4,9 +4,10 @@ import { AppConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
-import { loginOptions, noAccounts, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
+import { Installation } from "./Installation.ts"
+import { loginOptions, noAccounts, pushConfigured, siteBranding, siteName, siteSwitches } from "./ServerSettings.ts"
 import { SigningKey } from "./SigningKey.ts"
-import { BUILD_HASH, BUILD_NUMBER, MATTERMOST_VERSION } from "./Version.ts"
+import { BUILD_DATE, BUILD_HASH, BUILD_NUMBER, MATTERMOST_VERSION } from "./Version.ts"
 
 /**
  * GET /config/client?format=old: Mattermost's ClientConfig, every value a string. Anonymous callers get the limited
@@ -25,6 +26,7 @@ export const clientConfig = (full: boolean) =>
     const name = yield* siteName
     const files = yield* Effect.flatMap(FileSettings, (settings) => settings.current)
     const switches = yield* siteSwitches
+    const branding = yield* siteBranding
     const empty = yield* noAccounts
     // The features that mail (password reset, notifications) are offered only when an SMTP server is configured.
     const mail = (yield* Mailer).enabled
@@ -32,7 +34,7 @@ export const clientConfig = (full: boolean) =>
     const limited: Record<string, string> = {
       Version: MATTERMOST_VERSION,
       BuildNumber: BUILD_NUMBER,
-      BuildDate: "",
+      BuildDate: BUILD_DATE,
       BuildHash: BUILD_HASH,
       BuildHashEnterprise: "none",
       BuildEnterpriseReady: "false",
@@ -41,6 +43,11 @@ export const clientConfig = (full: boolean) =>
       DiagnosticId: diagnostic.value,
       TelemetryId: diagnostic.value,
       DiagnosticsEnabled: "false",
+      EnableDiagnostics: "false",
+      EnableFile: "true",
+      FileLevel: "INFO",
+      EnableComplianceExport: "false",
+      EnableDesktopLandingPage: "true",
       SiteURL: app.siteUrl,
       SiteName: name,
       WebsocketURL: "",
@@ -52,10 +59,19 @@ export const clientConfig = (full: boolean) =>
       EnableSignInWithUsername: flag(login.passwordLogin),
       EnableUserCreation: flag(switches.enableUserCreation),
       EnableOpenServer: flag(switches.enableOpenServer),
+      EmailLoginButtonColor: "#0000",
+      EmailLoginButtonBorderColor: "#2389D7",
+      EmailLoginButtonTextColor: "#2389D7",
       EnableLdap: "false",
       LdapLoginFieldName: "",
+      LdapLoginButtonColor: "",
+      LdapLoginButtonBorderColor: "",
+      LdapLoginButtonTextColor: "",
       EnableSaml: "false",
       SamlLoginButtonText: "",
+      SamlLoginButtonColor: "",
+      SamlLoginButtonBorderColor: "",
+      SamlLoginButtonTextColor: "",
       EnableSignUpWithGitLab: flag(login.gitlab),
       GitLabButtonText: "",
       GitLabButtonColor: "",
@@ -75,6 +91,7 @@ export const clientConfig = (full: boolean) =>
       PasswordRequireUppercase: "false",
       EnableGuestMagicLink: "false",
       EnableGuestAccounts: "false",
+      GuestAccountsEnforceMultifactorAuthentication: "false",
       MobileExternalBrowser: "false",
       MobileJailbreakProtection: "false",
       MobileEnableBiometrics: "false",
@@ -89,13 +106,17 @@ export const clientConfig = (full: boolean) =>
       ReportAProblemType: "",
       ReportAProblemMail: "",
       SupportEmail: "",
+      EnableAskCommunityLink: "true",
+      AppDownloadLink: "https://mattermost.com/pl/download-apps",
+      AndroidAppDownloadLink: "https://mattermost.com/pl/android-app/",
+      IosAppDownloadLink: "https://mattermost.com/pl/ios-app/",
       NoAccounts: flag(empty),
       EnableCustomTermsOfService: "false",
       CustomTermsOfServiceId: "",
       CustomTermsOfServiceReAcceptancePeriod: "0",
-      EnableCustomBrand: "false",
-      CustomBrandText: "",
-      CustomDescriptionText: "",
+      EnableCustomBrand: flag(branding.enableCustomBrand),
+      CustomBrandText: branding.customBrandText,
+      CustomDescriptionText: branding.customDescriptionText,
       DefaultClientLocale: "en",
       AvailableLocales: "",
       EnableBanner: "false",
@@ -122,6 +143,7 @@ export const clientConfig = (full: boolean) =>
     }
     if (!full) return limited
     const integrations = yield* integrationSwitches
+    const installation = yield* Installation
 
     return {
       ...limited,
@@ -165,7 +187,6 @@ export const clientConfig = (full: boolean) =>
       EnableEmailBatching: flag(mail),
       EnableEmailInvitations: flag(mail),
       EnableEmojiPicker: "true",
-      EnableFile: "true",
       EnableFileAttachments: "true",
       EnableGifPicker: "false",
       EnableIncomingWebhooks: flag(integrations.enableIncomingWebhooks),
@@ -188,7 +209,9 @@ export const clientConfig = (full: boolean) =>
       EnableThemeSelection: "true",
       EnableTimedDND: "true",
       EnableTutorial: "false",
-      EnableOnboardingFlow: "false",
+      // Mattermost's default: a new admin of a server without teams is walked through naming the organization and
+      // creating its team (/preparing-workspace, system/onboarding/complete).
+      EnableOnboardingFlow: "true",
       EnableUserAccessTokens: flag(integrations.enableUserAccessTokens),
       EnableUserDeactivation: "false",
       EnableUserStatuses: "true",
@@ -205,6 +228,18 @@ export const clientConfig = (full: boolean) =>
       ExperimentalSharedChannels: "false",
       ExperimentalTownSquareIsReadOnly: "false",
       ExperimentalViewArchivedChannels: "true",
+      ExtendSessionLengthWithActivity: "true",
+      ExperimentalTimezone: "true",
+      CWSURL: "https://customers.mattermost.com",
+      CWSMock: "false",
+      CustomUrlSchemes: "",
+      DisableAppBar: "false",
+      EnableClientPerformanceDebugging: "false",
+      EnableMetrics: "false",
+      EnablePreviewFeatures: "false",
+      EnablePreviewModeBanner: "true",
+      EnableTesting: "false",
+      GoogleDeveloperKey: "",
       HasImageProxy: "false",
       HideGuestTags: "false",
       LdapFirstNameAttributeSet: "false",
@@ -213,6 +248,10 @@ export const clientConfig = (full: boolean) =>
       LdapPictureAttributeSet: "false",
       LdapPositionAttributeSet: "false",
       LockTeammateNameDisplay: "false",
+      // Computed, not configured (ClientConfigWithComputed): when this installation began, in milliseconds.
+      InstallationDate: String(installation.installedAt),
+      IsDefaultMarketplace: "true",
+      ManagedResourcePaths: "",
       MaxFileSize: String(files.maxFileSize),
       MaxMarkdownNodes: "0",
       MaxNotificationsPerChannel: "1000",
@@ -223,6 +262,7 @@ export const clientConfig = (full: boolean) =>
       MobileEphemeralModeEnabled: "false",
       MobileEphemeralModeOfflinePersistenceTimerHours: "0",
       PersistentNotificationIntervalMinutes: "5",
+      PersistentNotificationMaxCount: "6",
       PersistentNotificationMaxRecipients: "5",
       PluginsEnabled: "false",
       PostAcknowledgements: "true",
@@ -235,8 +275,9 @@ export const clientConfig = (full: boolean) =>
       SamlLastNameAttributeSet: "false",
       SamlNicknameAttributeSet: "false",
       SamlPositionAttributeSet: "false",
+      RunJobs: "true",
       ScheduledPosts: "true",
-      SchemaVersion: "",
+      SchemaVersion: String(installation.schemaVersion),
       SendEmailNotifications: flag(mail),
       SendPushNotifications: flag(push),
       ShowEmailAddress: "false",
@@ -245,6 +286,7 @@ export const clientConfig = (full: boolean) =>
       TeammateNameDisplay: "username",
       TimeBetweenUserTypingUpdatesMilliseconds: "5000",
       UniqueEmojiReactionLimitPerPost: "50",
+      UpgradedFromTE: "false",
       UsersStatusAndProfileFetchingPollIntervalMilliseconds: "3000"
     }
   })

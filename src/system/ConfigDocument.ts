@@ -4,7 +4,7 @@ import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
-import { loginOptions, pushConfigured, siteName, siteSwitches } from "./ServerSettings.ts"
+import { loginOptions, pushConfigured, siteBranding, siteName, siteSwitches } from "./ServerSettings.ts"
 
 /**
  * GET /config: the service's real settings in the shape of Mattermost's config document (what the System Console
@@ -33,6 +33,7 @@ export const configDocument = Effect.gen(function*() {
   const app: ResolvedConfig = yield* AppConfig
   const name = yield* siteName
   const switches = yield* siteSwitches
+  const branding = yield* siteBranding
   const files = yield* Effect.flatMap(FileSettings, (s) => s.current)
   const login = yield* loginOptions
   const push = yield* pushConfigured
@@ -80,7 +81,7 @@ export const configDocument = Effect.gen(function*() {
       EnableUserStatuses: true,
       EnablePreviewFeatures: false,
       EnableTutorial: false,
-      EnableOnboardingFlow: false,
+      EnableOnboardingFlow: true,
       ExperimentalEnableDefaultChannelLeaveJoinMessages: false,
       ExperimentalGroupUnreadChannels: "disabled",
       EnableAPITeamDeletion: false,
@@ -130,9 +131,9 @@ export const configDocument = Effect.gen(function*() {
       EnableTeamCreation: switches.enableTeamCreation,
       EnableUserDeactivation: false,
       RestrictCreationToDomains: "",
-      EnableCustomBrand: false,
-      CustomBrandText: "",
-      CustomDescriptionText: "",
+      EnableCustomBrand: branding.enableCustomBrand,
+      CustomBrandText: branding.customBrandText,
+      CustomDescriptionText: branding.customDescriptionText,
       RestrictDirectMessage: "any",
       UserStatusAwayTimeout: 300,
       MaxChannelsPerTeam: 2000,

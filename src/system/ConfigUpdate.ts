@@ -44,6 +44,16 @@ const bool = (path: string, value: unknown) =>
   typeof value === "boolean" ? Effect.succeed(value) : Effect.fail(invalid("api.config.update.invalid_value.app_error", `${path} must be true or false.`))
 
 const SITE_NAME_MAX = 30
+/** The login page's texts (Markdown): Mattermost does not bound them; this server keeps them to a page. */
+const BRAND_TEXT_MAX = 4000
+
+const brandText = (path: string, value: unknown, write: (text: string) => void) => {
+  if (typeof value !== "string" || [...value].length > BRAND_TEXT_MAX) {
+    return Effect.fail(invalid("api.config.update.invalid_value.app_error", `${path} must be text of at most ${BRAND_TEXT_MAX} characters.`))
+  }
+  write(value)
+  return Effect.void
+}
 
 /** How each setting the service can change at run time is validated and where it is written. */
 const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocument) => Effect.Effect<void, ReturnType<typeof invalid>>> = {
@@ -55,6 +65,9 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
     writes.site.site_name = name
     return Effect.void
   },
+  "TeamSettings.EnableCustomBrand": (value, writes) => Effect.map(bool("TeamSettings.EnableCustomBrand", value), (b) => void (writes.site.enable_custom_brand = b)),
+  "TeamSettings.CustomBrandText": (value, writes) => brandText("TeamSettings.CustomBrandText", value, (text) => void (writes.site.custom_brand_text = text)),
+  "TeamSettings.CustomDescriptionText": (value, writes) => brandText("TeamSettings.CustomDescriptionText", value, (text) => void (writes.site.custom_description_text = text)),
   "TeamSettings.EnableUserCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableUserCreation", value), (b) => void (writes.site.enable_user_creation = b)),
   "TeamSettings.EnableOpenServer": (value, writes) => Effect.map(bool("TeamSettings.EnableOpenServer", value), (b) => void (writes.site.enable_open_server = b)),
   "TeamSettings.EnableTeamCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableTeamCreation", value), (b) => void (writes.site.enable_team_creation = b)),

@@ -75,6 +75,22 @@ export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map
   postPriority: switchOn(site.post_priority)
 }))
 
+/**
+ * The login page's custom branding (TeamSettings.EnableCustomBrand, CustomBrandText, CustomDescriptionText), from
+ * the `site` section; the brand image itself is stored by BrandRoutes. Mattermost's defaults: off and empty.
+ */
+export interface SiteBranding {
+  readonly enableCustomBrand: boolean
+  readonly customBrandText: string
+  readonly customDescriptionText: string
+}
+
+export const siteBranding: Effect.Effect<SiteBranding, DbError, Db> = Effect.map(section("site"), (site) => ({
+  enableCustomBrand: site.enable_custom_brand === true,
+  customBrandText: typeof site.custom_brand_text === "string" ? site.custom_brand_text : "",
+  customDescriptionText: typeof site.custom_description_text === "string" ? site.custom_description_text : ""
+}))
+
 /** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */
 export const noAccounts: Effect.Effect<boolean, DbError, Db> = Effect.flatMap(Db, (db) =>
   Effect.map(db.read(db.sql`SELECT EXISTS (SELECT 1 FROM users WHERE NOT is_bot) AS any`.pipe(AnyUser)), (rows) => !rows[0].any))

@@ -5,11 +5,12 @@ import { optionalCaller } from "../auth/Authenticate.ts"
 import { authed, publicRoute } from "../auth/Guards.ts"
 import { ApiError, badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { respondWith } from "../http/Respond.ts"
+import { respondWith, respondWithAll } from "../http/Respond.ts"
 import { ServerLimits } from "../../schemas/wire/ServerLimits.ts"
-import { type Ping, Ping as PingSchema, RedirectLocation, StringMap, TimezoneNames } from "../../schemas/wire/System.ts"
+import { type Ping, Ping as PingSchema, RedirectLocation, SchemaMigration, StringMap, TimezoneNames } from "../../schemas/wire/System.ts"
 import * as AnalyticsRepo from "./AnalyticsRepo.ts"
 import { clientConfig, clientLicense } from "./ClientConfig.ts"
+import { appliedMigrations } from "./Installation.ts"
 import { redirectLocation } from "./RedirectLocation.ts"
 import { pushConfigured } from "./ServerSettings.ts"
 
@@ -36,7 +37,10 @@ const ping = Effect.gen(function*() {
   if (!query.get_server_status) return yield* respondWith(PingSchema, body)
   const database = yield* db.ping.pipe(Effect.timeout("2 seconds"), Effect.as("OK"), Effect.orElseSucceed(() => "UNHEALTHY"))
   const healthy = database === "OK"
-  const full: Ping = { ...body, status: healthy ? "OK" : "UNHEALTHY", database_status: database, filestore_status: "OK", root_status: healthy ? "OK" : "UNHEALTHY" }
+  const full: Ping = { ...body, status: healthy ? "OK" : "UNHEALTHY", database_status: database, filestore_status: "OK" }
+  // As Mattermost: whether the server runs as root (the System Console warns about it), told to system admins only.
+  const caller = yield* optionalCaller.pipe(Effect.orElseSucceed(() => Option.none()))
+  if (Option.isSome(caller) && caller.value.isSystemAdmin) Object.assign(full, { root_status: process.geteuid?.() === 0 })
   return yield* respondWith(PingSchema, full, healthy || query.use_rest_semantics ? 200 : 500)
 })
 
@@ -81,11 +85,15 @@ const redirect = Effect.gen(function*() {
   return yield* respondWith(RedirectLocation, { location: yield* redirectLocation(target) })
 })
 
+/** The database schema's migrations (System Console, Mattermost's getAppliedSchemaMigrations): system admins. */
+const schemaVersion = Effect.flatMap(appliedMigrations, (applied) => respondWithAll(SchemaMigration, applied))
+
 export const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/api/v4/system/ping", publicRoute(ping)),
   HttpRouter.get("/api/v4/config/client", publicRoute(configClient)),
   HttpRouter.get("/api/v4/license/client", publicRoute(licenseClient)),
   HttpRouter.get("/api/v4/limits/server", authed(limits)),
   HttpRouter.get("/api/v4/system/timezones", authed(timezones)),
+  HttpRouter.get("/api/v4/system/schema/version", authed.admin(schemaVersion)),
   HttpRouter.get("/api/v4/redirect_location", authed(redirect))
 )

@@ -1,4 +1,5 @@
-import type { AnalyticsRow as AnalyticsRowType } from "@mattermost/types/admin"
+import type { AnalyticsRow as AnalyticsRowType, SchemaMigration as SchemaMigrationType } from "@mattermost/types/admin"
+import type { SystemSetting } from "@mattermost/types/general"
 import type { UserAutocomplete as UserAutocompleteType } from "@mattermost/types/autocomplete"
 import type { Bot as BotType } from "@mattermost/types/bots"
 import type { ChannelCategory as ChannelCategoryType, OrderedChannelCategories as OrderedChannelCategoriesType } from "@mattermost/types/channel_categories"
@@ -90,7 +91,7 @@ import { ServerLimits } from "../../schemas/wire/ServerLimits.ts"
 import { Session } from "../../schemas/wire/Session.ts"
 import { SsoCodeExchangeResult } from "../../schemas/wire/Sso.ts"
 import { Status } from "../../schemas/wire/Status.ts"
-import { AnalyticsRow, Ping, RedirectLocation, StringMap, TimezoneNames } from "../../schemas/wire/System.ts"
+import { AnalyticsRow, OnboardingState, Ping, RedirectLocation, SchemaMigration, StringMap, TimezoneNames } from "../../schemas/wire/System.ts"
 import { Team, TeamExists, TeamInviteInfo, TeamStats } from "../../schemas/wire/Team.ts"
 import { TeamMember, TeamMemberWithError, TeamUnreadWithThreads } from "../../schemas/wire/TeamMember.ts"
 import { Thread, ThreadList } from "../../schemas/wire/Thread.ts"
@@ -169,7 +170,10 @@ export const Wire = {
   UsersStats,
   // Issue 13, the System Console's config document (branch wire-config).
   Config,
-  ConfigEnvironment
+  ConfigEnvironment,
+  // Issue 26, the System Console's About and first-run setup.
+  OnboardingState,
+  SchemaMigration
 }
 
 /**
@@ -286,6 +290,8 @@ conforms<Conforms<
 >>()
 conforms<Conforms<PluginsResponseType, PluginsResponse>>()
 conforms<Conforms<PluginStatusType, PluginStatus>>()
+conforms<Conforms<SystemSetting, OnboardingState>>()
+conforms<Conforms<SchemaMigrationType, SchemaMigration>>()
 
 /** Every value of a client config or license map is a string (mattermost-compat.md section 1, rule 8). */
 export const expectStringMap = (value: unknown) => {
