@@ -65,10 +65,9 @@ describe("every console page: the shell (admin_console.tsx, system_notice, admin
     expect((await client4(server.url).getClientConfig() as Record<string, string>).InstallationDate).toBeUndefined()
   })
 
-  // WAITING FOR THE ROLES HELPER: needs the built-in roles it adds (system_user_manager, system_custom_group_admin,
-  // system_read_only_admin, system_manager); until they land the console stays blank. Marked `it.fails` so that the
-  // suite says when they land: this then fails, and `it.fails` becomes `it`.
-  it.fails("loads the ten main roles the console waits for", async () => {
+  // Without all ten (system_user_manager, system_custom_group_admin, system_read_only_admin and system_manager
+  // included) the console renders nothing.
+  it("loads the ten main roles the console waits for", async () => {
     const roles = await admin.client.getRolesByNames(MAIN_ROLES)
     for (const role of roles) expectShape(role, Wire.Role, `role ${role.name}`)
     expect(roles.map((r) => r.name).sort()).toEqual([...MAIN_ROLES].sort())
