@@ -33,6 +33,12 @@ export interface CacheService {
    */
   readonly peek?: (key: string) => Option.Option<string>
   readonly set: (key: string, value: string, ttl?: Duration.DurationInput) => Effect.Effect<void, CacheFailure>
+  /**
+   * Sets `${version}|${value}` unless the key holds a higher version (a value written by this method whose text starts
+   * with a larger number): a writer that read its value before a change cannot put it back over what the change
+   * wrote. True when it was set. `get` answers the text with its version.
+   */
+  readonly setVersioned: (key: string, version: number, value: string, ttl: Duration.DurationInput) => Effect.Effect<boolean, CacheFailure>
   /** Sets only when the key is absent; true when it was set. */
   readonly setIfAbsent: (key: string, value: string, ttl: Duration.DurationInput) => Effect.Effect<boolean, CacheFailure>
   readonly del: (key: string) => Effect.Effect<void, CacheFailure>
@@ -108,6 +114,14 @@ export const makeMemory: Effect.Effect<CacheService> = Effect.sync(() => {
     // The same clock as `get`: Clock's default service reads Date.now().
     peek: (key) => Option.fromNullable(stringOf(live(key, Date.now()))),
     set: (key, value, ttl) => at((t) => put(key, { value, expiresAt: expiry(t, ttl) }, t)),
+    setVersioned: (key, version, value, ttl) =>
+      at((t) => {
+        const current = stringOf(live(key, t))
+        const held = current === undefined ? undefined : versionOf(current)
+        if (held !== undefined && held > version) return false
+        put(key, { value: `${version}|${value}`, expiresAt: expiry(t, ttl) }, t)
+        return true
+      }),
     setIfAbsent: (key, value, ttl) =>
       at((t) => {
         if (live(key, t) !== undefined) return false
@@ -190,6 +204,23 @@ local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) - tonumber(ARGV[3])))
 return 1`
 
+/** The version a `setVersioned` text starts with, or undefined for any other text. */
+export const versionOf = (text: string): number | undefined => {
+  const bar = text.indexOf("|")
+  if (bar <= 0) return undefined
+  const version = Number(text.slice(0, bar))
+  return Number.isFinite(version) ? version : undefined
+}
+
+const SET_VERSIONED_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current then
+  local version = tonumber(string.match(current, '^(%d+)|'))
+  if version and version > tonumber(ARGV[1]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. ARGV[2], 'PX', ARGV[3])
+return 1`
+
 const CALL_TIMEOUT = "750 millis"
 
 export const makeRedis = (url: Redacted.Redacted) =>
@@ -223,6 +254,12 @@ export const makeRedis = (url: Redacted.Redacted) =>
       get: (key) => Effect.map(call("get", () => client.get(key)), Option.fromNullable),
       set: (key, value, ttl) =>
         Effect.asVoid(call("set", () => ttl === undefined ? client.set(key, value) : client.set(key, value, "PX", ms(ttl)))),
+      // Idempotent: the same write again changes nothing, so a failed attempt may be retried.
+      setVersioned: (key, version, value, ttl) =>
+        Effect.map(
+          call("setVersioned", () => client.eval(SET_VERSIONED_SCRIPT, 1, key, String(version), value, String(ms(ttl)))),
+          (r) => r === 1
+        ),
       setIfAbsent: (key, value, ttl) =>
         Effect.map(call("setnx", () => client.set(key, value, "PX", ms(ttl), "NX"), false), (r) => r === "OK"),
       del: (key) => Effect.asVoid(call("del", () => client.del(key))),

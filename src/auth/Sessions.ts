@@ -5,6 +5,7 @@ import { Cache } from "../../layers/Cache.ts"
 import { isId, newId, sha256Hex } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { IdRow, Int8, rows, StringMap } from "../../layers/Rows.ts"
+import { CACHED_FOR_MS, makeRevocations, STAMP } from "./Revocations.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { makeAccessTokenRepo } from "../tokens/AccessTokenRepo.ts"
@@ -70,6 +71,9 @@ const SessionRow = Schema.Struct({
 })
 type SessionRow = typeof SessionRow.Type
 const SessionRows = rows("Sessions sessions", SessionRow)
+/** A row with the invalidation log's head read in the same snapshot (Revocations.ts). */
+const StampedRows = rows("Sessions stamped", Schema.Struct({ ...SessionRow.fields, stamp: Int8 }))
+const StampRows = rows("Sessions stamp", Schema.Struct({ stamp: Int8 }))
 const Ids = rows("Sessions ids", IdRow)
 
 const fromRow = (row: SessionRow): Session => ({
@@ -88,7 +92,28 @@ const fromRow = (row: SessionRow): Session => ({
   local: false
 })
 
-const CACHE_TTL = "10 minutes"
+/**
+ * A session as a cache holds it: read from the database at `readAt`, when the invalidation log's head was `stamp`.
+ * Stored as `${stamp}|${readAt}|${session JSON}` with Cache.setVersioned, so a copy read before a change can never
+ * be written back over the change's tombstone (`${seq}|`).
+ */
+interface Copy {
+  readonly session: Session
+  readonly stamp: number
+  readonly readAt: number
+}
+const parseCopy = (text: string): Copy | undefined => {
+  const first = text.indexOf("|")
+  const second = first < 0 ? -1 : text.indexOf("|", first + 1)
+  // A tombstone has no second bar: the session ended or changed, the database says what it is now.
+  if (second < 0) return undefined
+  const stamp = Number(text.slice(0, first))
+  const readAt = Number(text.slice(first + 1, second))
+  const session = decode(text.slice(second + 1))
+  return Option.isSome(session) && Number.isFinite(stamp) && Number.isFinite(readAt)
+    ? { session: session.value, stamp, readAt }
+    : undefined
+}
 /** Mattermost's SessionUserAccessTokenExpiryHours: a token's session lasts as long as the token (100 years). */
 export const ACCESS_TOKEN_SESSION_MS = 100 * 365 * 24 * 60 * 60 * 1000
 const ACTIVITY_WRITE_INTERVAL_MS = 5 * 60 * 1000
@@ -108,36 +133,85 @@ export const make = Effect.gen(function*() {
   const clock = yield* Effect.clock
   /** Sessions whose activity is due to be written: id -> time. */
   const pendingActivity = new Map<string, number>()
+  const revocations = yield* makeRevocations(db)
+  /** The copy each session object came from, so the activity write keeps its stamp and read time. */
+  const copies = new WeakMap<Session, Copy>()
 
   // The text last decoded per session: the cache answers the same text on every request of a session, and decoding it
   // with the Schema each time cost more than the rest of the lookup. Only the identical text reuses the result, so an
   // entry the cache changed or dropped (revocation, device update) is decoded again or not found.
-  const decoded = new Map<string, { readonly text: string; readonly session: Option.Option<Session> }>()
-  const decodeText = (id: string, text: string) => {
+  const decoded = new Map<string, { readonly text: string; readonly copy: Copy | undefined }>()
+  const copyOf = (id: string, text: string) => {
     const hit = decoded.get(id)
-    if (hit !== undefined && hit.text === text) return hit.session
-    const session = decode(text)
+    if (hit !== undefined && hit.text === text) return hit.copy
+    const copy = parseCopy(text)
+    if (copy !== undefined) copies.set(copy.session, copy)
     if (decoded.size >= DECODED_MEMO_SIZE) decoded.delete(decoded.keys().next().value!)
-    decoded.set(id, { text, session })
-    return session
+    decoded.set(id, { text, copy })
+    return copy
   }
+  /** A cached copy counts only while this node can tell it is current (Revocations.ts); else the database answers. */
+  const honoured = (id: string, copy: Copy | undefined, now: number): Option.Option<Session> =>
+    copy !== undefined && revocations.honours(id, copy.stamp, copy.readAt, now) ? Option.some(copy.session) : Option.none()
   // The cache only speeds lookups up: when it fails, the database answers.
   const cached = (id: string) =>
-    cache.get(cacheKey(id)).pipe(
-      Effect.map(Option.flatMap((text) => decodeText(id, text))),
-      Effect.orElseSucceed(() => Option.none<Session>())
-    )
-  const remember = (session: Session) => cache.set(cacheKey(session.id), encode(session), CACHE_TTL).pipe(Effect.ignore)
-  const forget = (id: string) => cache.del(cacheKey(id)).pipe(Effect.ignore)
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      cache.get(cacheKey(id)).pipe(
+        Effect.map(Option.flatMap((text) => honoured(id, copyOf(id, text), now))),
+        Effect.orElseSucceed(() => Option.none<Session>())
+      ))
+  /** Caches a copy for what is left of its life; a copy older than a change of its session is refused by the cache. */
+  const remember = (copy: Copy) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const left = copy.readAt + CACHED_FOR_MS - now
+      return left <= 0 ? Effect.void : cache.setVersioned(
+        cacheKey(copy.session.id),
+        copy.stamp,
+        `${copy.readAt}|${encode(copy.session)}`,
+        left
+      ).pipe(Effect.ignore)
+    })
+  const stamped = (session: Session, stamp: number, readAt: number) => {
+    const copy = { session, stamp, readAt }
+    copies.set(session, copy)
+    return copy
+  }
+  /** The change's tombstone: copies read before change `seq` cannot be cached again (nor read, having no body). */
+  const forget = (ids: ReadonlyArray<string>, seq: number) =>
+    Effect.forEach(ids, (id) => cache.setVersioned(cacheKey(id), seq, "", CACHED_FOR_MS).pipe(Effect.ignore), { discard: true })
   const bus = yield* EventBus
   /** After the DELETE (autocommitted): every node closes the sockets these sessions authenticated. */
   const ended = (ids: ReadonlyArray<string>) =>
     ids.length === 0 ? Effect.void : bus.publish(DomainEvent.SessionEnded({ sessionIds: ids }), {})
 
+  /** The session from the database, cached with the log's head read in the same statement. */
+  const read = (id: string) =>
+    Effect.gen(function*() {
+      const readAt = yield* Clock.currentTimeMillis
+      const [row] = yield* db.read(sql`SELECT s.*, ${sql.literal(STAMP)} AS stamp FROM sessions s WHERE id = ${id}`.pipe(StampedRows))
+      if (row === undefined) return Option.none<Session>()
+      const session = fromRow(row)
+      yield* remember(stamped(session, row.stamp, readAt))
+      return Option.some(session)
+    })
   const get = (id: string) =>
     db.read(sql`SELECT * FROM sessions WHERE id = ${id}`.pipe(SessionRows)).pipe(
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow))
     )
+
+  /**
+   * A change of sessions (statements answering the ids they touched), recorded in the invalidation log in its
+   * transaction; then each changed session's cached copy becomes the change's tombstone.
+   */
+  const change = <E>(statement: Effect.Effect<ReadonlyArray<{ readonly id: string }>, E>, every = false) =>
+    Effect.gen(function*() {
+      const done = yield* revocations.record(Effect.map(statement, (rows) => rows.map((r) => r.id)), every)
+      yield* forget(done.ids, done.seq)
+      return done.ids
+    })
+  /** Sessions deleted: after the commit, every node closes the sockets these sessions authenticated. */
+  const end = <E>(statement: Effect.Effect<ReadonlyArray<{ readonly id: string }>, E>, every = false) =>
+    Effect.tap(change(statement, every), ended)
 
   const accessTokens = makeAccessTokenRepo(db)
   const live = (session: Option.Option<Session>, now: number) => Option.filter(session, (s) => s.expires_at > now)
@@ -161,10 +235,7 @@ export const make = Effect.gen(function*() {
       if (!switches.enableUserAccessTokens) return Option.none()
       if (row.session_id !== null) {
         let session = yield* cached(row.session_id)
-        if (Option.isNone(session)) {
-          session = yield* get(row.session_id)
-          if (Option.isSome(session)) yield* remember(session.value)
-        }
+        if (Option.isNone(session)) session = yield* read(row.session_id)
         if (Option.isSome(live(session, now))) return session
       }
       const { session } = yield* service.create({
@@ -202,17 +273,18 @@ export const make = Effect.gen(function*() {
           team_members: [],
           local: false
         }
-        yield* db.execute(sql`
+        const [{ stamp }] = yield* db.execute(sql`
           INSERT INTO sessions (id, user_id, create_at, expires_at, last_activity_at, device_id, roles, is_oauth, props)
           VALUES (${session.id}, ${session.user_id}, ${now}, ${session.expires_at}, ${now}, ${session.device_id},
-                  ${session.roles}, ${session.is_oauth}, ${JSON.stringify(session.props)}::jsonb)`)
+                  ${session.roles}, ${session.is_oauth}, ${JSON.stringify(session.props)}::jsonb)
+          RETURNING ${sql.literal(STAMP)} AS stamp`.pipe(StampRows))
         // The row's expires_at decides; the token only caps it at the longest session there is, because a session can
         // be extended after issue (a phone registering its device turns a web-length session into a mobile one).
         const token = yield* tokens.sign(
           { sessionId: session.id, userId: session.user_id },
           Math.max(session.expires_at, now + SessionLength.mobile)
         )
-        yield* remember(session)
+        yield* remember(stamped(session, stamp, now))
         return { session, token }
       }),
     lookup: (token) =>
@@ -222,10 +294,7 @@ export const make = Effect.gen(function*() {
         if (Option.isNone(claims)) return Option.none()
         const now = yield* Clock.currentTimeMillis
         let session = yield* cached(claims.value.sessionId)
-        if (Option.isNone(session)) {
-          session = yield* get(claims.value.sessionId)
-          if (Option.isSome(session)) yield* remember(session.value)
-        }
+        if (Option.isNone(session)) session = yield* read(claims.value.sessionId)
         return Option.filter(session, (s) => s.user_id === claims.value.userId && s.expires_at > now)
       }),
     get,
@@ -233,38 +302,30 @@ export const make = Effect.gen(function*() {
       db.read(sql`SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY last_activity_at DESC`.pipe(SessionRows)).pipe(
         Effect.map((rows) => rows.map(fromRow))
       ),
-    revoke: (id) =>
-      db.execute(sql`DELETE FROM sessions WHERE id = ${id}`).pipe(Effect.zipRight(forget(id)), Effect.zipRight(ended([id]))),
+    revoke: (id) => Effect.asVoid(end(sql`DELETE FROM sessions WHERE id = ${id} RETURNING id`.pipe(Ids))),
     revokeForUser: (userId, options = {}) =>
-      Effect.gen(function*() {
-        const rows = yield* db.execute(sql`
-          DELETE FROM sessions WHERE user_id = ${userId}
-            AND id <> ${options.exceptSessionId ?? ""}
-            ${options.deviceId !== undefined ? sql`AND device_id = ${options.deviceId}` : sql``}
-          RETURNING id`.pipe(Ids))
-        yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
-        yield* ended(rows.map((r) => r.id))
-        return rows.map((r) => r.id)
-      }),
-    revokeAll: Effect.gen(function*() {
-      const rows = yield* db.execute(sql`DELETE FROM sessions RETURNING id`.pipe(Ids))
-      yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
-      yield* ended(rows.map((r) => r.id))
-      return rows.length
-    }),
+      end(sql`
+        DELETE FROM sessions WHERE user_id = ${userId}
+          AND id <> ${options.exceptSessionId ?? ""}
+          ${options.deviceId !== undefined ? sql`AND device_id = ${options.deviceId}` : sql``}
+        RETURNING id`.pipe(Ids)),
+    revokeAll: Effect.map(end(sql`DELETE FROM sessions RETURNING id`.pipe(Ids), true), (ids) => ids.length),
     setRolesForUser: (userId, roles) =>
-      Effect.gen(function*() {
-        const rows = yield* db.execute(sql`UPDATE sessions SET roles = ${roles} WHERE user_id = ${userId} RETURNING id`.pipe(Ids))
-        yield* Effect.forEach(rows, (r) => forget(r.id), { discard: true })
-      }),
+      Effect.asVoid(change(sql`UPDATE sessions SET roles = ${roles} WHERE user_id = ${userId} RETURNING id`.pipe(Ids))),
     updateDevice: (id, deviceId, props, options = {}) =>
       Effect.gen(function*() {
-        const rows = yield* db.execute(sql`
-          UPDATE sessions SET device_id = ${deviceId}, props = props || ${JSON.stringify(props)}::jsonb,
-            expires_at = ${options.expiresAt === undefined ? sql`expires_at` : sql`${options.expiresAt}`}
-          WHERE id = ${id} RETURNING *`.pipe(SessionRows))
-        yield* forget(id)
-        return Option.map(Option.fromNullable(rows[0]), fromRow)
+        let updated: ReadonlyArray<SessionRow> = []
+        yield* change(Effect.map(
+          sql`
+            UPDATE sessions SET device_id = ${deviceId}, props = props || ${JSON.stringify(props)}::jsonb,
+              expires_at = ${options.expiresAt === undefined ? sql`expires_at` : sql`${options.expiresAt}`}
+            WHERE id = ${id} RETURNING *`.pipe(SessionRows),
+          (rows) => {
+            updated = rows
+            return rows
+          }
+        ))
+        return Option.map(Option.fromNullable(updated[0]), fromRow)
       }),
     lookupNow: (token) => {
       const peek = cache.peek
@@ -273,9 +334,10 @@ export const make = Effect.gen(function*() {
       const claims = tokens.verifiedNow(token, now)
       if (claims === undefined) return undefined
       const text = peek(cacheKey(claims.sessionId))
-      // Not cached, or cached text that does not decode: `lookup` reads the database then.
+      // Not cached, cached text that does not decode, or a copy this node cannot vouch for: `lookup` reads the
+      // database then.
       if (Option.isNone(text)) return undefined
-      const session = decodeText(claims.sessionId, text.value)
+      const session = honoured(claims.sessionId, copyOf(claims.sessionId, text.value), now)
       if (Option.isNone(session)) return undefined
       return Option.filter(session, (s) => s.user_id === claims.userId && s.expires_at > now)
     },
@@ -284,7 +346,11 @@ export const make = Effect.gen(function*() {
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (now - session.last_activity_at < ACTIVITY_WRITE_INTERVAL_MS) return Effect.void
         pendingActivity.set(session.id, now)
-        return remember({ ...session, last_activity_at: now })
+        // The copy keeps its stamp and read time: writing the activity back never makes a copy live longer, and the
+        // cache refuses it once the session has ended or changed.
+        const copy = copies.get(session)
+        if (copy === undefined) return Effect.void
+        return remember(stamped({ ...session, last_activity_at: now }, copy.stamp, copy.readAt))
       })
   }
 

@@ -34,6 +34,12 @@ export const Envelope = Schema.Struct({
   broadcast: Broadcast,
   /** Milliseconds since the epoch, when the event was published. */
   created_at: Schema.Number,
+  /**
+   * The event's number among its origin's, from 1 (0: none): the same event can reach the bus more than once (a
+   * publish that timed out on a stalled Redis is executed when it wakes, and the outbox sends it again), and each
+   * receiver delivers an origin's number once.
+   */
+  id: Schema.optionalWith(Schema.Number, { default: () => 0 }),
   /** The node that published it, which delivers it to its own sockets without waiting for the bus. */
   origin: Schema.optionalWith(Schema.String, { default: () => "" })
 })
@@ -84,6 +90,39 @@ export const RESET_SOCKETS_EVENT = "service_reset_sockets"
 /** Events kept for the other nodes while the bus is unreachable; past this the oldest go and the others are reset. */
 export const OUTBOX_MAX = 50_000
 const FLUSH_EVERY = "200 millis"
+/** Origins (node processes) whose event numbers a receiver keeps; a node's restart is a new origin. */
+const MAX_ORIGINS = 1024
+/** Numbers above an origin's contiguous run kept while waiting for the missing ones (lost, in an overflowed outbox). */
+const MAX_AHEAD = 4096
+
+/**
+ * Whether an event number of an origin arrives for the first time, for one receiver: all numbers up to `floor` were
+ * seen, and those in `ahead` above it. A few numbers per origin, whatever the traffic.
+ */
+export const makeFirstSeen = () => {
+  const origins = new Map<string, { floor: number; readonly ahead: Set<number> }>()
+  return (origin: string, id: number): boolean => {
+    if (id <= 0) return true
+    let seen = origins.get(origin)
+    if (seen === undefined) {
+      if (origins.size >= MAX_ORIGINS) origins.delete(origins.keys().next().value!)
+      origins.set(origin, seen = { floor: id - 1, ahead: new Set() })
+    }
+    if (id <= seen.floor || seen.ahead.has(id)) return false
+    seen.ahead.add(id)
+    while (seen.ahead.delete(seen.floor + 1)) seen.floor++
+    if (seen.ahead.size > MAX_AHEAD) {
+      // The missing numbers will not come (an outbox overflowed and the other nodes were reset): stop waiting.
+      const sorted = [...seen.ahead].sort((a, b) => a - b)
+      for (const n of sorted.slice(0, sorted.length - MAX_AHEAD / 2)) {
+        seen.ahead.delete(n)
+        seen.floor = n
+      }
+      while (seen.ahead.delete(seen.floor + 1)) seen.floor++
+    }
+    return true
+  }
+}
 
 export interface EventBusService {
   /** Publishes after commit; a bus failure is logged and never fails the write that caused it. */
@@ -131,7 +170,7 @@ export class EventBus extends Context.Tag("service/EventBus")<EventBus, EventBus
  * typed event. An own enumerable property (a getter, kept once read), so spreading or comparing the envelope sees
  * `data` as before.
  */
-const ownEnvelope = (domain: DomainEvent, broadcast: Broadcast, created_at: number, origin: string): LocalEnvelope => {
+const ownEnvelope = (domain: DomainEvent, broadcast: Broadcast, created_at: number, id: number, origin: string): LocalEnvelope => {
   let data: Record<string, unknown> | undefined
   return {
     event: EventNames[domain._tag],
@@ -140,6 +179,7 @@ const ownEnvelope = (domain: DomainEvent, broadcast: Broadcast, created_at: numb
     },
     broadcast,
     created_at,
+    id,
     origin,
     domain
   }
@@ -153,6 +193,8 @@ export const make = Effect.gen(function*() {
   const origin = newId()
   const ownSuffix = `,"origin":${JSON.stringify(origin)}}`
   const listeners = new Set<(event: LocalEnvelope) => void>()
+  /** The last event number this node gave. */
+  let numbered = 0
 
   // The outbox: events the other nodes have not been sent because the bus failed (Redis down). They go out in
   // order once it answers again, so an outage delays them instead of losing them; while it holds anything, new
@@ -186,7 +228,7 @@ export const make = Effect.gen(function*() {
     }
     if (overflowed) {
       const created_at = yield* Clock.currentTimeMillis
-      const reset = encode(Schema.decodeSync(Envelope)({ event: RESET_SOCKETS_EVENT, data: {}, broadcast: {}, created_at, origin }))
+      const reset = encode(Schema.decodeSync(Envelope)({ event: RESET_SOCKETS_EVENT, data: {}, broadcast: {}, created_at, id: ++numbered, origin }))
       if (!(yield* pubsub.publish(TOPIC, reset).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) return
       overflowed = false
     }
@@ -207,11 +249,12 @@ export const make = Effect.gen(function*() {
       // every post and every other event (issue 10).
       return Effect.clockWith((clock) => {
         const created_at = clock.unsafeCurrentTimeMillis()
+        const id = ++numbered
         const b = withDefaults(broadcast)
         // The wire form is built at most once, from the typed event (plain code, no Schema: see schemas/Events.ts).
         const envelope: LocalEnvelope = domain === undefined
-          ? { event: first as string, data: second, broadcast: b, created_at, origin, domain }
-          : ownEnvelope(domain, b, created_at, origin)
+          ? { event: first as string, data: second, broadcast: b, created_at, id, origin, domain }
+          : ownEnvelope(domain, b, created_at, id, origin)
         const event = envelope.event
         let failures: Array<unknown> | undefined
         for (const listener of listeners) {
@@ -226,7 +269,7 @@ export const make = Effect.gen(function*() {
         // The local PubSub is unbounded: offering never waits, so it is done here rather than as one more step.
         local.unsafeOffer(envelope)
         const published = !shared ? Effect.void : Effect.suspend(() => {
-          const message = JSON.stringify({ event, data: envelope.data, broadcast: b, created_at, origin })
+          const message = JSON.stringify({ event, data: envelope.data, broadcast: b, created_at, id, origin })
           return outbox.length > 0 ? enqueue(message) : Effect.catchAll(pubsub.publish(TOPIC, message), () => enqueue(message))
         })
         return failures === undefined ? published : Effect.zipRight(
@@ -240,9 +283,17 @@ export const make = Effect.gen(function*() {
     // None in memory (nothing is published there). This node's own messages come back too: they end with its
     // origin, as both encodings above write it last, so they are skipped before the Schema decodes anything (issue
     // 10: a decode of every post's envelope, only to drop it, was a visible part of a POST /posts).
-    remoteEvents: !shared ? Stream.never : pubsub.subscribe(TOPIC).pipe(
-      Stream.filterMap((raw) => raw.endsWith(ownSuffix) ? Option.none() : Option.filter(decode(raw), (e) => e.origin !== origin))
-    ),
+    // Each subscriber drops the copies of an event it already had (the first-seen record is its own).
+    remoteEvents: !shared ? Stream.never : Stream.suspend(() => {
+      const firstSeen = makeFirstSeen()
+      return pubsub.subscribe(TOPIC).pipe(
+        Stream.filterMap((raw) =>
+          raw.endsWith(ownSuffix)
+            ? Option.none()
+            : Option.filter(decode(raw), (e) => e.origin !== origin && firstSeen(e.origin, e.id))
+        )
+      )
+    }),
     localEvents: Stream.fromPubSub(local),
     subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue)),
     onLocal: (listener) =>

@@ -37,6 +37,26 @@ export const cacheContract: ReadonlyArray<Case> = [
       expect(yield* cache.get(forever)).toEqual(Option.none())
     })],
 
+  ["setVersioned never goes back to a lower version, and a value of another kind does not block it", (h) =>
+    Effect.gen(function*() {
+      const cache = yield* h.make
+      const key = h.key("versioned")
+      yield* cache.set(key, "plain text")
+      expect(yield* cache.setVersioned(key, 5, "five", h.ttl)).toBe(true)
+      expect(yield* cache.get(key)).toEqual(Option.some("5|five"))
+      // A writer that read before version 7 was written cannot put its value back over it.
+      expect(yield* cache.setVersioned(key, 7, "", h.ttl)).toBe(true)
+      expect(yield* cache.setVersioned(key, 6, "six", h.ttl)).toBe(false)
+      expect(yield* cache.get(key)).toEqual(Option.some("7|"))
+      // The same or a higher version replaces it.
+      expect(yield* cache.setVersioned(key, 7, "seven", h.ttl)).toBe(true)
+      expect(yield* cache.setVersioned(key, 12, "twelve", h.ttl)).toBe(true)
+      expect(yield* cache.get(key)).toEqual(Option.some("12|twelve"))
+      yield* h.advance(times(h.ttl, 1.5))
+      expect(yield* cache.get(key)).toEqual(Option.none())
+      expect(yield* cache.setVersioned(key, 1, "one", h.ttl)).toBe(true)
+    })],
+
   ["setIfAbsent sets only once until the first value expires", (h) =>
     Effect.gen(function*() {
       const cache = yield* h.make

@@ -6,7 +6,9 @@ import { expect } from "vitest"
 import { Db } from "../../layers/Db.ts"
 import { type BroadcastInput, EventBus } from "../../src/events/EventBus.ts"
 import { newUser } from "../support/Clients.ts"
-import type { TestServer } from "../support/TestServer.ts"
+import { redisUrl } from "../support/Databases.ts"
+import { startTcpProxy } from "../support/TcpProxy.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
 import { type MattermostSocket, RawSocket, retryUntilAdmitted, sawSequenceGap, wsUrl } from "./Sockets.ts"
 
 /** Users, a team and a channel built over REST, and direct access to a node's event bus and settings. */
@@ -89,4 +91,18 @@ export const expectLimitAcrossNodes = async (
     status = await statusOf()
   }
   expect(status).toBe("offline")
+}
+
+/**
+ * Two nodes on one database and the run's Redis, node A reaching Redis through a TCP proxy (test/support/TcpProxy.ts)
+ * that can cut or stall it, node B directly.
+ */
+export const nodesWithProxiedRedis = async () => {
+  const target = new URL(redisUrl())
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+  const viaProxy = new URL(redisUrl())
+  viaProxy.host = proxy.address
+  const nodeA = await startServer({ env: { SERVICE_CACHE_URL: viaProxy.toString() } })
+  const nodeB = await startServer({ env: { SERVICE_CACHE_URL: redisUrl() }, databaseUrl: nodeA.databaseUrl })
+  return { proxy, nodeA, nodeB }
 }

@@ -1,5 +1,7 @@
 import pg from "pg"
 
+const BACKGROUND = "/* background */"
+
 /** A statement the in-process server sent, with its parameter values. */
 export interface Captured {
   readonly text: string
@@ -14,12 +16,17 @@ export interface Captured {
 export const statementsDuring = async <A>(run: () => Promise<A>): Promise<{ readonly value: A; readonly statements: Array<Captured> }> => {
   const statements: Array<Captured> = []
   const original = pg.Client.prototype.query
+  // Statements marked as background work (the session invalidation log's poll) run on their own schedule, not for
+  // the request being measured.
+  const push = (captured: Captured) => {
+    if (!captured.text.startsWith(BACKGROUND)) statements.push(captured)
+  }
   pg.Client.prototype.query = function(this: pg.Client, ...args: Array<unknown>) {
     const [first, second] = args
-    if (typeof first === "string") statements.push({ text: first, values: Array.isArray(second) ? second : [] })
+    if (typeof first === "string") push({ text: first, values: Array.isArray(second) ? second : [] })
     else if (first !== null && typeof first === "object" && typeof (first as { text?: unknown }).text === "string") {
       const config = first as { text: string; values?: Array<unknown> }
-      statements.push({ text: config.text, values: config.values ?? (Array.isArray(second) ? second : []) })
+      push({ text: config.text, values: config.values ?? (Array.isArray(second) ? second : []) })
     }
     return (original as (...a: Array<unknown>) => unknown).apply(this, args)
   } as typeof pg.Client.prototype.query
