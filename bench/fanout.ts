@@ -267,6 +267,8 @@ const configFor = (databaseUrl: string): ResolvedConfig => {
     SERVICE_LOG_LEVEL: "error",
     SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "100000",
     SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "100000",
+    // Thousands of sockets from loopback, which the connection cap counts as one client.
+    SERVICE_SECURITY_MAX_CONNECTIONS_PER_CLIENT: "0",
     SERVICE_DB_POOL__MAX_CONNECTIONS: "10",
     SERVICE_WS_PING_INTERVAL_MS: process.env.BENCH_PING_MS ?? "30000"
   })))

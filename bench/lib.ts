@@ -140,6 +140,8 @@ export const startService = async (databaseUrl: string, env: Record<string, stri
       SERVICE_JWT_SECRET: JWT_SECRET,
       SERVICE_ENCRYPTION_KEY: ENCRYPTION_KEY,
       SERVICE_SECURITY_RATE_LIMIT_ENABLED: "false",
+      // Every simulated user is on loopback, which the connection cap counts as one client.
+      SERVICE_SECURITY_MAX_CONNECTIONS_PER_CLIENT: "0",
       SERVICE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
       ...workers,
       ...env

@@ -104,6 +104,8 @@ export const makeListener = (options: ListenerOptions): Listener => {
     request.on("timeout", () => {
       if (request.complete) return
       if (request.readableLength >= request.readableHighWaterMark) return void socket.setTimeout(options.bodyIdleTimeoutMs)
+      // Answered already (without reading the whole body): nothing more to say on this connection.
+      if (response.headersSent) return void socket.destroy()
       socket.write(TIMED_OUT)
       socket.destroySoon()
     })
