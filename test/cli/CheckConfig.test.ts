@@ -114,6 +114,25 @@ describe.concurrent("--check-config", { timeout: 120_000 }, () => {
     expect(result.stderr).toMatch(/hint: unset it or set it to false/)
   })
 
+  it("checks the stop and the listener's limits: out of range, headers over the request timeout, a drain the deadline would cut", async () => {
+    const bad = await checkConfig({
+      SERVICE_WS_ACTIONS_BURST: "0",
+      SERVICE_SECURITY_MAX_CONNECTIONS_PER_CLIENT: "-1",
+      SERVICE_HTTP_HEADERS_TIMEOUT_MS: "60000",
+      SERVICE_HTTP_REQUEST_TIMEOUT_MS: "30000"
+    })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/SERVICE_WS_ACTIONS_BURST: .*between 1 and 100000/)
+    expect(bad.stderr).toMatch(/SERVICE_SECURITY_MAX_CONNECTIONS_PER_CLIENT: .*between 0 and 1000000/)
+    // Cross-field rules run once every variable is valid on its own.
+    const crossed = await checkConfig({ SERVICE_HTTP_HEADERS_TIMEOUT_MS: "60000", SERVICE_HTTP_REQUEST_TIMEOUT_MS: "30000" })
+    expect(crossed.code).toBe(1)
+    expect(crossed.stderr).toContain("SERVICE_HTTP_HEADERS_TIMEOUT_MS: must not exceed SERVICE_HTTP_REQUEST_TIMEOUT_MS (30000)")
+    const long = await checkConfig({ SERVICE_SHUTDOWN_DRAIN_MS: "25000" })
+    expect(long.code).toBe(0)
+    expect(long.stderr).toMatch(/! SERVICE_SHUTDOWN_DEADLINE_MS: a stop may take 35000 ms \(drain 25000 ms.*the deadline would cut it/)
+  })
+
   it("refuses any OAuth token delivery but cookie", async () => {
     const result = await checkConfig({ SERVICE_SECURITY_OAUTH_TOKEN_DELIVERY: "query" })
     expect(result.code).toBe(1)
