@@ -95,10 +95,10 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await erin.getByRole("button", { name: "Create a channel" }).click()
       dialog = erin.getByRole("dialog", { name: "Create a channel" })
       await dialog.getByLabel("Name").fill("Secret plans")
-      await dialog.getByRole("checkbox", { name: "Private channel" }).check()
+      await dialog.getByRole("radio", { name: /^Private/ }).check()
       await dialog.getByRole("button", { name: "Create channel" }).click()
       await erin.waitForURL(/\/works\/channels\/secret-plans$/)
-      await erin.getByRole("heading", { name: "Private channel Secret plans" }).waitFor()
+      await erin.getByRole("heading", { name: /^Private channel Secret plans/ }).waitFor()
 
       // Frank sees the public channel in the directory, not the private one, and joins it.
       await frank.goto("/works/channels/town-square")
@@ -382,13 +382,14 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await expect.poll(() => account.evaluate((el) => el === document.activeElement)).toBe(true)
 
       const switcher = erin.getByRole("navigation", { name: "Teams" })
-      await switcher.getByRole("link", { name: "Create a team" }).click()
+      await switcher.getByRole("button", { name: "Join or create a team" }).click()
+      await erin.getByRole("dialog", { name: "Join another team" }).getByRole("link", { name: "Create a team" }).click()
       await erin.getByLabel("Team name").fill("Second Shift")
       await erin.getByRole("button", { name: "Create team" }).click()
       await erin.waitForURL(/\/second-shift\/channels\/town-square$/)
       await sidebar(erin).getByRole("link", { name: "Town Square" }).waitFor()
       expect(await sidebar(erin).getByRole("link", { name: "Design" }).count()).toBe(0)
-      await switcher.getByRole("link", { name: "Works" }).click()
+      await switcher.getByRole("link", { name: /^Works/ }).click()
       await erin.waitForURL(/\/works\/channels\/town-square$/)
       await sidebar(erin).getByRole("link", { name: "Design" }).waitFor()
 

@@ -1,6 +1,8 @@
 import { client, cookie } from "./api.ts"
 import { navigate } from "./router.ts"
 import { applyDisplay } from "../account/preferences.ts"
+import { applyConversationPrefs } from "../channels/actions.ts"
+import { loadMyTeams } from "../people/teams.ts"
 import { flagged } from "../posts/state.ts"
 import { startSocket, stopSocket } from "../realtime/socket.ts"
 import { config, me, teams } from "./state.ts"
@@ -17,7 +19,10 @@ export const signedIn = async () => {
   config.value = full as unknown as Record<string, string>
   flagged.value = new Set(prefs.filter((p) => p.category === "flagged_post").map((p) => p.name))
   applyDisplay(prefs as Array<{ category: string; name: string; value: string }>)
+  applyConversationPrefs(prefs)
   teams.value = mine
+  // Team roles (who may regenerate the invite link, promote, remove) and the switcher's unread counts.
+  void loadMyTeams().catch(() => undefined)
   me.value = user
   startSocket()
   return user

@@ -2,8 +2,10 @@ import type { ServerChannel as Channel } from "@mattermost/types/channels"
 import { collapsedThreads } from "../account/preferences.ts"
 import { link } from "../app/router.ts"
 import { currentChannelId, teams } from "../app/state.ts"
+import { openModal } from "../shell/modal.ts"
 import { dialog } from "../shell/panels.ts"
 import { Icon } from "../ui/Icon.tsx"
+import { isHidden } from "./actions.ts"
 import { categories, channelLabel, channelPath, channels, members, unread } from "./state.ts"
 
 export const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOpen: boolean }) => {
@@ -17,21 +19,21 @@ export const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOp
   const own = categories.value.filter((c) => c.team_id === teamId)
   const cats = own.length > 0 ? own : [{ id: "all", display_name: "Channels", channel_ids: Object.values(byId).filter(inTeam).map((c) => c.id), type: "custom" } as any]
   return (
-    <nav class="sidebar" aria-label="Channels">
+    <nav class="sidebar" id="sidebar" aria-label="Channels">
       {collapsedThreads.value && (
         <a class={`threads-link${threadsOpen ? " active" : ""}`} href={`/${teamName}/threads`} onClick={link(`/${teamName}/threads`)} aria-current={threadsOpen ? "page" : undefined}>
           <span class="glyph"><Icon name="threads" /></span> <span class="label">Threads</span>
         </a>
       )}
       {cats.map((cat) => {
-        const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id] && inTeam(c))
+        const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id] && inTeam(c) && (!isHidden(c) || c.id === current))
         if (list.length === 0 && cat.type !== "direct_messages" && cat.type !== "channels") return null
         return (
           <section key={cat.id} aria-labelledby={`cat-${cat.id}`}>
             <h2 id={`cat-${cat.id}`} class="category">
               {cat.display_name}
               {cat.type === "direct_messages" && <button type="button" class="icon small" aria-label="Write a direct message" onClick={() => (dialog.value = "dm")}><Icon name="plus" /></button>}
-              {cat.type === "channels" && <button type="button" class="icon small" aria-label="Create a channel" onClick={() => (dialog.value = "create")}><Icon name="plus" /></button>}
+              {cat.type === "channels" && <button type="button" class="icon small" aria-label="Create a channel" onClick={() => openModal({ kind: "create-channel" })}><Icon name="plus" /></button>}
             </h2>
             <ul>
               {list.map((c) => {
@@ -54,7 +56,7 @@ export const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOp
           </section>
         )
       })}
-      <button type="button" class="link" onClick={() => (dialog.value = "browse")}>Browse channels</button>
+      <button type="button" class="link" onClick={() => openModal({ kind: "browse" })}>Browse channels</button>
     </nav>
   )
 }

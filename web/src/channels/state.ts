@@ -31,7 +31,9 @@ export const unread = (channelId: string) => {
   const channel = channels.value[channelId]
   const member = members.value[channelId]
   if (!channel || !member) return { unread: false, mentions: 0 }
-  return { unread: channel.total_msg_count > member.msg_count, mentions: member.mention_count }
+  // A muted channel (mark_unread "mention") counts as unread only for its mentions, as in Mattermost.
+  const muted = (member.notify_props as { mark_unread?: string } | undefined)?.mark_unread === "mention"
+  return { unread: muted ? member.mention_count > 0 : channel.total_msg_count > member.msg_count, mentions: member.mention_count }
 }
 
 export const totalMentions = computed(() => Object.values(members.value).reduce((n, m) => n + (m.mention_count ?? 0), 0))

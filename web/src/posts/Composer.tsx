@@ -23,11 +23,19 @@ interface Upload {
 interface Suggestion {
   readonly label: string
   readonly insert: string
+  /** A slash command's hint and description, shown after its name. */
+  readonly hint?: string
+  /** Replaces everything before the caret (a slash command) instead of the word being typed. */
+  readonly whole?: boolean
 }
 
 /** The message box: Enter sends, Shift+Enter breaks the line, Up edits your last message, @ ~ : autocomplete. */
-export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
+export const Composer = ({ channelId, rootId = "", label, onEditLast, onReplyLast, id }: {
   channelId: string
+  /** Shift+Up in the empty box: reply to the channel's last message (Mattermost's shortcut). */
+  onReplyLast?: () => void
+  /** The channel's message box has the id the skip link and focus handling look for. */
+  id?: string
   rootId?: string
   label: string
   onEditLast?: (id: string) => void
@@ -66,6 +74,15 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
   const suggest = async (value: string, caret: number) => {
     const ask = ++asked.current
     const before = value.slice(0, caret)
+    // "/" at the start: the commands the server offers for what is typed, with their hints (Mattermost's
+    // autocomplete_suggestions), until a space ends the command's name.
+    if (/^\/[^\s]*$/.test(before)) {
+      const teamId = channels.value[channelId]?.team_id || currentTeamId.value
+      const found = teamId ? await client.getCommandAutocompleteSuggestionsList(before, teamId, { channel_id: channelId, team_id: teamId, root_id: rootId } as never).catch(() => []) : []
+      if (ask !== asked.current) return
+      setSuggestions(found.slice(0, 12).map((c) => ({ label: `/${c.Suggestion}`, hint: [c.Hint, c.Description].filter(Boolean).join(" — "), insert: `/${c.Complete} `, whole: true })))
+      return setActive(0)
+    }
     const m = /(^|\s)([@~:])([\w.-]*)$/.exec(before)
     if (!m || (m[2] === ":" && m[3].length < 2)) return setSuggestions([])
     const [, , sigil, term] = m
@@ -89,7 +106,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
   const apply = (s: Suggestion) => {
     const el = area.current!
     const caret = el.selectionStart
-    const before = text.slice(0, caret).replace(/([@~:])([\w.-]*)$/, "")
+    const before = s.whole ? "" : text.slice(0, caret).replace(/([@~:])([\w.-]*)$/, "")
     const next = before + s.insert + text.slice(caret)
     // The text and the caret are set on the element now, not after the next frame: a person typing on straight after
     // choosing (":tad" after "~design") must not have the caret moved back under the characters already typed. The
@@ -142,6 +159,8 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
       setText("")
       setUploads([])
       pending.current.clear()
+      // Sent with the Send button: typing goes on in the box.
+      area.current?.focus()
     } catch (e) {
       setError(errorMessage(e, "The message could not be sent"))
     }
@@ -157,7 +176,10 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault()
       void send()
-    } else if (e.key === "ArrowUp" && text === "" && onEditLast) {
+    } else if (e.key === "ArrowUp" && e.shiftKey && text === "" && onReplyLast) {
+      e.preventDefault()
+      onReplyLast()
+    } else if (e.key === "ArrowUp" && !e.shiftKey && text === "" && onEditLast) {
       const order = timelines.value[channelId]?.order ?? []
       const last = [...order].reverse().find((id) => posts.value[id]?.user_id === me.value?.id && !posts.value[id]?.delete_at && (!rootId || posts.value[id]?.root_id === rootId || id === rootId))
       if (last) { e.preventDefault(); onEditLast(last) }
@@ -180,7 +202,9 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
       {suggestions.length > 0 && (
         <ul class="suggestions" role="listbox" aria-label="Suggestions">
           {suggestions.map((s, i) => (
-            <li key={s.insert} role="option" aria-selected={i === active} onMouseDown={(e) => { e.preventDefault(); apply(s) }}>{s.label}</li>
+            <li key={s.insert} role="option" aria-selected={i === active} onMouseDown={(e) => { e.preventDefault(); apply(s) }}>
+              {s.label}{s.hint && <span class="muted"> {s.hint}</span>}
+            </li>
           ))}
         </ul>
       )}
@@ -199,7 +223,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast }: {
       <div class="row">
         <button type="button" class="icon" aria-label="Attach files" title="Attach files" onClick={() => file.current?.click()}><Icon name="paperclip" /></button>
         <input ref={file} type="file" multiple hidden aria-label="Files to attach" onChange={(e) => { const f = e.currentTarget.files; if (f) attach(f); e.currentTarget.value = "" }} />
-        <textarea ref={area} rows={1} aria-label={label} placeholder={label} value={text} onInput={onInput} onKeyDown={onKeyDown}
+        <textarea ref={area} id={id} rows={1} aria-label={label} placeholder={label} value={text} onInput={onInput} onKeyDown={onKeyDown}
           onPaste={(e) => { const f = e.clipboardData?.files; if (f && f.length) { e.preventDefault(); attach(f) } }} />
         <button type="button" aria-label="Send" onClick={() => void send()}>Send</button>
       </div>

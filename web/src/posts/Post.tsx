@@ -49,7 +49,7 @@ const Lightbox = ({ file, onClose }: { file: { id: string; name: string } | unde
 }
 
 /** A click on an @mention opens that person's profile; on a ~channel, opens the channel (joining it if public). */
-const openLink = (event: MouseEvent) => {
+export const openLink = (event: MouseEvent) => {
   const a = (event.target as Element).closest?.("a.mention, a.channel-link") as HTMLElement | null
   if (!a) return
   event.preventDefault()

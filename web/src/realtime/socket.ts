@@ -3,8 +3,10 @@ import type { ServerChannel as Channel } from "@mattermost/types/channels"
 import type { Post } from "@mattermost/types/posts"
 import { applyDisplay } from "../account/preferences.ts"
 import { client, socket, socketUrl } from "../app/api.ts"
-import { connected, currentChannelId, me, put } from "../app/state.ts"
+import { connected, currentChannelId, currentTeamId, me, put } from "../app/state.ts"
+import { applyConversationPrefs, showConversation } from "../channels/actions.ts"
 import { channelLabel, channels, members, refreshChannels, reloadCategories } from "../channels/state.ts"
+import { refreshTeamUnreads } from "../people/teams.ts"
 import { needUsers, statuses, users } from "../people/state.ts"
 import { addPosts, flagged, loadChannel, postCreated, posts } from "../posts/state.ts"
 import { typing } from "./typing.ts"
@@ -19,6 +21,8 @@ const notify = (post: Post, channel: Channel | undefined) => {
 
 const onPosted = async (data: Record<string, any>) => {
   const post = JSON.parse(data.post) as Post
+  // Activity in another team shows on the team switcher.
+  if (data.team_id && data.team_id !== currentTeamId.value) refreshTeamUnreads()
   let channel = channels.value[post.channel_id]
   if (!channel) {
     // A DM or channel we were just added to: fetch it and its membership, then the sidebar shows it.
@@ -38,7 +42,11 @@ const onPosted = async (data: Record<string, any>) => {
   const mine = post.user_id === me.value?.id
   // Direct and group messages always count as mentions (Mattermost's rule, which the server's counts follow).
   const mentioned = mine ? false : channel.type === "D" || channel.type === "G" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
-  const desktop = (me.value?.notify_props as { desktop?: string } | undefined)?.desktop ?? "mention"
+  // The channel's own desktop setting wins over the account's unless it is "default".
+  const own = (members.value[post.channel_id]?.notify_props as { desktop?: string } | undefined)?.desktop
+  const desktop = own && own !== "default" ? own : (me.value?.notify_props as { desktop?: string } | undefined)?.desktop ?? "mention"
+  // A closed direct or group message is listed again when a message comes.
+  showConversation(channel)
   batch(() => {
     postCreated(post)
     const c = channels.value[post.channel_id]
@@ -112,6 +120,7 @@ const handlers: Record<string, (data: Record<string, any>, broadcast: Record<str
     const prefs = JSON.parse(data.preferences ?? "[]") as Array<{ category: string; name: string; value: string }>
     const next = new Set(flagged.value)
     for (const p of prefs) if (p.category === "flagged_post") next.add(p.name)
+    applyConversationPrefs(prefs)
     flagged.value = next
     applyDisplay(prefs)
   },
@@ -119,6 +128,7 @@ const handlers: Record<string, (data: Record<string, any>, broadcast: Record<str
     const prefs = JSON.parse(data.preferences ?? "[]") as Array<{ category: string; name: string }>
     const next = new Set(flagged.value)
     for (const p of prefs) if (p.category === "flagged_post") next.delete(p.name)
+    applyConversationPrefs(prefs, true)
     flagged.value = next
   }
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks"
 import { client, errorMessage } from "../app/api.ts"
-import { link } from "../app/router.ts"
+import { link, location$ } from "../app/router.ts"
 import { currentChannelId, me, teams } from "../app/state.ts"
 import { ChannelView } from "../channels/ChannelView.tsx"
 import { Sidebar } from "../channels/Sidebar.tsx"
@@ -10,7 +10,13 @@ import { needUsers, users } from "../people/state.ts"
 import { ResultsPanel } from "../posts/ResultsPanel.tsx"
 import { ThreadPanel } from "../threads/ThreadPanel.tsx"
 import { ThreadsView } from "../threads/ThreadsView.tsx"
+import { TeamMenu, TeamSwitcher } from "../people/TeamMenu.tsx"
+import { refreshTeamUnreads } from "../people/teams.ts"
+import { MESSAGE_BOX_ID } from "../ui/messageBox.ts"
 import { Dialogs } from "./Dialogs.tsx"
+import { drawerOpen } from "./drawer.ts"
+import { installKeyboard } from "./keyboard.ts"
+import { ModalHost } from "./ModalHost.tsx"
 import { Header } from "./Header.tsx"
 import { panel } from "./panels.ts"
 
@@ -20,10 +26,18 @@ export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { t
   const [error, setError] = useState("")
   const [loaded, setLoaded] = useState("")
 
+  useEffect(installKeyboard, [])
+  // Any navigation (a channel picked in the drawer, a link, the switcher) shuts the phone drawer.
+  useEffect(() => {
+    drawerOpen.value = false
+  }, [location$.value])
+
   useEffect(() => {
     if (!team) return
     setError("")
     loadTeam(team).then(() => setLoaded(team.id), (e) => setError(errorMessage(e)))
+    // The team left behind was read meanwhile: the switcher's marks are asked for again.
+    refreshTeamUnreads()
   }, [team?.id])
 
   // Resolve the address to a channel: known ones at once, others (a public channel by link, a new DM) by the API.
@@ -32,7 +46,8 @@ export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { t
       const user = Object.values(users.value).find((u) => u.username === dmUser)
       return user !== undefined && c.type === "D" && c.name.split("__").includes(user.id) && (user.id === me.value?.id ? c.name === `${user.id}__${user.id}` : true)
     }
-    return c.name === channelName && (c.team_id === team?.id || c.team_id === "") && members.value[c.id]
+    // An archived channel opens read-only (from Browse channels' archived list), member or not.
+    return c.name === channelName && (c.team_id === team?.id || c.team_id === "") && (members.value[c.id] || c.delete_at > 0)
   })
   useEffect(() => {
     if (!team || loaded !== team.id || channel || threadsView) return
@@ -42,7 +57,11 @@ export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { t
         needUsers([user.id])
         await client.createDirectChannel([me.value!.id, user.id])
       } else {
-        const c = await client.getChannelByName(team.id, channelName!)
+        const c = await client.getChannelByName(team.id, channelName!, true)
+        if (c.delete_at > 0) {
+          channels.value = { ...channels.value, [c.id]: c }
+          return
+        }
         await client.addToChannel(me.value!.id, c.id)
       }
       await refreshChannels()
@@ -62,10 +81,21 @@ export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { t
   }
   const p = panel.value
   return (
-    <div class={`layout${p ? " with-panel" : ""}`}>
+    <div class={`layout${p ? " with-panel" : ""}${drawerOpen.value ? " drawer-open" : ""}`}>
+      {/* The first stop of the Tab key: straight to the message box, past the teams, the sidebar and the posts. */}
+      {!threadsView && channel && <a class="skip-link" href={`#${MESSAGE_BOX_ID}`} onClick={(e) => { e.preventDefault(); document.getElementById(MESSAGE_BOX_ID)?.focus() }}>Skip to message box</a>}
       <Header teamName={teamName} />
-      <div class="team-name"><strong>{team.display_name}</strong></div>
-      <Sidebar teamName={teamName} threadsOpen={threadsView} />
+      <div class="drawer" id="drawer" onKeyDown={(e) => {
+        if (e.key === "Escape" && drawerOpen.value) {
+          drawerOpen.value = false
+          document.querySelector<HTMLElement>(".drawer-button")?.focus()
+        }
+      }}>
+        <TeamMenu team={team} />
+        <div class="drawer-teams"><TeamSwitcher teamName={teamName} /></div>
+        <Sidebar teamName={teamName} threadsOpen={threadsView} />
+      </div>
+      <div class="drawer-backdrop" onClick={() => (drawerOpen.value = false)} />
       {threadsView ? <ThreadsView teamId={team.id} /> : channel ? <ChannelView key={channel.id} channel={channel} /> : (
         <main class="channel"><p class={error ? "alert" : "muted"} role={error ? "alert" : undefined}>{error || "Loading…"}</p></main>
       )}
@@ -75,6 +105,7 @@ export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { t
       {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={() => client.getPinnedPosts(p.channelId)} />}
       <ProfilePopover />
       <Dialogs team={team} />
+      <ModalHost team={team} />
     </div>
   )
 }

@@ -2,11 +2,13 @@ import { useState } from "preact/hooks"
 import { client } from "../app/api.ts"
 import { link } from "../app/router.ts"
 import { signOut } from "../app/session.ts"
-import { connected, isAdmin, me, teams } from "../app/state.ts"
+import { connected, isAdmin, me } from "../app/state.ts"
 import { Avatar } from "../people/Avatar.tsx"
 import { customStatus } from "../people/customStatus.ts"
 import { statuses } from "../people/state.ts"
+import { TeamSwitcher } from "../people/TeamMenu.tsx"
 import { Icon } from "../ui/Icon.tsx"
+import { drawerOpen } from "./drawer.ts"
 import { dialog, panel } from "./panels.ts"
 
 export const Header = ({ teamName }: { teamName: string }) => {
@@ -19,14 +21,13 @@ export const Header = ({ teamName }: { teamName: string }) => {
   }
   return (
     <header class="topbar">
-      <nav class="teams" aria-label="Teams">
-        {teams.value.map((t) => (
-          <a key={t.id} href={`/${t.name}/channels/town-square`} onClick={link(`/${t.name}/channels/town-square`)} aria-current={t.name === teamName ? "page" : undefined} title={t.display_name}>
-            <span aria-hidden="true">{t.display_name.slice(0, 2)}</span><span class="sr-only">{t.display_name}</span>
-          </a>
-        ))}
-        <a href="/create_team" onClick={link("/create_team")} title="Create a team"><Icon name="plus" /><span class="sr-only">Create a team</span></a>
-      </nav>
+      <button type="button" class="drawer-button" aria-label="Channels and teams" aria-expanded={drawerOpen.value} aria-controls="drawer"
+        onClick={() => {
+          drawerOpen.value = !drawerOpen.value
+          // Focus moves into the drawer, to the open channel (or the first one).
+          if (drawerOpen.value) requestAnimationFrame(() => (document.querySelector<HTMLElement>('#sidebar a[aria-current="page"]') ?? document.querySelector<HTMLElement>("#sidebar a"))?.focus())
+        }}><Icon name="menu" /></button>
+      <TeamSwitcher teamName={teamName} />
       <form role="search" class="search" onSubmit={(e) => { e.preventDefault(); if (terms.trim()) panel.value = { kind: "search", terms: terms.trim() } }}>
         <input type="search" aria-label="Search messages" placeholder="Search" value={terms} onInput={(e) => setTerms(e.currentTarget.value)} />
       </form>

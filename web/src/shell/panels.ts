@@ -8,8 +8,8 @@ export type Panel =
   | { readonly kind: "pinned"; readonly channelId: string }
 
 export const panel = signal<Panel | null>(null)
-export const profile = signal<{ userId: string; x: number; y: number } | null>(null)
-export const dialog = signal<"browse" | "create" | "dm" | "settings" | "custom-status" | null>(null)
+export const profile = signal<{ userId: string; anchor: HTMLElement } | null>(null)
+export const dialog = signal<"dm" | "settings" | "custom-status" | null>(null)
 
 /** The post a search result's "Jump" asked for: the channel view scrolls to it, loading older pages as needed. */
 export const highlight = signal<string | null>(null)
@@ -18,7 +18,7 @@ export const openThread = (rootId: string) => {
   panel.value = { kind: "thread", rootId }
 }
 
+/** The profile card opens next to the name that was clicked (ui/Floating.tsx places it). */
 export const showProfile = (userId: string, anchor: HTMLElement) => {
-  const r = anchor.getBoundingClientRect()
-  profile.value = { userId, x: Math.min(r.left, innerWidth - 280), y: Math.min(r.bottom + 4, innerHeight - 200) }
+  profile.value = { userId, anchor }
 }

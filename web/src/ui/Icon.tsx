@@ -8,7 +8,10 @@ const PATHS = {
   bookmark: "M7 4h10v16l-5-4-5 4z",
   pin: "M9 4h6l-1 5 3 3H7l3-3zM12 12v8",
   paperclip: "M16.5 7.5l-7 7a2 2 0 0 0 2.8 2.8l7.2-7.2a4 4 0 0 0-5.7-5.7L6.6 11.6a6 6 0 0 0 8.5 8.5l5.4-5.4",
-  threads: "M4 5h16v10H9l-5 4z"
+  threads: "M4 5h16v10H9l-5 4z",
+  chevron: "M6 9l6 6 6-6",
+  people: "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zM2.5 20a6.5 6.5 0 0 1 13 0M16 4.5a3.5 3.5 0 0 1 0 6.5M18 14a6 6 0 0 1 3.5 6",
+  menu: "M4 6h16M4 12h16M4 18h16"
 } as const
 
 export type IconName = keyof typeof PATHS
