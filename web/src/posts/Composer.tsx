@@ -157,6 +157,9 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast, onReplyLas
         postCreated(post)
       }
       setText("")
+      // A lookup still under way for what was just sent must not open a list over the empty box.
+      asked.current++
+      setSuggestions([])
       setUploads([])
       pending.current.clear()
       // Sent with the Send button: typing goes on in the box.
@@ -170,7 +173,10 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast, onReplyLas
     if (suggestions.length > 0) {
       if (e.key === "ArrowDown") { e.preventDefault(); return setActive((active + 1) % suggestions.length) }
       if (e.key === "ArrowUp") { e.preventDefault(); return setActive((active - 1 + suggestions.length) % suggestions.length) }
-      if (e.key === "Enter" || e.key === "Tab") { e.preventDefault(); return apply(suggestions[active]) }
+      // A command typed out in full is run by Enter, not completed again (Tab still completes it).
+      const typedInFull = e.key === "Enter" && suggestions[active].whole && text.trim() === suggestions[active].insert.trim()
+      if (typedInFull) { asked.current++; setSuggestions([]) }
+      else if (e.key === "Enter" || e.key === "Tab") { e.preventDefault(); return apply(suggestions[active]) }
       if (e.key === "Escape") { asked.current++; return setSuggestions([]) }
     }
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
