@@ -371,6 +371,15 @@ export const makeOperator = (options: Omit<OutboundOptions, "allow"> = {}) =>
 
 export const layerOperator: Layer.Layer<OutboundHttp> = Layer.effect(OutboundHttp, makeOperator())
 
+/**
+ * The operator's client as a capability of its own, for features that call the operator's own destinations while
+ * serving a request (the System Console's site URL test calls SERVICE_SITE_URL, usually on the internal network):
+ * the OutboundHttp tag stays the guarded client for everything a user names.
+ */
+export class OperatorHttp extends Context.Tag("service/OperatorHttp")<OperatorHttp, OutboundHttpService>() {}
+
+export const layerOperatorHttp: Layer.Layer<OperatorHttp> = Layer.effect(OperatorHttp, makeOperator())
+
 // ---------------------------------------------------------------------------------------------------------------
 // A fetch function over a service, for libraries that make their own requests (openid-client's customFetch).
 

@@ -112,6 +112,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.fileStore ?? fileStore(config),
     overrides.pushSender ?? PushSenderLayer.layer,
     overrides.outboundHttp ?? OutboundHttpLayer.layer(config.allowInternalConnections),
+    OutboundHttpLayer.layerOperatorHttp,
     // Outside production a developer may try SSO against a provider on plain http (a local Keycloak); the admin
     // answer and the log warn about every such URL. Production speaks https only.
     overrides.idp ?? IdPLayer.layer({ allowInsecureRequests: !config.isProduction }),

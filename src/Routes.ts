@@ -24,6 +24,7 @@ import * as System from "./system/SystemRoutes.ts"
 import * as Brand from "./system/BrandRoutes.ts"
 import * as Onboarding from "./system/OnboardingRoutes.ts"
 import * as Upgrade from "./system/UpgradeRoutes.ts"
+import * as SiteUrl from "./system/SiteUrlRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
 import * as ConfigAdmin from "./system/ConfigRoutes.ts"
 import * as Users from "./users/UserRoutes.ts"
@@ -70,6 +71,7 @@ export const served = HttpRouter.concatAll(
   Brand.routes,
   Onboarding.routes,
   Upgrade.routes,
+  SiteUrl.routes,
   Analytics.routes,
   ConfigAdmin.routes,
   SystemRoles.routes,

@@ -109,6 +109,37 @@ describe("About > Edition and License (license_settings.tsx) and the About dialo
   })
 })
 
+describe("Reporting > Workspace Optimization (workspace-optimization/dashboard_checks)", () => {
+  // Servers whose SERVICE_SITE_URL is a live instance of this service (the main test server) and a dead port.
+  let live: TestServer
+  let dead: TestServer
+  beforeAll(async () => {
+    ;[live, dead] = await Promise.all([startServer({ env: { SERVICE_SITE_URL: server.url } }), startServer({ env: { SERVICE_SITE_URL: "http://127.0.0.1:1" } })])
+  })
+  afterAll(async () => {
+    await Promise.all([live?.close(), dead?.close()])
+  })
+
+  it("passes the web server check when the site URL answers, fails it when not, and tests no other URL", async () => {
+    const liveAdmin = await newUser(live.url, "liveadmin")
+    const config = await liveAdmin.client.getConfig()
+    // access.ts siteURLCheck: testSiteURL(config.ServiceSettings.SiteURL); an error marks the web server misconfigured.
+    expect(await liveAdmin.client.testSiteURL(config.ServiceSettings.SiteURL)).toEqual({ status: "OK" })
+    expect(await failureOf(liveAdmin.client.testSiteURL("http://169.254.169.254"))).toEqual({ status: 400, id: "app.admin.test_site_url.not_configured" })
+    expect(await failureOf(liveAdmin.client.testSiteURL(""))).toMatchObject({ status: 400 })
+    const member = await newUser(live.url, "livemember")
+    expect(await failureOf(member.client.testSiteURL(config.ServiceSettings.SiteURL))).toMatchObject({ status: 403 })
+
+    const deadAdmin = await newUser(dead.url, "deadadmin")
+    expect(await failureOf(deadAdmin.client.testSiteURL("http://127.0.0.1:1"))).toEqual({ status: 400, id: "app.admin.test_site_url.failure" })
+
+    // updates.ts reads /latest_version with a plain fetch and only needs JSON back (no tag_name: no update shown).
+    const latest = await fetch(`${live.url}/api/v4/latest_version`, { headers: { authorization: `BEARER ${liveAdmin.client.getToken()}` } })
+    expect(latest.headers.get("content-type")).toBe("application/json")
+    expect(await latest.json()).not.toHaveProperty("tag_name")
+  })
+})
+
 describe("User Management > Users (system_users)", () => {
   it("loads the user report, its count, the totals and the teams of the filter", async () => {
     const report = await admin.client.getUsersForReporting({ page_size: 50, sort_column: "Username", sort_direction: "asc", direction: "next" } as never)
