@@ -294,6 +294,16 @@ describe("the first administrator's setup (/preparing-workspace, EnableOnboardin
     expect(await first.client.getFirstAdminSetupComplete()).toEqual({ name: "FirstAdminSetupComplete", value: "true" })
     expect((await client4(fresh.url).getClientConfig() as Record<string, string>).SiteName).toBe("Acme Works")
     expect(ids(await first.client.getMyTeams())).toEqual([orgTeam.id])
+    // Then the admin's "Getting started" checklist (onboarding_tasklist): shown and opened through preferences.
+    const tasks = [
+      { user_id: first.user.id, category: "onboarding_task_list", name: "onboarding_task_list_show", value: "true" },
+      { user_id: first.user.id, category: "onboarding_task_list", name: "onboarding_task_list_open", value: "true" }
+    ]
+    expect(await first.client.savePreferences(first.user.id, tasks)).toEqual({ status: "OK" })
+    const saved = (await first.client.getMyPreferences() as unknown as Array<{ category: string; name: string; value: string }>)
+      .filter((p) => p.category === "onboarding_task_list")
+    for (const p of saved) expectShape(p, Wire.Preference, "preference")
+    expect(saved.map((p) => p.name).sort()).toEqual(["onboarding_task_list_open", "onboarding_task_list_show"])
 
     // A second setup keeps the site name an administrator (or the first setup) chose.
     await first.client.completeSetup({ organization: "Other Name", install_plugins: [] })
