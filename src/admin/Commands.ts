@@ -16,7 +16,7 @@ import { displayNameProblem, teamNameProblem } from "../teams/TeamValidation.ts"
 import * as UserAdmin from "../users/UserAdmin.ts"
 import { UserRepo } from "../users/UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "../users/UserRow.ts"
-import { isValidEmail, passwordProblem, usernameProblem } from "../users/Validation.ts"
+import { isValidEmail, type PasswordOwner, passwordProblem, usernameProblem } from "../users/Validation.ts"
 import { rewriteAll } from "./EncryptedColumnsRepo.ts"
 
 /**
@@ -45,8 +45,8 @@ export const findUser = (ref: string) =>
     return user.value
   })
 
-const checkPassword = (password: string) => {
-  const problem = passwordProblem(password)
+const checkPassword = (password: string, owner: PasswordOwner) => {
+  const problem = passwordProblem(password, owner)
   return problem === undefined ? Effect.void : Effect.fail(refuse(`password refused: ${problem.message}`))
 }
 
@@ -66,7 +66,7 @@ export const createUser = (input: NewUserInput) =>
     const problem = usernameProblem(username)
     if (problem !== undefined) return yield* refuse(`username refused: ${problem}`)
     if (!isValidEmail(email)) return yield* refuse(`email refused: "${email.slice(0, 128)}" is not a valid email address`)
-    yield* checkPassword(input.password)
+    yield* checkPassword(input.password, { username, email })
     const crypto = yield* Crypto
     const repo = yield* UserRepo
     const now = yield* Clock.currentTimeMillis
@@ -110,7 +110,7 @@ export const resetPassword = (ref: string, password: string) =>
   Effect.gen(function*() {
     const user = yield* findUser(ref)
     if (user.auth_service !== "") return yield* refuse(`"${user.username}" signs in with SSO (${user.auth_service}) and has no password`)
-    yield* checkPassword(password)
+    yield* checkPassword(password, user)
     const now = yield* Clock.currentTimeMillis
     const ended = yield* UserAdmin.setPassword(user.id, password, now)
     return [`password of ${user.username} reset; ${ended.length} session${ended.length === 1 ? "" : "s"} ended`]

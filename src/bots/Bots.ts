@@ -113,9 +113,9 @@ export class BotUserNotFound extends Data.TaggedError("BotUserNotFound")<{}> {}
 export const convertToUser = (caller: Caller, userId: string, patch: { password?: string; email?: string; username?: string }, setSystemAdmin: boolean) =>
   Effect.gen(function*() {
     yield* admin(caller)
-    yield* found(userId)
+    const bot = yield* found(userId)
     if (patch.password === undefined || patch.password === "") return yield* new BotConvertInvalid({ field: "password", reason: "is required" })
-    const weak = passwordProblem(patch.password)
+    const weak = passwordProblem(patch.password, { username: patch.username ?? bot.username, email: patch.email ?? "" })
     if (weak !== undefined) return yield* new BotConvertInvalid({ field: "password", reason: weak.message })
     if (patch.email !== undefined && !isValidEmail(patch.email)) return yield* new BotConvertInvalid({ field: "email", reason: "is not a valid email address" })
     const username = patch.username?.trim().toLowerCase()

@@ -53,6 +53,10 @@ export const resetPassword = (token: string, newPassword: string) =>
         Option.isNone(user) || Number(user.value.delete_at) > 0 || user.value.auth_service !== "" ||
         user.value.email.toLowerCase() !== claimed.value.extra.toLowerCase()
       ) return yield* new InvalidResetToken()
+      // The rules about the account's own name and address need the account: refused here, the transaction (and the
+      // token's consumption) rolls back, so the link still works with a better password.
+      const personal = passwordProblem(newPassword, user.value)
+      if (personal !== undefined) return yield* new WeakPassword(personal)
       yield* users.setPassword(user.value.id, passwordHash, now)
       return Option.some(user.value.id)
     }))

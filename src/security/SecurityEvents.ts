@@ -6,7 +6,9 @@ export const SecurityEvent = {
   InvalidOAuthState: { name: "Invalid OAuth state", severity: "Warning" },
   WeakSecretDetected: { name: "Weak secret detected", severity: "Critical" },
   WebSocketAuthFailure: { name: "WebSocket authentication failure", severity: "Info" },
-  ExchangeCodeReuse: { name: "Exchange code reuse", severity: "Warning" }
+  ExchangeCodeReuse: { name: "Exchange code reuse", severity: "Warning" },
+  AccountLocked: { name: "Account locked after failed sign-ins", severity: "Warning" },
+  LockedAccountSignIn: { name: "Sign-in to a locked account refused", severity: "Warning" }
 } as const
 
 export type SecurityEventKind = (typeof SecurityEvent)[keyof typeof SecurityEvent]

@@ -4,7 +4,7 @@ import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
-import { loginOptions, pushConfigured, siteBranding, siteName, siteSwitches } from "./ServerSettings.ts"
+import { accountLimits, loginOptions, pushConfigured, siteBranding, siteName, siteSwitches } from "./ServerSettings.ts"
 
 /**
  * GET /config: the service's real settings in the shape of Mattermost's config document (what the System Console
@@ -41,6 +41,7 @@ export const configDocument = Effect.gen(function*() {
   const ssoSettings = yield* Effect.flatMap(SsoDirectory, (d) => d.settings)
   const cluster = Option.isSome(app.cacheUrl)
   const integrations = yield* integrationSwitches
+  const limits = yield* accountLimits
   return {
     ServiceSettings: {
       SiteURL: app.siteUrl,
@@ -104,7 +105,7 @@ export const configDocument = Effect.gen(function*() {
       DebugSplit: false,
       EnableSVGs: false,
       EnableFileSearch: true,
-      MaximumLoginAttempts: 10,
+      MaximumLoginAttempts: limits.maximumLoginAttempts,
       WebserverMode: Option.isSome(app.webappDir) ? "gzip" : "disabled",
       GoroutineHealthThreshold: -1,
       MaximumPayloadSizeBytes: 300000,
@@ -124,7 +125,7 @@ export const configDocument = Effect.gen(function*() {
     },
     TeamSettings: {
       SiteName: name,
-      MaxUsersPerTeam: 50000,
+      MaxUsersPerTeam: limits.maxUsersPerTeam,
       EnableCustomUserStatuses: true,
       EnableUserCreation: switches.enableUserCreation,
       EnableOpenServer: switches.enableOpenServer,
@@ -136,7 +137,7 @@ export const configDocument = Effect.gen(function*() {
       CustomDescriptionText: branding.customDescriptionText,
       RestrictDirectMessage: "any",
       UserStatusAwayTimeout: 300,
-      MaxChannelsPerTeam: 2000,
+      MaxChannelsPerTeam: limits.maxChannelsPerTeam,
       MaxNotificationsPerChannel: 1000,
       EnableConfirmNotificationsToChannel: true,
       TeammateNameDisplay: "username",

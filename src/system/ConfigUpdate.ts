@@ -33,7 +33,7 @@ export const changedSettings = (current: unknown, incoming: unknown, path: Array
 }
 
 interface Writes {
-  site: Record<string, string | boolean>
+  site: Record<string, string | boolean | number>
   files: Record<string, number | boolean>
   integrations: Record<string, boolean>
   pushProxy?: string | null
@@ -55,6 +55,13 @@ const brandText = (path: string, value: unknown, write: (text: string) => void) 
   return Effect.void
 }
 
+/** A limit of the site section (ServerSettings.accountLimits): a whole number above 0, as Mattermost validates it. */
+const limit = (value: unknown, writes: Writes, key: string, id: string, message: string) => {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) return Effect.fail(invalid(id, message))
+  writes.site[key] = value
+  return Effect.void
+}
+
 /** How each setting the service can change at run time is validated and where it is written. */
 const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocument) => Effect.Effect<void, ReturnType<typeof invalid>>> = {
   "TeamSettings.SiteName": (value, writes) => {
@@ -68,6 +75,12 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
   "TeamSettings.EnableCustomBrand": (value, writes) => Effect.map(bool("TeamSettings.EnableCustomBrand", value), (b) => void (writes.site.enable_custom_brand = b)),
   "TeamSettings.CustomBrandText": (value, writes) => brandText("TeamSettings.CustomBrandText", value, (text) => void (writes.site.custom_brand_text = text)),
   "TeamSettings.CustomDescriptionText": (value, writes) => brandText("TeamSettings.CustomDescriptionText", value, (text) => void (writes.site.custom_description_text = text)),
+  "ServiceSettings.MaximumLoginAttempts": (value, writes) =>
+    limit(value, writes, "maximum_login_attempts", "model.config.is_valid.login_attempts.app_error", "ServiceSettings.MaximumLoginAttempts must be a whole number above 0."),
+  "TeamSettings.MaxUsersPerTeam": (value, writes) =>
+    limit(value, writes, "max_users_per_team", "model.config.is_valid.max_users.app_error", "TeamSettings.MaxUsersPerTeam must be a whole number above 0."),
+  "TeamSettings.MaxChannelsPerTeam": (value, writes) =>
+    limit(value, writes, "max_channels_per_team", "model.config.is_valid.max_channels.app_error", "TeamSettings.MaxChannelsPerTeam must be a whole number above 0."),
   "TeamSettings.EnableUserCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableUserCreation", value), (b) => void (writes.site.enable_user_creation = b)),
   "TeamSettings.EnableOpenServer": (value, writes) => Effect.map(bool("TeamSettings.EnableOpenServer", value), (b) => void (writes.site.enable_open_server = b)),
   "TeamSettings.EnableTeamCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableTeamCreation", value), (b) => void (writes.site.enable_team_creation = b)),

@@ -94,3 +94,25 @@ export const siteBranding: Effect.Effect<SiteBranding, DbError, Db> = Effect.map
 /** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */
 export const noAccounts: Effect.Effect<boolean, DbError, Db> = Effect.flatMap(Db, (db) =>
   Effect.map(db.read(db.sql`SELECT EXISTS (SELECT 1 FROM users WHERE NOT is_bot) AS any`.pipe(AnyUser)), (rows) => !rows[0].any))
+
+/**
+ * Limits of the `site` section (Mattermost's ServiceSettings.MaximumLoginAttempts and TeamSettings.MaxUsersPerTeam,
+ * MaxChannelsPerTeam), with Mattermost's defaults. Read per use, so that a change shows on every node at once.
+ */
+export interface AccountLimits {
+  /** Failed sign-ins (wrong password, wrong second-factor code) after which an account is locked. */
+  readonly maximumLoginAttempts: number
+  readonly maxUsersPerTeam: number
+  readonly maxChannelsPerTeam: number
+}
+
+export const LIMIT_DEFAULTS: AccountLimits = { maximumLoginAttempts: 10, maxUsersPerTeam: 50_000, maxChannelsPerTeam: 2_000 }
+
+const positive = (value: unknown, fallback: number) =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : fallback
+
+export const accountLimits: Effect.Effect<AccountLimits, DbError, Db> = Effect.map(section("site"), (site) => ({
+  maximumLoginAttempts: positive(site.maximum_login_attempts, LIMIT_DEFAULTS.maximumLoginAttempts),
+  maxUsersPerTeam: positive(site.max_users_per_team, LIMIT_DEFAULTS.maxUsersPerTeam),
+  maxChannelsPerTeam: positive(site.max_channels_per_team, LIMIT_DEFAULTS.maxChannelsPerTeam)
+}))

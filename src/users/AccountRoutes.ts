@@ -22,6 +22,7 @@ import * as TeamRepo from "../teams/TeamRepo.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
 import { domainAllowed } from "../teams/TeamValidation.ts"
 import * as Mfa from "../mfa/Mfa.ts"
+import * as LoginAttempts from "./LoginAttempts.ts"
 import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
@@ -103,7 +104,7 @@ const signup = Effect.gen(function*() {
   const problem = usernameProblem(username)
   if (problem !== undefined) return yield* badRequest("model.user.is_valid.username.app_error", problem)
   if (!isValidEmail(email)) return yield* badRequest("model.user.is_valid.email.app_error", "Invalid email address.")
-  const weak = passwordProblem(input.password)
+  const weak = passwordProblem(input.password, { username, email })
   if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
   const { iid } = yield* Decode.query(SignupQuery)
   const team = yield* signupTeam(iid, email)
@@ -157,16 +158,25 @@ const login = Effect.gen(function*() {
     yield* crypto.verifyPassword(input.password, dummyHash)
     return yield* invalidCredentials()
   }
+  // Counted before the password is checked: a locked account is refused whatever the password (LoginAttempts.ts).
+  const attempt = yield* LoginAttempts.begin(user.value)
   const valid = yield* crypto.verifyPassword(input.password, user.value.password)
-  if (!valid) return yield* invalidCredentials()
+  if (!valid) {
+    yield* attempt.failed
+    return yield* invalidCredentials()
+  }
   if (Number(user.value.delete_at) > 0) {
+    yield* attempt.release
     return yield* unauthorized("api.user.login.inactive.app_error", "Login failed because your account has been deactivated.")
   }
   // The second factor is asked only once the password was right, so that the question reveals nothing to a guesser.
+  // As in Mattermost, a wrong code counts as a failed attempt; a missing one (the app asking whether a code is
+  // needed) does not.
   yield* Mfa.checkLogin(user.value, input.token ?? "").pipe(
     Effect.catchTags({
-      MissingCode: () => Effect.fail(unauthorized("mfa.validate_token.authenticate.app_error", "Invalid or missing MFA token.")),
-      BadCode: () => Effect.fail(unauthorized("api.user.check_user_mfa.bad_code.app_error", "Invalid MFA token."))
+      MissingCode: () =>
+        Effect.zipRight(attempt.release, Effect.fail(unauthorized("mfa.validate_token.authenticate.app_error", "Invalid or missing MFA token."))),
+      BadCode: () => Effect.zipRight(attempt.failed, Effect.fail(unauthorized("api.user.check_user_mfa.bad_code.app_error", "Invalid MFA token.")))
     })
   )
   const request = yield* HttpServerRequest.HttpServerRequest

@@ -39,6 +39,16 @@ export interface UserRepoService {
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly findByUsername: (username: string) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly recordLogin: (id: string, now: number) => Effect.Effect<void, DbError>
+  /**
+   * Counts one sign-in attempt against the account before its password is checked, in one statement, so that however
+   * many requests race (on any node, from any address) at most `max` passwords are ever tried: the new count, or
+   * None when the account is locked (already `max` failed attempts). A right password then resets the count
+   * (`recordLogin`, `setPassword`); a sign-in that was no guess (a missing second-factor code) gives it back.
+   */
+  readonly claimLoginAttempt: (id: string, max: number) => Effect.Effect<Option.Option<number>, DbError>
+  readonly releaseLoginAttempt: (id: string) => Effect.Effect<void, DbError>
+  /** Forgets failed attempts after a password was proven right outside a sign-in. */
+  readonly clearFailedAttempts: (id: string) => Effect.Effect<void, DbError>
   /** Applies the present fields; a username or email another user holds is refused. */
   readonly patch: (id: string, changes: UserChanges, now: number) => Effect.Effect<Option.Option<UserRow>, DbError | "username_exists" | "email_exists">
   /** Rewrites props under a row lock (custom status, recent statuses). */
@@ -121,6 +131,18 @@ export const make = Effect.gen(function*() {
     findByUsername: (username) =>
       Effect.map(db.read(sql`SELECT * FROM users WHERE lower(username) = lower(${username})`.pipe(UserRows)), one),
     recordLogin: (id, now) => writing(id, Effect.asVoid(db.execute(sql`UPDATE users SET last_login = ${now}, failed_attempts = 0 WHERE id = ${id}`))),
+    claimLoginAttempt: (id, max) =>
+      writing(id, Effect.map(
+        db.execute(sql`
+          UPDATE users SET failed_attempts = failed_attempts + 1
+          WHERE id = ${id} AND failed_attempts < ${max} RETURNING failed_attempts AS count`.pipe(Counts)),
+        (rows) => Option.map(Option.fromNullable(rows[0]), (r) => Number(r.count))
+      )),
+    releaseLoginAttempt: (id) =>
+      writing(id, Effect.asVoid(db.execute(sql`
+        UPDATE users SET failed_attempts = GREATEST(failed_attempts - 1, 0) WHERE id = ${id} AND failed_attempts > 0`))),
+    clearFailedAttempts: (id) =>
+      writing(id, Effect.asVoid(db.execute(sql`UPDATE users SET failed_attempts = 0 WHERE id = ${id} AND failed_attempts > 0`))),
     patch: (id, c, now) =>
       writing(id, db.transaction(Effect.gen(function*() {
         if (c.username !== undefined || c.email !== undefined) {

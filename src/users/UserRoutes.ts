@@ -1,7 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { User, UserAutocomplete, UserIds, UsersByGroupChannel } from "../../schemas/wire/User.ts"
-import { Crypto } from "../../layers/Crypto.ts"
 import { RoleNamesField, RoleNamesParam } from "../../schemas/users.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
@@ -16,6 +15,7 @@ import { type UserChanges, UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
 import { selfOrAdminUserId, targetUserId } from "../access/UserParam.ts"
+import * as LoginAttempts from "./LoginAttempts.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
 import { isId } from "../../schemas/Params.ts"
 
@@ -299,8 +299,7 @@ const patchUser = Effect.gen(function*() {
     if (!isValidEmail(email)) return yield* badRequest("model.user.is_valid.email.app_error", "Invalid email address.")
     // As Mattermost: changing one's own email needs the current password (a stolen session cannot take the account).
     if (!caller.isSystemAdmin) {
-      const crypto = yield* Crypto
-      const valid = input.password !== undefined && user.password !== "" && (yield* crypto.verifyPassword(input.password, user.password))
+      const valid = input.password !== undefined && (yield* LoginAttempts.checkCurrentPassword(user, input.password))
       if (!valid) return yield* badRequest("api.user.check_user_password.invalid.app_error", "The password is incorrect.")
     }
     changes.email = email
@@ -382,7 +381,6 @@ const changePassword = Effect.gen(function*() {
   const userId = yield* selfOrAdminUserId("this user")
   const input = yield* Decode.body(PasswordBody)
   const repo = yield* UserRepo
-  const crypto = yield* Crypto
   const existing = yield* repo.findById(userId)
   if (Option.isNone(existing)) return yield* userNotFound()
   const user = existing.value
@@ -390,10 +388,10 @@ const changePassword = Effect.gen(function*() {
     return yield* badRequest("api.user.update_password.oauth.app_error", "Users signed in with SSO have no password to change.")
   }
   if (caller.userId === userId) {
-    const valid = user.password !== "" && (yield* crypto.verifyPassword(input.current_password, user.password))
+    const valid = yield* LoginAttempts.checkCurrentPassword(user, input.current_password)
     if (!valid) return yield* badRequest("api.user.update_password.incorrect.app_error", "The \"Current Password\" you entered is incorrect.")
   }
-  const weak = passwordProblem(input.new_password)
+  const weak = passwordProblem(input.new_password, user)
   if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
   const now = yield* Clock.currentTimeMillis
   yield* UserAdmin.setPassword(userId, input.new_password, now, caller.session.id)

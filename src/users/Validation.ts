@@ -26,17 +26,67 @@ export const isValidEmail = (email: string) =>
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 72
 
+/** Whose password it is, for the rule that a password must not be the account's own name or address. */
+export interface PasswordOwner {
+  readonly username: string
+  readonly email: string
+}
+
 /**
- * Why a new password is refused (sign-up, change, reset), as the Mattermost error id and message: a length outside
- * the bounds, only whitespace, or one of the 10,000 most common passwords.
+ * Characters that show nothing: every Unicode white space, control and format character (zero-width spaces and
+ * joiners, direction marks, the BOM), the default-ignorable code points (variation selectors, Hangul fillers),
+ * combining marks, and the blank braille pattern, which renders as a space.
  */
-export const passwordProblem = (password: string): { readonly id: string; readonly message: string } | undefined => {
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    return { id: "model.user.is_valid.pwd_length.app_error", message: `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.` }
+const INVISIBLE = /[\p{White_Space}\p{Cc}\p{Cf}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}\u2800]/gu
+
+/** A run of this many of one character ("aaaaa") is refused. */
+export const PASSWORD_RUN_MAX = 4
+
+const longestRun = (chars: ReadonlyArray<string>) => {
+  let longest = 0
+  let run = 0
+  for (let i = 0; i < chars.length; i++) {
+    run = i > 0 && chars[i] === chars[i - 1] ? run + 1 : 1
+    longest = Math.max(longest, run)
   }
-  if (password.trim() === "") return { id: "model.user.is_valid.pwd.app_error", message: "Your password must contain more than spaces." }
+  return longest
+}
+
+const weak = (id: string, message: string) => ({ id, message })
+
+/**
+ * Why a new password is refused (sign-up, change, reset, an administrator's, the command line's), as a Mattermost
+ * error id and message, or undefined:
+ * - a length outside the bounds, the minimum counted without invisible characters (eight zero-width spaces and an
+ *   "a" are one character);
+ * - nothing visible (only spaces or invisible characters);
+ * - one of the most common passwords (CommonPasswords.ts);
+ * - a run of more than PASSWORD_RUN_MAX of one character, or fewer than three different characters ("abababab");
+ * - the account's username or email address (or its part before the @) in it, in any case.
+ */
+export const passwordProblem = (password: string, owner?: PasswordOwner): { readonly id: string; readonly message: string } | undefined => {
+  const visible = [...password.replace(INVISIBLE, "")]
+  if (visible.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    if (password.length > 0 && visible.length === 0) {
+      return weak("model.user.is_valid.pwd.app_error", "Your password must contain visible characters, not only spaces or invisible characters.")
+    }
+    return weak("model.user.is_valid.pwd_length.app_error", `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.`)
+  }
   if (isCommonPassword(password)) {
-    return { id: "model.user.is_valid.pwd.app_error", message: "This password is one of the most commonly used passwords. Please choose another." }
+    return weak("model.user.is_valid.pwd.app_error", "This password is one of the most commonly used passwords. Please choose another.")
+  }
+  const folded = visible.join("").normalize("NFKC").toLowerCase()
+  const chars = [...folded]
+  if (longestRun(chars) > PASSWORD_RUN_MAX || new Set(chars).size < 3) {
+    return weak("model.user.is_valid.pwd_repeated.app_error", `Your password must not repeat one character more than ${PASSWORD_RUN_MAX} times in a row, and must use at least 3 different characters.`)
+  }
+  if (owner !== undefined) {
+    const email = owner.email.trim().toLowerCase()
+    const local = email.split("@")[0] ?? ""
+    const personal = [owner.username.trim().toLowerCase(), email, local].filter((word) => [...word].length >= 3)
+    if (personal.some((word) => folded.includes(word))) {
+      return weak("model.user.is_valid.pwd_personal.app_error", "Your password must not contain your username or email address.")
+    }
   }
   return undefined
 }

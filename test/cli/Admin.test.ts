@@ -99,13 +99,22 @@ cluster("admin commands", { timeout: 120_000 }, () => {
     expect(missing.stderr).toContain('no user "nobody-by-that-name"')
   })
 
-  it("user reset-password applies the sign-up password rules, signs the user out everywhere and the new password works", async () => {
+  it("user reset-password applies the sign-up password rules, signs the user out everywhere, unlocks a locked account and the new password works", async () => {
     const { client, username, password } = await newUser(server.url, "reset")
     const common = await admin(["user", "reset-password", username, "--password", "qwerty123"])
     expect(common.code).toBe(1)
     expect(common.stderr).toContain("one of the most commonly used passwords")
     expect(await canLogin(username, password)).toBe(true)
+    const personal = await admin(["user", "reset-password", username, "--password", `${username.toUpperCase()}-2024!`])
+    expect(personal.code).toBe(1)
+    expect(personal.stderr).toContain("must not contain your username or email address")
+    const repeated = await admin(["user", "reset-password", username, "--password", "a".repeat(16)])
+    expect(repeated.code).toBe(1)
+    expect(repeated.stderr).toContain("must not repeat one character")
 
+    // Locked by ten wrong passwords, the account is unlocked by the reset.
+    for (let i = 0; i < 10; i++) expect(await canLogin(username, `wrong-password-${i}`)).toBe(false)
+    await expect(client4(server.url).login(username, password)).rejects.toMatchObject({ status_code: 401, server_error_id: "api.user.check_user_login_attempts.too_many.app_error" })
     const reset = await admin(["user", "reset-password", username, "--password", PASSWORD])
     expect(reset.code).toBe(0)
     expect(reset.stdout).toMatch(/password of .* reset; [1-9]\d* sessions? ended/)
