@@ -55,6 +55,7 @@ import * as WebApp from "./web/WebApp.ts"
 import * as CommandFibers from "./commands/CommandFibers.ts"
 import * as EmailNotifications from "./mail/EmailNotifications.ts"
 import * as TokenSweep from "./recovery/TokenSweep.ts"
+import * as PendingPostIds from "./posts/PendingPostIds.ts"
 import * as OutgoingDispatch from "./webhooks/OutgoingDispatch.ts"
 import * as OutgoingHookCache from "./webhooks/OutgoingHookCache.ts"
 
@@ -172,7 +173,7 @@ const dependentServices = Layer.merge(realtime, push)
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
 export const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer, OutgoingDispatch.layer,
-  EmailNotifications.layer, TokenSweep.layer)
+  EmailNotifications.layer, TokenSweep.layer, PendingPostIds.sweepLayer)
 
 /** Everything the HTTP program and the background programs run over, migrations applied first. */
 export const ready = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>

@@ -1,4 +1,4 @@
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { IdRow, Int8, JsonObject, rows } from "../../layers/Rows.ts"
@@ -15,7 +15,8 @@ import { hashtags, mentionTokens, MESSAGE_MAX_RUNES, runeLength } from "./Messag
 import { checkPriority, isNone as noPriority, MetadataInput } from "./PostPriority.ts"
 import { publishEphemeral } from "./EphemeralPost.ts"
 import { PostRepo } from "./PostRepo.ts"
-import { writeRootPost } from "./RootPostBatch.ts"
+import * as PendingPostIds from "./PendingPostIds.ts"
+import { DUPLICATE, writeRootPost } from "./RootPostBatch.ts"
 import { type PostJson, type PostRow, toWire } from "./PostWire.ts"
 import { ID_PATTERN } from "../../schemas/Params.ts"
 
@@ -165,6 +166,7 @@ const writePlainRootPost = (caller: Caller, input: CreatePostBody, setOnline: bo
         }),
         (quick) => {
           if (quick === undefined) return writeAnyPost(caller, input, setOnline)
+          if (quick === DUPLICATE) return firstPost(caller, input)
           const { channel, ...written } = quick
           const post = toWire(newRootRow({ userId: caller.userId, channelId: channel.id, input, ...written }), { viewer: caller, collapsedThreads: false, extended: false })
           return Effect.as(publishPosted(channel, post, written.username, [], setOnline), post)
@@ -215,6 +217,8 @@ const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean)
         (row) => row === undefined ? Effect.fail(notFound("app.channel.get.existing.app_error", "Channel not found.")) : Effect.succeed(row)
       )
       : yield* db.transaction(Effect.gen(function*() {
+        // The pending id first (PendingPostIds.ts): a retry's transaction ends here, before touching the channel.
+        if (input.pending_post_id !== "" && !(yield* PendingPostIds.claim(caller.userId, input.pending_post_id, id, now))) return DUPLICATE
         const [counters] = yield* Counters(sql`
           UPDATE channels SET
             last_post_at = GREATEST(last_post_at + 1, ${now}),
@@ -266,6 +270,8 @@ const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean)
         }
         return { username: inserted.username ?? "", createAt, props: inserted.props, hashtags: inserted.hashtags }
       }))
+    // A retry (the transaction above wrote nothing): the first post, without a second event.
+    if (written === DUPLICATE) return yield* firstPost(caller, input)
 
     // A new root post without files has nothing to gather yet (no thread, reactions, files or acknowledgements): it
     // is built from what was written, one query fewer before its event goes out. Anything else is read back whole.
@@ -275,6 +281,20 @@ const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean)
     yield* publishPosted(channel, post, written.username, mentions.mentioned, setOnline)
     if (!isRoot) yield* publishThreadUpdated(input.root_id, { authorId: caller.userId, mentioned: new Set(mentions.mentioned) })
     if (mentions.notInChannel.length > 0) yield* publishNotInChannel(caller.userId, post, mentions.notInChannel)
+    return post
+  })
+
+/**
+ * The answer to a retry: the post its pending id was claimed for (PendingPostIds.ts), as its author sees it, and no
+ * event, notification or counter of its own. A post deleted since is not found.
+ */
+const firstPost = (caller: Caller, input: CreatePostBody) =>
+  Effect.gen(function*() {
+    const postId = yield* PendingPostIds.postOf(caller.userId, input.pending_post_id)
+    const [post] = Option.isNone(postId)
+      ? []
+      : yield* (yield* PostRepo).hydrate([postId.value], { viewer: caller, collapsedThreads: false, extended: false })
+    if (post === undefined || Number(post.delete_at) > 0) return yield* notFound("app.post.get.app_error", "Post not found.")
     return post
   })
 

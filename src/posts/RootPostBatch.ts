@@ -4,6 +4,7 @@ import { Int8, JsonObject, rows } from "../../layers/Rows.ts"
 import type { ChannelRef } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { hashtags } from "./MessageText.ts"
+import { WINDOW_MS } from "./PendingPostIds.ts"
 
 /** A root post without files, as `CreatePost` hands it over to be written. */
 export interface RootPostInput {
@@ -30,11 +31,20 @@ export interface RootPostWritten {
   readonly hashtags: string
 }
 
+/**
+ * A post not written because its author's `pending_post_id` is claimed by a post already written (PendingPostIds.ts):
+ * the request is a retry, answered with that post.
+ */
+export const DUPLICATE = "duplicate"
+
+/** What a post came to: written, a retry of a written one, or undefined when the statement's guard did not hold. */
+export type RootPostOutcome = RootPostWritten | typeof DUPLICATE | undefined
+
 interface Entry {
   readonly post: RootPostInput
   readonly guarded: boolean
   readonly hashtags: string
-  readonly done?: Deferred.Deferred<RootPostWritten | undefined, DbError>
+  readonly done?: Deferred.Deferred<RootPostOutcome, DbError>
 }
 
 /** The most posts one statement writes; more waiting go in the next. */
@@ -60,7 +70,7 @@ export const writeRootPost = (
   db: DbService,
   post: RootPostInput,
   options: { readonly guarded?: boolean } = {}
-): Effect.Effect<RootPostWritten | undefined, DbError> =>
+): Effect.Effect<RootPostOutcome, DbError> =>
   // Claiming the channel and installing its hand-over happen with interruption held off: a request interrupted in
   // between would leave the channel claimed by nobody, and every later post into it waiting for ever. The write
   // itself stays interruptible; the hand-over runs whatever happens to it.
@@ -71,7 +81,7 @@ export const writeRootPost = (
     const queue = channels.get(post.channelId)
     if (queue !== undefined) {
       // The channel's statement is under way: this post goes in the next one, written by the fiber draining them.
-      const done = Deferred.unsafeMake<RootPostWritten | undefined, DbError>(FiberId.none)
+      const done = Deferred.unsafeMake<RootPostOutcome, DbError>(FiberId.none)
       queue.push({ ...entry, done })
       return restore(Deferred.await(done))
     }
@@ -114,6 +124,7 @@ const writeBatch = (db: DbService, batch: ReadonlyArray<Entry>): Effect.Effect<v
 
 const Written = rows("CreatePost root posts", Schema.Struct({
   id: Schema.String,
+  duplicate: Schema.Boolean,
   at: Int8,
   props: JsonObject,
   username: Schema.NullOr(Schema.String),
@@ -123,14 +134,18 @@ const Written = rows("CreatePost root posts", Schema.Struct({
   display_name: Schema.String
 }))
 
-/** In the batch's order; undefined for a post the statement did not write (its guard did not hold). */
-const resultsOf = (batch: ReadonlyArray<Entry>, raw: ReadonlyArray<unknown>): ReadonlyArray<RootPostWritten | undefined> => {
+/**
+ * In the batch's order; DUPLICATE for a post whose pending id was claimed already, undefined for a post the statement
+ * did not write (its guard did not hold).
+ */
+const resultsOf = (batch: ReadonlyArray<Entry>, raw: ReadonlyArray<unknown>): ReadonlyArray<RootPostOutcome> => {
   // A row mismatch throws here, inside the effect that called this: the defect `rows` answers.
   const byId = new Map(Written.decode(raw).map((row) => [row.id, row]))
   return batch.map((entry) => {
     const post = entry.post
     const row = byId.get(post.id)
     if (row === undefined) return undefined
+    if (row.duplicate) return DUPLICATE
     return {
       id: post.id,
       channel: { id: post.channelId, team_id: row.team_id, type: row.type, name: row.name, display_name: row.display_name, delete_at: 0 },
@@ -144,11 +159,16 @@ const resultsOf = (batch: ReadonlyArray<Entry>, raw: ReadonlyArray<unknown>): Re
 
 /**
  * One statement, so one transaction, for the batch (in arrival order, which is the order of create_at):
- * - `allowed`: the posts that may be written. With `guarded`, the checks `createPost` makes before a root post that
+ * - `permitted`: the posts that may be written. With `guarded`, the checks `createPost` makes before a root post that
  *   mentions nobody, on the channel's row: it exists and is not deleted, the author may write in it (a member, or a
  *   system admin, as Access decides "write"), and it is neither a direct nor a group channel (where every other
- *   member is mentioned). A post not allowed is not written, and `createPost` takes the general way for it, which
+ *   member is mentioned). A post not permitted is not written, and `createPost` takes the general way for it, which
  *   answers the same error as before. Unguarded posts were checked by Access.
+ * - `claimed`: the permitted posts' pending ids, claimed for their authors (PendingPostIds.ts), in key order so that
+ *   racing statements take them in one order (no deadlock); a live claim of another post is left alone (and waited
+ *   for while its transaction runs). The first of a batch's posts sharing an author and pending id claims it.
+ * - `allowed`: the permitted posts without a pending id or with their claim; the others are retries, answered
+ *   `duplicate`.
  * - `c`: the channel's counters, once for the batch; the k-th allowed post gets create_at `last - count + k`.
  * - `p`: the posts.
  * - `members`: one update per member touched, as if the posts had been written one by one: an author's read state is
@@ -162,11 +182,22 @@ const BATCH_SQL = `
       WITH ORDINALITY AS i(id, user_id, is_admin, guarded, message, type, props, hashtags, pending_post_id, n)
   ), channel AS (
     SELECT delete_at = 0 AND type NOT IN ('D', 'G') AS open FROM channels WHERE id = $1
-  ), allowed AS (
-    SELECT i.*, row_number() OVER (ORDER BY i.n) AS k
+  ), permitted AS (
+    SELECT i.*
     FROM input i, channel ch
     WHERE NOT i.guarded OR (ch.open AND (i.is_admin OR EXISTS (
       SELECT 1 FROM channel_members m WHERE m.channel_id = $1 AND m.user_id = i.user_id)))
+  ), claimed AS (
+    INSERT INTO post_pending_ids (user_id, pending_post_id, post_id, create_at)
+    SELECT DISTINCT ON (user_id, pending_post_id) user_id, pending_post_id, id, $2
+    FROM permitted WHERE pending_post_id <> '' ORDER BY user_id, pending_post_id, n
+    ON CONFLICT (user_id, pending_post_id) DO UPDATE SET post_id = EXCLUDED.post_id, create_at = EXCLUDED.create_at
+      WHERE post_pending_ids.create_at < $14
+    RETURNING post_id
+  ), allowed AS (
+    SELECT p.*, row_number() OVER (ORDER BY p.n) AS k
+    FROM permitted p
+    WHERE p.pending_post_id = '' OR p.id IN (SELECT post_id FROM claimed)
   ), counted AS (
     SELECT count(*) AS n FROM allowed
   ), c AS (
@@ -207,9 +238,12 @@ const BATCH_SQL = `
     FROM touched t, c
     WHERE cm.channel_id = $1 AND cm.user_id = t.user_id
   )
-  SELECT p.id, p.create_at AS at, p.props, (SELECT username FROM users WHERE id = a.user_id) AS username,
+  SELECT p.id, false AS duplicate, p.create_at AS at, p.props, (SELECT username FROM users WHERE id = a.user_id) AS username,
          c.team_id, c.type, c.name, c.display_name
-  FROM p JOIN allowed a ON a.id = p.id, c`
+  FROM p JOIN allowed a ON a.id = p.id, c
+  UNION ALL
+  SELECT pm.id, true, 0, '{}'::jsonb, NULL, '', '', '', ''
+  FROM permitted pm WHERE pm.pending_post_id <> '' AND pm.id NOT IN (SELECT post_id FROM claimed)`
 
 const statement = (db: DbService, batch: ReadonlyArray<Entry>) => {
   const mentionAt: Array<number> = []
@@ -234,6 +268,7 @@ const statement = (db: DbService, batch: ReadonlyArray<Entry>) => {
     batch.map((e) => e.hashtags),
     posts.map((p) => p.input.pending_post_id),
     mentionAt,
-    mentionUser
+    mentionUser,
+    Math.max(...posts.map((p) => p.now)) - WINDOW_MS
   ])
 }
