@@ -20,13 +20,17 @@ export const setSystemRoles = (userId: string, roles: string, now: number) =>
     return updated
   })
 
-/** (De)activation; a deactivated user's sessions end, and their sockets close on every node. */
+/**
+ * (De)activation; a deactivated user's sessions end, and their sockets close on every node. user_updated goes out
+ * first, so that the user's own open clients learn why their session is ending (the web client says so at sign-in)
+ * before their sockets close.
+ */
 export const setActive = (userId: string, active: boolean, now: number) =>
   Effect.gen(function*() {
     const updated = yield* (yield* UserRepo).setActive(userId, active, now)
     if (Option.isSome(updated)) {
-      if (!active) yield* (yield* Sessions).revokeForUser(userId)
       yield* publishUserUpdated(updated.value)
+      if (!active) yield* (yield* Sessions).revokeForUser(userId)
     }
     return updated
   })

@@ -290,12 +290,18 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await settings.getByRole("checkbox", { name: /Collapsed reply threads/ }).check()
       await expect.poll(() => messages(erin).getByText("an inline reply").count()).toBe(0)
 
-      await settings.getByLabel("Current password").fill(PASSWORD)
-      await settings.getByLabel("New password").fill(`${PASSWORD}-2`)
-      await settings.getByRole("button", { name: "Change password" }).click()
-      await settings.getByRole("status").getByText("Password changed").waitFor()
-      await client4(server.url).login("erin", `${PASSWORD}-2`)
       await settings.getByRole("button", { name: "Close" }).click()
+
+      // The password is in Security (loaded on demand).
+      await erin.getByRole("button", { name: /Account menu/ }).click()
+      await erin.getByRole("menuitem", { name: "Security" }).click()
+      const security = erin.getByRole("dialog", { name: "Security" })
+      await security.getByLabel("Current password").fill(PASSWORD)
+      await security.getByLabel("New password").fill(`${PASSWORD}-2`)
+      await security.getByRole("button", { name: "Change password" }).click()
+      await security.getByRole("status").getByText(/Password changed/).waitFor()
+      await client4(server.url).login("erin", `${PASSWORD}-2`)
+      await security.getByRole("button", { name: "Close" }).click()
 
       // The theme follows the system's light or dark setting.
       const background = () => erin.evaluate(() => getComputedStyle(document.body).backgroundColor)

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { client, errorMessage, v1 } from "../app/api.ts"
 import { link, localPath, navigate, query } from "../app/router.ts"
-import { home, signedIn } from "../app/session.ts"
+import { home, NOTICE_KEY, signedIn } from "../app/session.ts"
 import { config, me, teams } from "../app/state.ts"
 
 interface Provider {
@@ -10,8 +10,9 @@ interface Provider {
   readonly login_url: string
 }
 
-/** A one-line message for the sign-in page, left by the page that sends a person there (a changed password). */
-const NOTICE_KEY = "login-notice"
+/** The server's error ids for a sign-in that needs a second factor, and for a wrong or spent code. */
+const MFA_NEEDED = "mfa.validate_token.authenticate.app_error"
+const MFA_WRONG = "api.user.check_user_mfa.bad_code.app_error"
 
 const Alert = ({ text }: { text: string }) => (text ? <p class="alert" role="alert">{text}</p> : null)
 
@@ -58,22 +59,49 @@ export const Login = () => {
     v1<Array<Provider>>("GET", "/api/v1/oauth2/providers").then(setProviders, () => setProviders([]))
   }, [])
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const form = event.currentTarget as HTMLFormElement
-    const data = new FormData(form)
+  // The password was right and the account has two-factor authentication: the same sign-in again with a code.
+  const [mfa, setMfa] = useState<{ loginId: string; password: string } | null>(null)
+  const signIn = async (loginId: string, password: string, code?: string) => {
     setBusy(true)
     setError("")
     try {
-      await client.login(String(data.get("login_id")), String(data.get("password")))
+      await client.login(loginId, password, code)
       await signedIn()
       if (next !== "/") navigate(next, true)
       else home()
     } catch (e) {
-      setError(errorMessage(e, "Sign-in failed"))
+      const id = (e as { server_error_id?: string }).server_error_id
+      if (id === MFA_NEEDED && !code) setMfa({ loginId, password })
+      else setError(id === MFA_NEEDED || id === MFA_WRONG ? "That code is not right (or was already used): enter the current code from your authenticator app." : errorMessage(e, "Sign-in failed"))
     } finally {
       setBusy(false)
     }
+  }
+  const submit = (event: Event) => {
+    event.preventDefault()
+    const data = new FormData(event.currentTarget as HTMLFormElement)
+    void signIn(String(data.get("login_id")), String(data.get("password")))
+  }
+
+  if (mfa) {
+    return (
+      <Card title="Enter your authentication code">
+        <Alert text={error} />
+        <form onSubmit={(e) => {
+          e.preventDefault()
+          void signIn(mfa.loginId, mfa.password, String(new FormData(e.currentTarget).get("code")).replace(/\s+/g, ""))
+        }}>
+          <p id="mfa-help" class="muted">Open the authenticator app on your phone and enter the six-digit code it shows for this server.</p>
+          <label>Authentication code
+            <input name="code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} required autoFocus aria-describedby="mfa-help" ref={(el) => el?.focus()} />
+          </label>
+          <div class="row">
+            <button type="submit" disabled={busy}>Verify</button>
+            <button type="button" class="secondary" onClick={() => { setMfa(null); setError("") }}>Back</button>
+          </div>
+        </form>
+      </Card>
+    )
   }
 
   return (

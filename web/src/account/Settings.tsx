@@ -25,19 +25,6 @@ export const Settings = () => {
       setError(errorMessage(err))
     }
   }
-  const savePassword = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    const data = new FormData(form)
-    try {
-      await client.updateUserPassword(user.id, String(data.get("current")), String(data.get("next")))
-      form.reset()
-      setMessage("Password changed")
-      setError("")
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
   // Applied at once (the checkbox follows the click), saved behind; a failed save puts the old value back.
   const display = async (name: string, value: string) => {
     const before = name === "use_military_time" ? String(militaryTime.value) : collapsedThreads.value ? "on" : "off"
@@ -80,12 +67,6 @@ export const Settings = () => {
         <label>Profile picture<input type="file" accept="image/png,image/jpeg" onChange={picture} /></label>
         <button type="submit">Save profile</button>
       </form>
-      <form onSubmit={savePassword}>
-        <h3>Password</h3>
-        <label>Current password<input name="current" type="password" autocomplete="current-password" required /></label>
-        <label>New password<input name="next" type="password" autocomplete="new-password" required minLength={8} /></label>
-        <button type="submit">Change password</button>
-      </form>
       <h3>Display</h3>
       <p class="muted">The theme follows your system's light or dark setting.</p>
       <label class="check"><input type="checkbox" checked={militaryTime.value} onChange={(e) => void display("use_military_time", e.currentTarget.checked ? "true" : "false")} /> 24-hour clock</label>
@@ -113,3 +94,5 @@ export const Settings = () => {
     </Modal>
   )
 }
+
+export default Settings

@@ -11,3 +11,6 @@ export const applyDisplay = (prefs: Array<{ category: string; name: string; valu
     if (p.name === "collapsed_reply_threads") collapsedThreads.value = p.value !== "off"
   }
 }
+
+/** What a display preference is when it is not set (or was deleted). */
+export const DISPLAY_DEFAULTS: Readonly<Record<string, string>> = { use_military_time: "false", collapsed_reply_threads: "on" }

@@ -1,11 +1,17 @@
+import { effect } from "@preact/signals"
 import { client, cookie } from "./api.ts"
 import { navigate } from "./router.ts"
 import { applyDisplay } from "../account/preferences.ts"
 import { applyConversationPrefs } from "../channels/actions.ts"
+import { refreshChannels } from "../channels/state.ts"
+import { statuses, users } from "../people/state.ts"
 import { loadMyTeams } from "../people/teams.ts"
-import { flagged } from "../posts/state.ts"
+import { flagged, loadChannel } from "../posts/state.ts"
 import { startSocket, stopSocket } from "../realtime/socket.ts"
-import { config, me, teams } from "./state.ts"
+import { config, currentChannelId, me, sessionEnded, teams } from "./state.ts"
+
+/** A one-line message for the sign-in page, left by the page that sends a person there (a changed password). */
+export const NOTICE_KEY = "login-notice"
 
 /** Boot and sign-in/out: the config first (anonymous), then the user when a session cookie says there is one. */
 export const boot = async () => {
@@ -13,19 +19,85 @@ export const boot = async () => {
   if (cookie("MMUSERID")) await signedIn().catch(() => undefined)
 }
 
+const loadPreferences = async () => {
+  const prefs = (await client.getMyPreferences().catch(() => [])) as unknown as Array<{ category: string; name: string; value: string }>
+  flagged.value = new Set(prefs.filter((p) => p.category === "flagged_post").map((p) => p.name))
+  applyDisplay(prefs)
+  applyConversationPrefs(prefs)
+}
+
 export const signedIn = async () => {
   const user = await client.getMe()
-  const [mine, full, prefs] = await Promise.all([client.getMyTeams(), client.getClientConfig(), client.getMyPreferences().then((p) => p as unknown as Array<{ category: string; name: string; value: string }>, () => [])])
+  const [full] = await Promise.all([client.getClientConfig(), loadPreferences(), loadMyTeams()])
   config.value = full as unknown as Record<string, string>
-  flagged.value = new Set(prefs.filter((p) => p.category === "flagged_post").map((p) => p.name))
-  applyDisplay(prefs as Array<{ category: string; name: string; value: string }>)
-  applyConversationPrefs(prefs)
-  teams.value = mine
-  // Team roles (who may regenerate the invite link, promote, remove) and the switcher's unread counts.
-  void loadMyTeams().catch(() => undefined)
   me.value = user
-  startSocket()
+  startSocket({ resync: () => void resync(), closed: () => void checkSession() })
   return user
+}
+
+let resyncing: Promise<void> | undefined
+/**
+ * After a reconnect: everything that may have changed while the socket was down is fetched again (with a fresh hello
+ * the server replayed nothing): the person, teams, preferences, channels with memberships and categories, statuses
+ * of the people on screen, and the open channel's newest posts.
+ */
+export const resync = () =>
+  (resyncing ??= (async () => {
+    try {
+      const user = await client.getMe()
+      me.value = user
+      users.value = { ...users.value, [user.id]: { ...users.value[user.id], ...user } }
+      const known = Object.keys(users.value).slice(0, 200)
+      await Promise.all([
+        loadMyTeams(),
+        loadPreferences(),
+        refreshChannels(),
+        currentChannelId.value ? loadChannel(currentChannelId.value) : undefined,
+        known.length > 0 ? client.getStatusesByIds(known).then((found) => {
+          statuses.value = { ...statuses.value, ...Object.fromEntries(found.map((s) => [s.user_id, s.status])) }
+        }) : undefined
+      ])
+    } catch {
+      // The next reconnect tries again; a session that ended is noticed by checkSession.
+    } finally {
+      resyncing = undefined
+    }
+  })())
+
+let checking = false
+/**
+ * The socket closed: when the session is gone (the API answers 401: signed out on another device, revoked by the
+ * person or an administrator, the password changed elsewhere), the person is back at sign-in, told so; a network
+ * failure or a restarting server is not a 401, and the socket keeps reconnecting.
+ */
+const checkSession = async () => {
+  if (checking || !me.value) return
+  checking = true
+  try {
+    await client.getMe()
+  } catch (e) {
+    if ((e as { status_code?: number }).status_code === 401) {
+      endSession("You were signed out: your session was ended on another device or by an administrator, or your password was changed. Sign in again.")
+    }
+  } finally {
+    checking = false
+  }
+}
+
+effect(() => {
+  if (sessionEnded.value) endSession(sessionEnded.value)
+})
+
+/** Back to sign-in with a message; a full load drops every cached post and profile of the session. */
+let ending = false
+export const endSession = (why: string) => {
+  if (ending) return
+  ending = true
+  stopSocket()
+  // `me` stays set until the page is replaced: cleared now, the app would render its own sign-in page first, which
+  // would take the message meant for the freshly loaded one.
+  sessionStorage.setItem(NOTICE_KEY, why)
+  location.assign("/login")
 }
 
 export const signOut = async () => {

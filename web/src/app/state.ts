@@ -15,6 +15,18 @@ export const connected = signal(true)
 export const currentChannelId = signal<string>("")
 export const currentTeamId = signal<string>("")
 
+/**
+ * A one-line message about something that happened to the person elsewhere (removed from the channel they were
+ * reading, a team they left on another device), shown by the shell until dismissed.
+ */
+export const notice = signal("")
+
+/**
+ * Set when this session is known to have ended, with the reason in words (the account was deactivated): the session
+ * module sends the person to sign-in with it.
+ */
+export const sessionEnded = signal("")
+
 export const isAdmin = computed(() => (me.value?.roles ?? "").split(" ").includes("system_admin"))
 
 /** Merges items into an id-keyed map signal (one new object, so readers re-render once). */

@@ -3,7 +3,8 @@ import type { ServerChannel as Channel, ChannelMembership } from "@mattermost/ty
 import type { ChannelCategory } from "@mattermost/types/channel_categories"
 import type { Team } from "@mattermost/types/teams"
 import { client } from "../app/api.ts"
-import { currentTeamId, me, put, teams } from "../app/state.ts"
+import { navigate } from "../app/router.ts"
+import { currentChannelId, currentTeamId, me, notice, put, teams } from "../app/state.ts"
 import { needUsers, users } from "../people/state.ts"
 
 export const channels = signal<Record<string, Channel>>({})
@@ -86,4 +87,33 @@ export const markViewed = async (channelId: string) => {
 export const refreshChannels = async () => {
   const team = teams.value.find((t) => t.id === currentTeamId.value)
   if (team) await loadTeam(team)
+}
+
+/**
+ * Per channel, a number that grows whenever its members change (someone added, removed, their channel roles): views
+ * that list members read it and fetch again.
+ */
+export const membersVersion = signal<Record<string, number>>({})
+export const membersChanged = (channelId: string) => {
+  membersVersion.value = { ...membersVersion.value, [channelId]: (membersVersion.value[channelId] ?? 0) + 1 }
+}
+
+/**
+ * A channel this person can no longer see (removed, or left on another device): when it is the one on screen, the view
+ * moves to the team's Town Square first (so the channel's address is not opened again, which would join a public
+ * channel anew) and `why` is shown; then it leaves the sidebar.
+ */
+export const dropChannel = (channelId: string, why: string) => {
+  const channel = channels.value[channelId]
+  batch(() => {
+    if (currentChannelId.value === channelId) {
+      const team = teams.value.find((t) => t.id === (channel?.team_id || currentTeamId.value)) ?? teams.value[0]
+      if (team) navigate(`/${team.name}/channels/town-square`, true)
+      notice.value = why
+    }
+    const { [channelId]: _c, ...rest } = channels.value
+    const { [channelId]: _m, ...others } = members.value
+    channels.value = rest
+    members.value = others
+  })
 }

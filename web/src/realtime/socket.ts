@@ -1,157 +1,49 @@
-import { batch } from "@preact/signals"
-import type { ServerChannel as Channel } from "@mattermost/types/channels"
-import type { Post } from "@mattermost/types/posts"
-import { applyDisplay } from "../account/preferences.ts"
-import { client, socket, socketUrl } from "../app/api.ts"
-import { connected, currentChannelId, currentTeamId, me, put } from "../app/state.ts"
-import { applyConversationPrefs, showConversation } from "../channels/actions.ts"
-import { channelLabel, channels, members, refreshChannels, reloadCategories } from "../channels/state.ts"
-import { refreshTeamUnreads } from "../people/teams.ts"
-import { needUsers, statuses, users } from "../people/state.ts"
-import { addPosts, flagged, loadChannel, postCreated, posts } from "../posts/state.ts"
-import { typing } from "./typing.ts"
+import { channelEvents } from "../channels/events.ts"
+import { preferenceEvents } from "../account/events.ts"
+import { socket, socketUrl } from "../app/api.ts"
+import { connected } from "../app/state.ts"
+import { peopleEvents } from "../people/events.ts"
+import { postEvents } from "../posts/events.ts"
+import { teamEvents } from "../teams/events.ts"
+import type { Handlers } from "./handlers.ts"
+import { typingEvents } from "./typing.ts"
 
-/** The WebSocket: each event the server sends updates the signals of the features it concerns. */
-const notify = (post: Post, channel: Channel | undefined) => {
-  if (typeof Notification === "undefined" || Notification.permission !== "granted" || !document.hidden) return
-  const sender = users.value[post.user_id]?.username ?? "Someone"
-  // A DM is titled by its sender alone ("frank in frank" says nothing more).
-  new Notification(channel && channel.type !== "D" ? `${sender} in ${channelLabel(channel)}` : sender, { body: post.message.slice(0, 200), tag: post.id })
-}
-
-const onPosted = async (data: Record<string, any>) => {
-  const post = JSON.parse(data.post) as Post
-  // Activity in another team shows on the team switcher.
-  if (data.team_id && data.team_id !== currentTeamId.value) refreshTeamUnreads()
-  let channel = channels.value[post.channel_id]
-  if (!channel) {
-    // A DM or channel we were just added to: fetch it and its membership, then the sidebar shows it.
-    try {
-      channel = await client.getChannel(post.channel_id)
-      const member = await client.getMyChannelMember(post.channel_id)
-      batch(() => {
-        put(channels, [channel!])
-        members.value = { ...members.value, [member.channel_id]: member }
-      })
-      if (channel.type === "D") needUsers(channel.name.split("__"))
-      void reloadCategories()
-    } catch {
-      return
-    }
-  }
-  const mine = post.user_id === me.value?.id
-  // Direct and group messages always count as mentions (Mattermost's rule, which the server's counts follow).
-  const mentioned = mine ? false : channel.type === "D" || channel.type === "G" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
-  // The channel's own desktop setting wins over the account's unless it is "default".
-  const own = (members.value[post.channel_id]?.notify_props as { desktop?: string } | undefined)?.desktop
-  const desktop = own && own !== "default" ? own : (me.value?.notify_props as { desktop?: string } | undefined)?.desktop ?? "mention"
-  // A closed direct or group message is listed again when a message comes.
-  showConversation(channel)
-  batch(() => {
-    postCreated(post)
-    const c = channels.value[post.channel_id]
-    if (c) channels.value = { ...channels.value, [c.id]: { ...c, total_msg_count: c.total_msg_count + 1, last_post_at: post.create_at } }
-    const member = members.value[post.channel_id]
-    if (member) {
-      const viewing = currentChannelId.value === post.channel_id && !document.hidden
-      members.value = {
-        ...members.value,
-        [post.channel_id]: viewing || mine
-          ? { ...member, msg_count: member.msg_count + 1 }
-          : { ...member, mention_count: member.mention_count + (mentioned ? 1 : 0) }
-      }
-    }
-    const t = typing.value[post.channel_id]
-    if (t?.[post.user_id]) {
-      const { [post.user_id]: _gone, ...rest } = t
-      typing.value = { ...typing.value, [post.channel_id]: rest }
-    }
-  })
-  if (currentChannelId.value === post.channel_id && !document.hidden) void client.viewMyChannel(post.channel_id).catch(() => {})
-  if (!mine && (desktop === "all" || (desktop !== "none" && mentioned))) notify(post, channel)
-}
-
-const handlers: Record<string, (data: Record<string, any>, broadcast: Record<string, any>) => void> = {
-  posted: (data) => void onPosted(data),
-  post_edited: (data) => addPosts([JSON.parse(data.post)]),
-  // A slash command's or an integration's answer for this user alone (never stored by the server).
-  ephemeral_message: (data) => postCreated(JSON.parse(data.post) as Post),
-  post_deleted: (data) => {
-    const post = JSON.parse(data.post) as Post
-    const known = posts.value[post.id]
-    addPosts([{ ...(known ?? post), delete_at: post.delete_at || Date.now(), message: "", file_ids: [] } as Post])
-  },
-  reaction_added: (data) => {
-    const reaction = JSON.parse(data.reaction)
-    const post = posts.value[reaction.post_id]
-    if (!post) return
-    const list = (post.metadata?.reactions ?? []).filter((r) => !(r.user_id === reaction.user_id && r.emoji_name === reaction.emoji_name))
-    addPosts([{ ...post, metadata: { ...post.metadata, reactions: [...list, reaction] } } as Post])
-  },
-  reaction_removed: (data) => {
-    const reaction = JSON.parse(data.reaction)
-    const post = posts.value[reaction.post_id]
-    if (!post) return
-    const list = (post.metadata?.reactions ?? []).filter((r) => !(r.user_id === reaction.user_id && r.emoji_name === reaction.emoji_name))
-    addPosts([{ ...post, metadata: { ...post.metadata, reactions: list } } as Post])
-  },
-  typing: (data, broadcast) => {
-    const channelId = broadcast.channel_id as string
-    const userId = data.user_id as string
-    if (userId === me.value?.id) return
-    needUsers([userId])
-    typing.value = { ...typing.value, [channelId]: { ...typing.value[channelId], [userId]: Date.now() + 6000 } }
-  },
-  status_change: (data) => {
-    statuses.value = { ...statuses.value, [data.user_id]: data.status }
-  },
-  channel_viewed: (data) => {
-    const member = members.value[data.channel_id]
-    const channel = channels.value[data.channel_id]
-    if (member && channel) members.value = { ...members.value, [data.channel_id]: { ...member, msg_count: channel.total_msg_count, mention_count: 0 } }
-  },
-  user_added: (data, broadcast) => {
-    if (data.user_id === me.value?.id && broadcast.channel_id) void refreshChannels()
-  },
-  direct_added: () => void refreshChannels(),
-  sidebar_category_updated: () => void reloadCategories(),
-  channel_created: () => void refreshChannels(),
-  preferences_changed: (data) => {
-    const prefs = JSON.parse(data.preferences ?? "[]") as Array<{ category: string; name: string; value: string }>
-    const next = new Set(flagged.value)
-    for (const p of prefs) if (p.category === "flagged_post") next.add(p.name)
-    applyConversationPrefs(prefs)
-    flagged.value = next
-    applyDisplay(prefs)
-  },
-  preferences_deleted: (data) => {
-    const prefs = JSON.parse(data.preferences ?? "[]") as Array<{ category: string; name: string }>
-    const next = new Set(flagged.value)
-    for (const p of prefs) if (p.category === "flagged_post") next.delete(p.name)
-    applyConversationPrefs(prefs, true)
-    flagged.value = next
-  }
-}
+/** The WebSocket: each event the server sends goes to the handlers of every feature it concerns. */
+const tables: ReadonlyArray<Handlers> = [postEvents, channelEvents, peopleEvents, teamEvents, preferenceEvents, typingEvents]
 
 let started = false
-/** Opens the socket once signed in; after a reconnect, everything that may have changed meanwhile is fetched again. */
-export const startSocket = () => {
+/**
+ * Opens the socket once signed in. `resync` runs after any reconnect (posts and memberships may have changed while it
+ * was down; with a fresh hello nothing was replayed at all); `closed` runs whenever the socket closes, so that the
+ * session can be checked (the server closes the sockets of a session that ended).
+ */
+export const startSocket = (hooks: { readonly resync: () => void; readonly closed: () => void }) => {
   if (started) return
   started = true
   socket.addMessageListener((msg) => {
-    const handler = handlers[msg.event]
-    if (handler) handler((msg.data ?? {}) as Record<string, any>, (msg.broadcast ?? {}) as Record<string, any>)
+    const data = (msg.data ?? {}) as Record<string, any>
+    const broadcast = (msg.broadcast ?? {}) as Record<string, any>
+    for (const table of tables) {
+      const handler = table[msg.event]
+      if (handler) {
+        try {
+          handler(data, broadcast)
+        } catch (e) {
+          console.error(`${msg.event} handler failed`, e)
+        }
+      }
+    }
   })
   socket.addFirstConnectListener(() => {
     connected.value = true
   })
   socket.addReconnectListener(() => {
     connected.value = true
-    void refreshChannels()
-    if (currentChannelId.value) void loadChannel(currentChannelId.value)
+    hooks.resync()
   })
   socket.addCloseListener(() => {
     connected.value = false
+    hooks.closed()
   })
   socket.initialize(socketUrl())
 }

@@ -18,6 +18,7 @@ import { drawerOpen } from "./drawer.ts"
 import { installKeyboard } from "./keyboard.ts"
 import { ModalHost } from "./ModalHost.tsx"
 import { Header } from "./Header.tsx"
+import { Notice } from "./Notice.tsx"
 import { panel } from "./panels.ts"
 
 /** /{team}/channels/{name} and /{team}/messages/@{username}. */
@@ -104,6 +105,7 @@ export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { t
       {p?.kind === "saved" && <ResultsPanel title="Saved messages" load={() => client.getFlaggedPosts(me.value!.id, "", "", 0, 60)} />}
       {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={() => client.getPinnedPosts(p.channelId)} />}
       <ProfilePopover />
+      <Notice />
       <Dialogs team={team} />
       <ModalHost team={team} />
     </div>

@@ -50,6 +50,7 @@ export const Header = ({ teamName }: { teamName: string }) => {
             ))}
             <button role="menuitem" type="button" onClick={() => (dialog.value = "custom-status")}>{customStatus(me.value!) ? `Custom status: ${customStatus(me.value!)}` : "Set a custom status"}</button>
             <button role="menuitem" type="button" onClick={() => (dialog.value = "settings")}>Settings</button>
+            <button role="menuitem" type="button" onClick={() => (dialog.value = "security")}>Security</button>
             {isAdmin.value && <a role="menuitem" href="/admin_console" onClick={link("/admin_console")}>System console</a>}
             <button role="menuitem" type="button" onClick={() => void signOut()}>Log out</button>
           </div>

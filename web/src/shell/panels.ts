@@ -9,7 +9,7 @@ export type Panel =
 
 export const panel = signal<Panel | null>(null)
 export const profile = signal<{ userId: string; anchor: HTMLElement } | null>(null)
-export const dialog = signal<"dm" | "settings" | "custom-status" | null>(null)
+export const dialog = signal<"dm" | "settings" | "security" | "custom-status" | null>(null)
 
 /** The post a search result's "Jump" asked for: the channel view scrolls to it, loading older pages as needed. */
 export const highlight = signal<string | null>(null)
