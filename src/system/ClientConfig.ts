@@ -10,7 +10,8 @@ import { SigningKey } from "./SigningKey.ts"
 import { BUILD_DATE, BUILD_HASH, BUILD_NUMBER, MATTERMOST_VERSION } from "./Version.ts"
 
 /**
- * GET /config/client?format=old: Mattermost's ClientConfig, every value a string. Anonymous callers get the limited
+ * GET /config/client?format=old: Mattermost's ClientConfig, every value a string, agreeing with GET /config
+ * (ConfigDocument.ts) wherever both carry a setting. Anonymous callers get the limited
  * map the server screen and login screen need (mattermost-compat.md section 12); a session adds the rest. Features
  * this server does not have are reported off, so the clients never call their endpoints.
  */
@@ -44,7 +45,7 @@ export const clientConfig = (full: boolean) =>
       TelemetryId: diagnostic.value,
       DiagnosticsEnabled: "false",
       EnableDiagnostics: "false",
-      EnableFile: "true",
+      EnableFile: "false",
       FileLevel: "INFO",
       EnableComplianceExport: "false",
       EnableDesktopLandingPage: "true",
@@ -59,9 +60,9 @@ export const clientConfig = (full: boolean) =>
       EnableSignInWithUsername: flag(login.passwordLogin),
       EnableUserCreation: flag(switches.enableUserCreation),
       EnableOpenServer: flag(switches.enableOpenServer),
-      EmailLoginButtonColor: "#0000",
-      EmailLoginButtonBorderColor: "#2389D7",
-      EmailLoginButtonTextColor: "#2389D7",
+      EmailLoginButtonColor: "",
+      EmailLoginButtonBorderColor: "",
+      EmailLoginButtonTextColor: "",
       EnableLdap: "false",
       LdapLoginFieldName: "",
       LdapLoginButtonColor: "",
@@ -106,10 +107,10 @@ export const clientConfig = (full: boolean) =>
       ReportAProblemType: "",
       ReportAProblemMail: "",
       SupportEmail: "",
-      EnableAskCommunityLink: "true",
-      AppDownloadLink: "https://mattermost.com/pl/download-apps",
-      AndroidAppDownloadLink: "https://mattermost.com/pl/android-app/",
-      IosAppDownloadLink: "https://mattermost.com/pl/ios-app/",
+      EnableAskCommunityLink: "false",
+      AppDownloadLink: "",
+      AndroidAppDownloadLink: "",
+      IosAppDownloadLink: "",
       NoAccounts: flag(empty),
       EnableCustomTermsOfService: "false",
       CustomTermsOfServiceId: "",
@@ -230,14 +231,14 @@ export const clientConfig = (full: boolean) =>
       ExperimentalViewArchivedChannels: "true",
       ExtendSessionLengthWithActivity: "true",
       ExperimentalTimezone: "true",
-      CWSURL: "https://customers.mattermost.com",
+      CWSURL: "",
       CWSMock: "false",
       CustomUrlSchemes: "",
       DisableAppBar: "false",
       EnableClientPerformanceDebugging: "false",
       EnableMetrics: "false",
       EnablePreviewFeatures: "false",
-      EnablePreviewModeBanner: "true",
+      EnablePreviewModeBanner: "false",
       EnableTesting: "false",
       GoogleDeveloperKey: "",
       HasImageProxy: "false",

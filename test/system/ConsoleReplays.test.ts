@@ -65,6 +65,24 @@ describe("every console page: the shell (admin_console.tsx, system_notice, admin
     expect((await client4(server.url).getClientConfig() as Record<string, string>).InstallationDate).toBeUndefined()
   })
 
+  it("says in the client config what the configuration document says", async () => {
+    const client = await admin.client.getClientConfig() as Record<string, string>
+    const doc = await admin.client.getConfig() as unknown as Record<string, Record<string, unknown>>
+    const pairs: Array<[string, string, string]> = [
+      ["SiteName", "TeamSettings", "SiteName"], ["EnableCustomBrand", "TeamSettings", "EnableCustomBrand"],
+      ["EnableOnboardingFlow", "ServiceSettings", "EnableOnboardingFlow"], ["EnableTutorial", "ServiceSettings", "EnableTutorial"],
+      ["EnablePreviewFeatures", "ServiceSettings", "EnablePreviewFeatures"], ["EnableTesting", "ServiceSettings", "EnableTesting"],
+      ["EnableClientPerformanceDebugging", "ServiceSettings", "EnableClientPerformanceDebugging"],
+      ["PersistentNotificationMaxCount", "ServiceSettings", "PersistentNotificationMaxCount"],
+      ["ManagedResourcePaths", "ServiceSettings", "ManagedResourcePaths"],
+      ["EnableFile", "LogSettings", "EnableFile"], ["FileLevel", "LogSettings", "FileLevel"], ["EnableDiagnostics", "LogSettings", "EnableDiagnostics"],
+      ["EmailLoginButtonColor", "EmailSettings", "LoginButtonColor"], ["EnablePreviewModeBanner", "EmailSettings", "EnablePreviewModeBanner"],
+      ["EnableAskCommunityLink", "SupportSettings", "EnableAskCommunityLink"], ["AppDownloadLink", "NativeAppSettings", "AppDownloadLink"],
+      ["RunJobs", "JobSettings", "RunJobs"], ["CWSURL", "CloudSettings", "CWSURL"], ["DisableAppBar", "ExperimentalSettings", "DisableAppBar"]
+    ]
+    for (const [key, section, setting] of pairs) expect([key, client[key]]).toEqual([key, String(doc[section][setting])])
+  })
+
   // Without all ten (system_user_manager, system_custom_group_admin, system_read_only_admin and system_manager
   // included) the console renders nothing.
   it("loads the ten main roles the console waits for", async () => {
