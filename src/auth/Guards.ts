@@ -21,7 +21,10 @@ const guardedBy = <E0, R0>(guard: Effect.Effect<Caller, E0, R0>) =>
 
 /** The handler runs for an authenticated caller; without a valid session the request is the 401. */
 export const authed = Object.assign(guardedBy(requireCaller), {
-  /** The handler runs for a system admin; others get Mattermost's 403 (api.context.permissions.app_error). */
+  /**
+   * The handler runs for a caller whose system roles grant manage_system (system admins by default, as the roles
+   * table says: src/system/RoleStore.ts); others get Mattermost's 403 (api.context.permissions.app_error).
+   */
   admin: guardedBy(requireSystemAdmin)
 })
 

@@ -37,7 +37,8 @@ export const toWire = (row: BotRow): Bot => ({
 })
 
 const repo = Effect.map(Effect.all([Db, UserRepo]), ([db, users]) => makeBotRepo(db, users.changed))
-const admin = (caller: Caller) => caller.isSystemAdmin ? Effect.void : Effect.fail(new BotsNotPermitted())
+/** Bots are managed by permission, as in Mattermost (system admins hold them all by default). */
+const admin = (caller: Caller, permission: string) => caller.can(permission) ? Effect.void : Effect.fail(new BotsNotPermitted())
 
 const checkUsername = (username: string) => {
   const problem = usernameProblem(username)
@@ -62,14 +63,14 @@ export const insertBot = (bot: { username: string; displayName: string; descript
 
 export const create = (caller: Caller, input: { username: string; display_name: string; description: string }) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "create_bot")
     if (!(yield* integrationSwitches).enableBotAccountCreation) return yield* new BotCreationDisabled()
     return yield* insertBot({ username: input.username.trim().toLowerCase(), displayName: input.display_name, description: input.description, ownerId: caller.userId })
   })
 
 export const get = (caller: Caller, userId: string, includeDeleted: boolean) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "read_others_bots")
     const bot = yield* found(userId)
     if (!includeDeleted && Number(bot.delete_at) !== 0) return yield* new BotNotFound()
     return toWire(bot)
@@ -77,13 +78,13 @@ export const get = (caller: Caller, userId: string, includeDeleted: boolean) =>
 
 export const list = (caller: Caller, options: { page: number; perPage: number; includeDeleted: boolean; onlyOrphaned: boolean }) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "read_others_bots")
     return (yield* (yield* repo).list(options)).map(toWire)
   })
 
 export const patch = (caller: Caller, userId: string, changes: PatchBot) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "manage_others_bots")
     yield* found(userId)
     const username = changes.username?.trim().toLowerCase()
     if (username !== undefined) yield* checkUsername(username)
@@ -96,7 +97,7 @@ export const patch = (caller: Caller, userId: string, changes: PatchBot) =>
 
 export const setActive = (caller: Caller, userId: string, active: boolean) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "manage_others_bots")
     yield* found(userId)
     yield* (yield* repo).setActive(userId, active, yield* Clock.currentTimeMillis)
     if (!active) {
@@ -112,7 +113,7 @@ export class BotUserNotFound extends Data.TaggedError("BotUserNotFound")<{}> {}
 /** POST /bots/{id}/convert_to_user: system admins only; a password is required, the bot's tokens stay. */
 export const convertToUser = (caller: Caller, userId: string, patch: { password?: string; email?: string; username?: string }, setSystemAdmin: boolean) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "manage_system")
     const bot = yield* found(userId)
     if (patch.password === undefined || patch.password === "") return yield* new BotConvertInvalid({ field: "password", reason: "is required" })
     const weak = passwordProblem(patch.password, { username: patch.username ?? bot.username, email: patch.email ?? "" })
@@ -135,7 +136,7 @@ export const convertToUser = (caller: Caller, userId: string, patch: { password?
 /** POST /users/{id}/convert_to_bot: system admins only, not themselves; the user's sessions end. */
 export const convertToBot = (caller: Caller, userId: string) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "manage_system")
     if (userId === caller.userId) return yield* new BotConvertInvalid({ field: "user_id", reason: "you cannot convert yourself" })
     const converted = yield* (yield* repo).convertToBot(userId, yield* Clock.currentTimeMillis)
     if (!converted) return yield* new BotUserNotFound()
@@ -145,7 +146,7 @@ export const convertToBot = (caller: Caller, userId: string) =>
 
 export const assign = (caller: Caller, userId: string, ownerId: string) =>
   Effect.gen(function*() {
-    yield* admin(caller)
+    yield* admin(caller, "assign_bot")
     yield* found(userId)
     const r = yield* repo
     if (!(yield* r.activeUserExists(ownerId))) return yield* new BotOwnerNotFound()

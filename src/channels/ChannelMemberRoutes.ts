@@ -9,6 +9,7 @@ import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
+import { need } from "../access/Permission.ts"
 import { json, ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
 import * as ChannelMemberRepo from "./ChannelMemberRepo.ts"
@@ -59,16 +60,20 @@ const AddBody = Schema.Struct({
 })
 
 /**
- * Joining and adding. Public channels: any member of the team may join; adding others takes channel membership.
- * Private channels: members add. Everyone added must belong to the channel's team. DMs never take members; GMs are
+ * Joining and adding, by permission as in Mattermost: joining a public channel oneself takes join_public_channels in
+ * its team (team members by default); adding others takes manage_public/private_channel_members in the channel
+ * (its members by default). Everyone added must belong to the channel's team. DMs never take members; GMs are
  * fixed at creation, as in Mattermost.
  */
+const membersPermission = (type: string) => type === "P" ? "manage_private_channel_members" : "manage_public_channel_members"
+
 const addMembers = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParams)
   const body = yield* Decode.body(AddBody)
   const access = yield* Access
-  const { channel, isMember } = yield* access.channel(caller, channel_id, "read")
+  const granted = yield* access.channel(caller, channel_id, "read")
+  const { channel } = granted
   const userIds = [...new Set(body.user_ids ?? (body.user_id !== undefined ? [body.user_id] : []))]
   if (userIds.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid or missing user_id in request body.")
   if (channel.type !== "O" && channel.type !== "P") {
@@ -78,7 +83,7 @@ const addMembers = Effect.gen(function*() {
     return yield* badRequest("api.channel.add_user.to.channel.failed.deleted.app_error", "The channel has been archived.")
   }
   const onlySelf = userIds.length === 1 && userIds[0] === caller.userId
-  if (!isMember && !caller.isSystemAdmin && !(onlySelf && channel.type === "O")) return yield* permissionDenied("this channel")
+  yield* need(granted, onlySelf && channel.type === "O" ? "join_public_channels" : membersPermission(channel.type))
   if ((yield* ChannelMemberRepo.countActiveTeamMembers(channel.team_id, userIds)) !== userIds.length) {
     return yield* badRequest("api.channel.add_members.user_denied", "Users must be members of the channel's team.")
   }
@@ -92,13 +97,14 @@ const addMembers = Effect.gen(function*() {
   return yield* (body.user_ids !== undefined ? respondWithAll(ChannelMember, members, 201) : respondWith(ChannelMember, members[0], 201))
 })
 
-/** Leaving, or removing someone (members may, per Mattermost's default manage_*_channel_members). */
+/** Leaving, or removing someone: manage_public/private_channel_members in the channel (its members by default). */
 const removeMember = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const params = yield* Decode.params(ChannelUserParams)
   const userId = resolveUserId(caller, params.user_id)
   const access = yield* Access
-  const { channel, isMember } = yield* access.channel(caller, params.channel_id, "read")
+  const granted = yield* access.channel(caller, params.channel_id, "read")
+  const { channel } = granted
   if (channel.type === "D") return yield* badRequest("api.channel.remove_user_from_channel.direct.app_error", "Users cannot leave a direct message channel.")
   if (channel.type === "G" && userId !== caller.userId) {
     return yield* badRequest("api.channel.remove_members.denied", "Members cannot be removed from a group message channel.")
@@ -106,7 +112,7 @@ const removeMember = Effect.gen(function*() {
   if (channel.name === "town-square") {
     return yield* badRequest("api.channel.remove.default.app_error", "Unable to remove user from the default channel town-square.")
   }
-  if (userId !== caller.userId && !isMember && !caller.isSystemAdmin) return yield* permissionDenied("this channel")
+  if (userId !== caller.userId) yield* need(granted, membersPermission(channel.type))
   if (!(yield* ChannelMemberRepo.remove(channel.id, userId))) return yield* memberMissing()
   const bus = yield* EventBus
   yield* ChannelEvents.userRemoved(bus, channel.id, userId, caller.userId)
@@ -160,8 +166,9 @@ const setAdmin = (channelId: string, userId: string, admin: boolean) =>
   Effect.gen(function*() {
     const caller = yield* CurrentCaller
     const access = yield* Access
-    const { channel, isAdmin } = yield* access.channel(caller, channelId, "read")
-    if (!isAdmin) return yield* permissionDenied("this channel")
+    const granted = yield* access.channel(caller, channelId, "read")
+    const { channel } = granted
+    yield* need(granted, "manage_channel_roles")
     if (channel.type === "D" || channel.type === "G") {
       return yield* badRequest("api.channel.update_channel_member_roles.scheme_role.app_error", "Direct and group channels have no roles.")
     }

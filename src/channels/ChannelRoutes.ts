@@ -6,6 +6,7 @@ import { Access } from "../access/Access.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
+import { need } from "../access/Permission.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWith } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
@@ -43,7 +44,8 @@ const createChannel = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const input = yield* Decode.body(CreateChannelBody)
   const access = yield* Access
-  yield* access.team(caller, input.team_id)
+  const team = yield* access.teamMember(caller, input.team_id)
+  yield* need(team, input.type === "P" ? "create_private_channel" : "create_public_channel")
   const name = input.name.trim()
   const nameProblem = channelNameProblem(name)
   if (nameProblem !== undefined) return yield* badRequest("model.channel.is_valid.name.app_error", nameProblem)
@@ -73,20 +75,22 @@ const getChannel = Effect.gen(function*() {
 })
 
 /**
- * Members may edit a channel's properties (Mattermost's default manage_*_channel_properties); DMs and GMs only have a
- * header and purpose, no name.
+ * A team channel's properties take manage_public/private_channel_properties in it (members by default); DMs and GMs
+ * only have a header and purpose, no name, which their members may change.
  */
 const patchChannel = (partial: boolean) =>
   Effect.gen(function*() {
     const caller = yield* CurrentCaller
     const { channel_id } = yield* Decode.params(ChannelIdParams)
     const access = yield* Access
-    const { channel } = yield* access.channel(caller, channel_id, "write")
+    const granted = yield* access.channel(caller, channel_id, "write")
+    const { channel } = granted
     const patch = yield* Decode.body(ChannelPatch)
     if (channel.delete_at !== 0) {
       return yield* badRequest("api.channel.update_channel.deleted.app_error", "The channel has been archived or deleted.")
     }
     const direct = channel.type === "D" || channel.type === "G"
+    if (!direct) yield* need(granted, channel.type === "P" ? "manage_private_channel_properties" : "manage_public_channel_properties")
     if (direct && (patch.name !== undefined || patch.display_name !== undefined)) {
       return yield* badRequest("api.channel.update_channel.tried.app_error", "Direct and group message channels have no name to change.")
     }
@@ -114,15 +118,17 @@ const patchChannel = (partial: boolean) =>
     return yield* respondWith(Channel, toChannel(updated))
   })
 
-/** Archives (soft-deletes) a team channel; members may, as Mattermost's default delete_*_channel permissions allow. */
+/** Archives (soft-deletes) a team channel: delete_public/private_channel in it (members by default). */
 const archiveChannel = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
-  const { channel } = yield* access.channel(caller, channel_id, "write")
+  const granted = yield* access.channel(caller, channel_id, "write")
+  const { channel } = granted
   if (channel.type === "D" || channel.type === "G") {
     return yield* badRequest("api.channel.delete_channel.type.invalid", "Direct and group message channels cannot be archived.")
   }
+  yield* need(granted, channel.type === "P" ? "delete_private_channel" : "delete_public_channel")
   if (channel.name === "town-square") {
     return yield* badRequest("api.channel.delete_channel.cannot.app_error", "Unable to delete the default channel town-square.")
   }
@@ -136,14 +142,13 @@ const archiveChannel = Effect.gen(function*() {
   return ok()
 })
 
-/** Restoring takes a team admin (Mattermost's manage_team), as archived channels are out of members' reach. */
+/** Restoring takes manage_team in the channel's team (team admins by default), as in Mattermost. */
 const restoreChannel = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
   const { channel } = yield* access.channel(caller, channel_id, "read")
-  const team = yield* access.teamMember(caller, channel.team_id)
-  if (!team.isAdmin) return yield* permissionDenied("this channel")
+  yield* need(yield* access.teamMember(caller, channel.team_id), "manage_team")
   if (channel.delete_at === 0) {
     return yield* badRequest("api.channel.restore_channel.restored.app_error", "The channel is not archived.")
   }
@@ -155,18 +160,18 @@ const restoreChannel = Effect.gen(function*() {
 
 const PrivacyBody = Schema.Struct({ privacy: Schema.Literal("O", "P") })
 
-/** Converts between public and private: team admins (convert_*_channel_* belong to team_admin). */
+/** Converts between public and private: convert_public_channel_to_private or the reverse in it (team admins by default). */
 const updatePrivacy = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelIdParams)
   const access = yield* Access
-  const { channel } = yield* access.channel(caller, channel_id, "read")
+  const granted = yield* access.channel(caller, channel_id, "read")
+  const { channel } = granted
   const { privacy } = yield* Decode.body(PrivacyBody)
   if (channel.type !== "O" && channel.type !== "P") {
     return yield* badRequest("api.channel.update_channel_privacy.invalid_type.app_error", "Only team channels have a privacy setting.")
   }
-  const team = yield* access.teamMember(caller, channel.team_id)
-  if (!team.isAdmin) return yield* permissionDenied("this channel")
+  yield* need(granted, privacy === "P" ? "convert_public_channel_to_private" : "convert_private_channel_to_public")
   if (channel.name === "town-square" && privacy === "P") {
     return yield* badRequest("api.channel.convert_channel_to_private.default_channel_error", "The default channel cannot be private.")
   }
@@ -190,6 +195,7 @@ const DirectBody = Schema.Tuple(Decode.Id, Decode.Id)
 const createDirect = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const ids = yield* Decode.body(DirectBody)
+  yield* need(caller, "create_direct_channel")
   if (!ids.includes(caller.userId) && !caller.isSystemAdmin) return yield* permissionDenied("this direct channel")
   yield* knownUsers([...new Set(ids)])
   return yield* respondWith(Channel, toChannel(yield* openDirect(caller.userId, ids[0], ids[1])), 201)
@@ -202,6 +208,7 @@ const GroupBody = Schema.Array(Decode.Id).pipe(Schema.maxItems(100))
 const createGroup = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const ids = yield* Decode.body(GroupBody)
+  yield* need(caller, "create_group_channel")
   const members = [...new Set([...ids, caller.userId])]
   if (members.length < GROUP_MIN || members.length > GROUP_MAX) {
     return yield* badRequest("api.channel.create_group.bad_size.app_error",

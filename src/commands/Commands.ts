@@ -48,11 +48,11 @@ const enabled = Effect.flatMap(integrationSwitches, (s) => s.enableCommands ? Ef
 
 const commandMissing = () => notFound("store.sql_command.save.get.app_error", "Unable to get the command.")
 
-/** Whether the caller holds manage_slash_commands on the team (team admin or system admin). */
+/** Whether the caller holds manage_slash_commands in the team (team and system admins by default). */
 const managesTeam = (caller: Caller, teamId: string) =>
-  caller.isSystemAdmin
+  caller.can("manage_slash_commands")
     ? Effect.succeed(true)
-    : Effect.flatMap(Access, (a) => a.teamMember(caller, teamId)).pipe(Effect.map((t) => t.isAdmin), Effect.orElseSucceed(() => false))
+    : Effect.flatMap(Access, (a) => a.teamMember(caller, teamId)).pipe(Effect.map((t) => t.can("manage_slash_commands")), Effect.orElseSucceed(() => false))
 
 /** A command the caller manages, or 404 whether it does not exist or is out of the caller's reach. */
 const managed = (caller: Caller, commandId: string) =>

@@ -8,6 +8,8 @@ import { domainAllowed } from "../teams/TeamValidation.ts"
 import { isValidEmail } from "../users/Validation.ts"
 import type { EmailInviteResult } from "../../schemas/Invitations.ts"
 import { InvitationRepo } from "./InvitationRepo.ts"
+import { Access } from "../access/Access.ts"
+import { need } from "../access/Permission.ts"
 
 /**
  * Team invitations by mail: each address gets the team's invite link (`/signup_user_complete/?id={invite_id}`, the
@@ -38,6 +40,8 @@ export const inviteByEmail = (caller: Caller, teamId: string, emails: ReadonlyAr
     if (Option.isNone(found)) return yield* new TeamNotFound()
     const team = found.value
     if (!team.callerIsMember && !caller.isSystemAdmin) return yield* new NotTeamMember()
+    // invite_user in the team (its members by default), from the caller's system and team roles.
+    yield* need(yield* Effect.flatMap(Access, (access) => access.teamMember(caller, teamId)), "invite_user")
     if (team.archived || team.inviteId === "") return yield* new TeamArchived()
     const addresses = [...new Set(emails.map((e) => e.trim()).filter((e) => e !== ""))]
     if (addresses.length === 0) return yield* new NoAddresses()

@@ -19,6 +19,8 @@ import * as PendingPostIds from "./PendingPostIds.ts"
 import { DUPLICATE, writeRootPost } from "./RootPostBatch.ts"
 import { type PostJson, type PostRow, toWire } from "./PostWire.ts"
 import { ID_PATTERN } from "../../schemas/Params.ts"
+import { need } from "../access/Permission.ts"
+import { RoleStore, type RoleSnapshot } from "../system/RoleStore.ts"
 
 /** The body of POST /posts; clients send a whole Post, of which these fields are read (user_id is the caller). */
 export const CreatePostBody = Schema.Struct({
@@ -139,7 +141,7 @@ export const createPost = (
   setOnline: boolean,
   trusted: Record<string, unknown> = {},
   serverType: "" | "me" | `custom_${string}` = ""
-): Effect.Effect<PostJson, Effect.Effect.Error<ReturnType<typeof writeAnyPost>>, Effect.Effect.Context<ReturnType<typeof writeAnyPost>>> =>
+): Effect.Effect<PostJson, Effect.Effect.Error<ReturnType<typeof writeAnyPost>>, Effect.Effect.Context<ReturnType<typeof writeAnyPost>> | RoleStore> =>
   Effect.suspend(() => {
     const given = { ...body, props: withActionIds({ ...serverProps(caller, body.props), ...trusted }) }
     const refused = refusal(given)
@@ -147,9 +149,20 @@ export const createPost = (
     const input = serverType === "" ? given : { ...given, type: serverType }
     // A priority (checked below, with its own refusals) takes the general path.
     return input.root_id === "" && input.file_ids.length === 0 && noPriority(input.metadata?.priority) && mentionsNobody(input.message)
-      ? writePlainRootPost(caller, input, setOnline)
+      ? Effect.flatMap(RoleStore, (roles) =>
+        membersMayPost(roles.current()) ? writePlainRootPost(caller, input, setOnline) : writeAnyPost(caller, input, setOnline))
       : writeAnyPost(caller, input, setOnline)
   })
+
+/**
+ * Whether every member of a channel holds create_post by their channel roles (as by default): the one statement of
+ * the plain root post then decides by membership, as it does. Otherwise (an administrator took create_post away
+ * from channel_user or channel_guest) every post takes the general path, which asks Access's permissions.
+ */
+const membersMayPost = (roles: RoleSnapshot) =>
+  roles.grants(CHANNEL_USER, "create_post") && roles.grants(CHANNEL_GUEST, "create_post")
+const CHANNEL_USER = ["channel_user"]
+const CHANNEL_GUEST = ["channel_guest"]
 
 /**
  * The most common post, a root post without files, priority or mentions, as a few plain steps around its one statement
@@ -183,10 +196,12 @@ const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean)
   Effect.gen(function*() {
     const db = yield* Db
     const access = yield* Access
-    const { channel } = yield* access.channel(caller, input.channel_id, "write")
+    const granted = yield* access.channel(caller, input.channel_id, "write")
+    const { channel } = granted
     if (channel.delete_at > 0) {
       return yield* invalid("api.post.create_post.can_not_post_to_deleted.error", "Can not post to deleted channel.")
     }
+    yield* need(granted, "create_post")
     const sql = db.sql
     const root = input.root_id === ""
       ? undefined
@@ -201,7 +216,8 @@ const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean)
       channel,
       authorId: caller.userId,
       message: input.message,
-      root: root === undefined ? undefined : { userId: root.user_id, message: root.message }
+      root: root === undefined ? undefined : { userId: root.user_id, message: root.message },
+      channelMentions: granted.can("use_channel_mentions")
     })
     const isRoot = root === undefined
     const markChannelRead = isRoot || !(yield* collapsedThreadsFor(caller.userId))

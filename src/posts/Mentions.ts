@@ -35,8 +35,9 @@ const NotInChannel = rows("Mentions notInChannel", Schema.Struct({ id: Schema.St
 const allowsChannelMentions = (m: MemberRow) =>
   m.channel_notify !== "false" && m.ignore_channel !== "on" && !(m.mark_unread === "mention" && (m.ignore_channel ?? "default") === "default")
 
-const resolve = (members: ReadonlyArray<MemberRow>, message: string, authorId: string) => {
-  const tokens = mentionTokens(message)
+const resolve = (members: ReadonlyArray<MemberRow>, message: string, authorId: string, channelMentions: boolean) => {
+  const found = mentionTokens(message)
+  const tokens = channelMentions ? found : { ...found, channel: false, all: false, here: false }
   const ids = new Set<string>()
   for (const m of members) {
     if (m.user_id === authorId) continue
@@ -54,6 +55,8 @@ export const findMentions = (
     readonly authorId: string
     readonly message: string
     readonly root?: { readonly userId: string; readonly message: string }
+    /** Whether the author holds use_channel_mentions here: without it @channel, @all and @here notify nobody. */
+    readonly channelMentions?: boolean
   }
 ): Effect.Effect<MentionResult, DbError> =>
   Effect.gen(function*() {
@@ -61,7 +64,8 @@ export const findMentions = (
     const direct = input.channel.type === "D" || input.channel.type === "G"
     const texts = input.root === undefined ? [input.message] : [input.message, input.root.message]
     const tokenSets = texts.map(mentionTokens)
-    const channelWide = tokenSets.some((t) => t.channel || t.all || t.here)
+    const channelMentions = input.channelMentions ?? true
+    const channelWide = channelMentions && tokenSets.some((t) => t.channel || t.all || t.here)
     const names = [...new Set(tokenSets.flatMap((t) => [...t.usernames]))]
     const rootAuthor = input.root?.userId ?? ""
     if (!direct && !channelWide && names.length === 0 && rootAuthor === "") {
@@ -81,8 +85,8 @@ export const findMentions = (
       const others = members.filter((m) => m.user_id !== input.authorId).map((m) => m.user_id)
       return { mentioned: others, rootMentioned: [], rootAuthorIsMember, notInChannel: [] }
     }
-    const own = resolve(members, input.message, input.authorId)
-    const fromRoot = input.root === undefined ? new Set<string>() : resolve(members, input.root.message, input.authorId).ids
+    const own = resolve(members, input.message, input.authorId, channelMentions)
+    const fromRoot = input.root === undefined ? new Set<string>() : resolve(members, input.root.message, input.authorId, channelMentions).ids
     const memberNames = new Set(members.map((m) => m.username.toLowerCase()))
     const missing = [...own.tokens.usernames].filter((n) => !memberNames.has(n))
     const notInChannel = missing.length === 0 || input.channel.team_id === ""

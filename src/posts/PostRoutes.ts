@@ -3,6 +3,7 @@ import { Clock, Effect, Schema } from "effect"
 import { DomainEvent } from "../../schemas/Events.ts"
 import { Post } from "../../schemas/wire/Post.ts"
 import { Access } from "../access/Access.ts"
+import { need } from "../access/Permission.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -44,17 +45,16 @@ const get = Effect.gen(function*() {
 })
 
 /**
- * Applies an edit by the author (or a system admin, who holds edit_others_posts): a changed message sets edit_at;
- * publishes post_edited.
+ * Applies an edit: edit_post in the channel for one's own post (members by default), edit_others_posts for someone
+ * else's (system admins by default); a changed message sets edit_at; publishes post_edited.
  */
 const applyEdit = (caller: Caller, postId: string, changes: PostChanges) =>
   Effect.gen(function*() {
     if (changes.message !== undefined && runeLength(changes.message) > MESSAGE_MAX_RUNES) return yield* invalidMessageLength()
     const access = yield* Access
-    const { channel, postUserId } = yield* access.post(caller, postId, "write")
-    if (postUserId !== caller.userId && !caller.isSystemAdmin) {
-      return yield* forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions to edit this post.")
-    }
+    const granted = yield* access.post(caller, postId, "write")
+    const { channel, postUserId } = granted
+    yield* need(granted, postUserId === caller.userId ? "edit_post" : "edit_others_posts")
     if (channel.delete_at > 0) {
       return yield* badRequest("api.post.update_post.can_not_update_post_in_deleted.error", "Can not update a post in a deleted channel.")
     }
@@ -94,18 +94,17 @@ const patch = Effect.gen(function*() {
 })
 
 /**
- * Soft delete by the author, or by an admin of the channel, its team or the system. Deleting a root deletes its
- * replies, as Mattermost does; its files and saved-post preferences go with it.
+ * Soft delete: delete_post in the channel for one's own post (members by default), delete_others_posts for someone
+ * else's (team and system admins by default). Deleting a root deletes its replies, as Mattermost does; its files and
+ * saved-post preferences go with it.
  */
 const remove = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { post_id } = yield* Decode.params(PostParams)
   const access = yield* Access
-  const { channel, postUserId, isAdmin } = yield* access.post(caller, post_id, "read")
-  if (postUserId !== caller.userId && !isAdmin) {
-    return yield* forbidden("api.context.permissions.app_error", "You do not have the appropriate permissions to delete this post.")
-  }
-  if (postUserId === caller.userId && !isAdmin) yield* access.channel(caller, channel.id, "write")
+  const granted = yield* access.post(caller, post_id, "read")
+  const { channel, postUserId } = granted
+  yield* need(granted, postUserId === caller.userId ? "delete_post" : "delete_others_posts")
   yield* deletePost(post_id, yield* Clock.currentTimeMillis)
   const posts = yield* PostRepo
   const [post] = yield* posts.hydrate([post_id], { viewer: caller, collapsedThreads: false, extended: false })

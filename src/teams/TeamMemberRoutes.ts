@@ -4,6 +4,7 @@ import { DomainEvent } from "../../schemas/Events.ts"
 import { TeamMember, TeamMemberWithError, TeamUnread, TeamUnreadWithThreads } from "../../schemas/wire/TeamMember.ts"
 import { Team } from "../../schemas/wire/Team.ts"
 import { Access } from "../access/Access.ts"
+import { need } from "../access/Permission.ts"
 import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
 import { Paging, TeamParams, UserIdOrMe, UserParams } from "../../schemas/Params.ts"
 import type { Caller } from "../auth/Authenticate.ts"
@@ -45,8 +46,9 @@ const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
   Effect.map(TeamMemberRepo.membersOf(teamId, userIds), (rows) => rows.map(toTeamMember))
 
 /**
- * Adds users to a team. A user may join an open team (allow_open_invite) on their own; adding others takes team
- * membership (Mattermost's team_user role carries add_user_to_team), and system admins may do anything.
+ * Adds users to a team, by permission as in Mattermost: joining on one's own takes join_public_teams for an open
+ * team (allow_open_invite), join_private_teams otherwise (system admins by default); adding others, or oneself again,
+ * takes add_user_to_team in the team (its members by default). An archived team takes no one but from system admins.
  */
 const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<string>, graceful = false) =>
   Effect.gen(function*() {
@@ -54,9 +56,9 @@ const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<stri
     if (Option.isNone(found)) return yield* notFound("app.team.get.find.app_error", "Team not found.")
     const team = found.value
     const onlySelf = requested.every((id) => id === caller.userId)
-    const allowed = caller.isSystemAdmin || (team.member && team.delete_at === "0") ||
-      (onlySelf && team.allow_open_invite && team.delete_at === "0")
-    if (!allowed) return yield* permissionDenied("this team")
+    if (team.delete_at !== "0" && !caller.isSystemAdmin) return yield* permissionDenied("this team")
+    if (onlySelf && !team.member) yield* need(caller, team.allow_open_invite ? "join_public_teams" : "join_private_teams")
+    else yield* need(yield* Effect.flatMap(Access, (a) => a.teamMember(caller, teamId)), "add_user_to_team")
     if (team.delete_at !== "0") return yield* badRequest("api.team.add_user_to_team.deleted.app_error", "The team is archived.")
     const knownIds = yield* TeamMemberRepo.activeUserIds(requested)
     const unknown = requested.filter((id) => !knownIds.has(id))
@@ -150,14 +152,14 @@ const membersByIds = Effect.gen(function*() {
   return yield* respondWithAll(TeamMember, members.filter((m) => m.delete_at === 0))
 })
 
-/** Leaving (yourself) or removing (team admins); the user also leaves every channel of the team. */
+/** Leaving (yourself) or removing (remove_user_from_team: team admins by default); the user also leaves every channel of the team. */
 const removeMember = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const params = yield* Decode.params(TeamUserParams)
   const userId = resolveUserId(caller, params.user_id)
   const access = yield* Access
   const team = yield* access.teamMember(caller, params.team_id)
-  if (userId !== caller.userId && !team.isAdmin) return yield* permissionDenied("this team")
+  if (userId !== caller.userId) yield* need(team, "remove_user_from_team")
   const result = yield* TeamMemberRepo.remove(params.team_id, userId, yield* Clock.currentTimeMillis)
   if (!result.left) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
   const bus = yield* EventBus
@@ -173,15 +175,14 @@ const SchemeRolesBody = Schema.Struct({
   scheme_guest: Schema.optionalWith(Schema.Boolean, { default: () => false })
 })
 
-/** Makes the member a team admin or a plain member (team admins and system admins may); guests are not offered. */
+/** Makes the member a team admin or a plain member (manage_team_roles: team and system admins by default); guests are not offered. */
 const setTeamAdmin = <E, R>(decide: Effect.Effect<boolean, E, R>) =>
   Effect.gen(function*() {
     const caller = yield* CurrentCaller
     const params = yield* Decode.params(TeamUserParams)
     const admin = yield* decide
     const access = yield* Access
-    const team = yield* access.teamMember(caller, params.team_id)
-    if (!team.isAdmin) return yield* permissionDenied("this team")
+    yield* need(yield* access.teamMember(caller, params.team_id), "manage_team_roles")
     const userId = resolveUserId(caller, params.user_id)
     const updated = yield* TeamMemberRepo.setSchemeAdmin(params.team_id, userId, admin)
     if (!updated) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")

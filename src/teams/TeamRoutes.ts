@@ -5,6 +5,7 @@ import { newId } from "../../layers/Crypto.ts"
 import { DomainEvent } from "../../schemas/Events.ts"
 import { Paging, TeamParams } from "../../schemas/Params.ts"
 import { Access } from "../access/Access.ts"
+import { need } from "../access/Permission.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
@@ -86,6 +87,7 @@ const createTeam = Effect.gen(function*() {
   if (!caller.isSystemAdmin && !(yield* siteSwitches).enableTeamCreation) {
     return yield* forbidden("api.team.is_team_creation_allowed.disabled.app_error", "Team creation has been disabled. Please ask your System Administrator for details.")
   }
+  yield* need(caller, "create_team")
   const name = input.name.trim()
   const nameProblem = teamNameProblem(name)
   if (nameProblem !== undefined) return yield* badRequest("model.team.is_valid.url.app_error", nameProblem)
@@ -143,7 +145,7 @@ const applyPatch = (partial: boolean) =>
     const access = yield* Access
     const team = yield* access.teamMember(caller, team_id)
     const patch: typeof TeamPatch.Type = partial ? yield* Decode.body(TeamPatch) : yield* Decode.body(TeamUpdate)
-    if (!team.isAdmin) return yield* permissionDenied("this team")
+    yield* need(team, "manage_team")
     yield* validatePatch(patch)
     const now = yield* Clock.currentTimeMillis
     const updated = yield* TeamRepo.patch(team_id, patch, now)
@@ -152,13 +154,12 @@ const applyPatch = (partial: boolean) =>
     return yield* respondWith(Team, toTeam(updated, true))
   })
 
-/** The `{team_id}` of the path, once the caller is known to administer that team (team or system admin). */
+/** The `{team_id}` of the path, once the caller is known to hold manage_team there (team and system admins by default). */
 export const administeredTeamId = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const access = yield* Access
-  const team = yield* access.teamMember(caller, team_id)
-  if (!team.isAdmin) return yield* permissionDenied("this team")
+  yield* need(yield* access.teamMember(caller, team_id), "manage_team")
   return team_id
 })
 

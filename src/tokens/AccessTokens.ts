@@ -37,12 +37,18 @@ const repo = Effect.map(Db, makeAccessTokenRepo)
 
 const enabled = Effect.flatMap(integrationSwitches, (s) => s.enableUserAccessTokens ? Effect.void : Effect.fail(new TokensDisabled()))
 
-/** The caller may manage `userId`'s tokens: a system admin, or the user with the token role. */
-const mayManage = (caller: Caller, userId: string) =>
-  caller.isSystemAdmin || (caller.userId === userId && caller.roles.includes(TOKEN_ROLE))
+type TokenPermission = "create_user_access_token" | "read_user_access_token" | "revoke_user_access_token"
+
+/**
+ * The caller may act on `userId`'s tokens, as Mattermost decides: the token permission (system admins, and users
+ * given the system_user_access_token role, hold them by default), for oneself, or for anyone with edit_other_users.
+ */
+const mayManage = (caller: Caller, userId: string, permission: TokenPermission) =>
+  caller.can(permission) && (caller.userId === userId || caller.can("edit_other_users"))
     ? Effect.void
     : Effect.fail(new TokenNotPermitted())
 
+/** Every user's tokens: manage_system, as Mattermost's getUserAccessTokens asks. */
 const requireAdmin = (caller: Caller) => caller.isSystemAdmin ? Effect.void : Effect.fail(new TokenNotPermitted())
 
 /** Ends the sessions a token authenticated (after the change is committed): its sockets close too. */
@@ -50,19 +56,19 @@ const endSession = (sessionId: string | null) =>
   sessionId === null ? Effect.void : Effect.flatMap(Sessions, (s) => s.revoke(sessionId))
 
 /** A token the caller may manage, or why not. Not found and not permitted look alike to others' tokens. */
-const ownedToken = (caller: Caller, tokenId: string) =>
+const ownedToken = (caller: Caller, tokenId: string, permission: TokenPermission) =>
   Effect.gen(function*() {
     const tokens = yield* repo
     const row = yield* tokens.byId(tokenId)
     if (Option.isNone(row)) return yield* new TokenNotFound()
-    yield* mayManage(caller, row.value.user_id)
+    yield* mayManage(caller, row.value.user_id, permission)
     return row.value
   })
 
 export const create = (caller: Caller, userId: string, description: string, expiresAt: number) =>
   Effect.gen(function*() {
     yield* enabled
-    yield* mayManage(caller, userId)
+    yield* mayManage(caller, userId, "create_user_access_token")
     if (description.trim() === "") return yield* new TokenBadInput({ field: "description", reason: "is required" })
     const now = yield* Clock.currentTimeMillis
     if (expiresAt !== 0 && expiresAt <= now) return yield* new TokenBadInput({ field: "expires_at", reason: "must be in the future, or 0 for never" })
@@ -78,7 +84,7 @@ export const create = (caller: Caller, userId: string, description: string, expi
 export const listForUser = (caller: Caller, userId: string, page: number, perPage: number) =>
   Effect.gen(function*() {
     yield* enabled
-    yield* mayManage(caller, userId)
+    yield* mayManage(caller, userId, "read_user_access_token")
     return (yield* (yield* repo).forUser(userId, page, perPage)).map(wire)
   })
 
@@ -100,13 +106,13 @@ export const search = (caller: Caller, term: string) =>
 export const get = (caller: Caller, tokenId: string) =>
   Effect.gen(function*() {
     yield* enabled
-    return wire(yield* ownedToken(caller, tokenId))
+    return wire(yield* ownedToken(caller, tokenId, "read_user_access_token"))
   })
 
 export const revoke = (caller: Caller, tokenId: string) =>
   Effect.gen(function*() {
     yield* enabled
-    yield* ownedToken(caller, tokenId)
+    yield* ownedToken(caller, tokenId, "revoke_user_access_token")
     const removed = yield* (yield* repo).delete(tokenId)
     if (Option.isSome(removed)) yield* endSession(removed.value.session_id)
   })
@@ -114,7 +120,7 @@ export const revoke = (caller: Caller, tokenId: string) =>
 export const setActive = (caller: Caller, tokenId: string, active: boolean) =>
   Effect.gen(function*() {
     yield* enabled
-    yield* ownedToken(caller, tokenId)
+    yield* ownedToken(caller, tokenId, "revoke_user_access_token")
     const changed = yield* (yield* repo).setActive(tokenId, active)
     if (Option.isSome(changed)) yield* endSession(changed.value.session_id)
   })

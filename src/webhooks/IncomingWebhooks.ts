@@ -45,12 +45,15 @@ const repo = Effect.map(Db, makeIncomingRepo)
 
 const enabled = Effect.flatMap(integrationSwitches, (s) => s.enableIncomingWebhooks ? Effect.void : Effect.fail(new HooksDisabled()))
 
-/** Team admins and system admins manage a team's hooks (incoming and outgoing alike). */
-export const mayManageTeam = (caller: Caller, teamId: string) =>
+/**
+ * Managing a team's hooks takes manage_incoming_webhooks (or manage_outgoing_webhooks) in the team: team admins and
+ * system admins by default, from the caller's system and team roles.
+ */
+export const mayManageTeam = (caller: Caller, teamId: string, permission: "manage_incoming_webhooks" | "manage_outgoing_webhooks" = "manage_incoming_webhooks") =>
   Effect.gen(function*() {
-    if (caller.isSystemAdmin) return
+    if (caller.can(permission)) return
     const access = yield* Effect.flatMap(Access, (a) => a.teamMember(caller, teamId)).pipe(Effect.catchAll(() => Effect.fail(new HookNotPermitted())))
-    if (!access.isAdmin) return yield* new HookNotPermitted()
+    if (!access.can(permission)) return yield* new HookNotPermitted()
   })
 
 /** The channel a hook posts to: readable by the caller, in a team, not archived. */
@@ -76,11 +79,15 @@ const values = (teamId: string, input: { channel_id: string; display_name: strin
 })
 
 /** The hook `find` gives, if the caller manages its team (incoming and outgoing hooks alike). */
-export const managedHook = <Row extends { readonly team_id: string }, E, R>(caller: Caller, find: Effect.Effect<Option.Option<Row>, E, R>) =>
+export const managedHook = <Row extends { readonly team_id: string }, E, R>(
+  caller: Caller,
+  find: Effect.Effect<Option.Option<Row>, E, R>,
+  permission: "manage_incoming_webhooks" | "manage_outgoing_webhooks" = "manage_incoming_webhooks"
+) =>
   Effect.gen(function*() {
     const row = yield* find
     if (Option.isNone(row)) return yield* new HookNotFound()
-    yield* mayManageTeam(caller, row.value.team_id)
+    yield* mayManageTeam(caller, row.value.team_id, permission)
     return row.value
   })
 

@@ -108,13 +108,13 @@ const noOverlap = (teamId: string, hookId: string, input: OutgoingHookInput, act
     }
   })
 
-const owned = (caller: Caller, hookId: string) => managedHook(caller, Effect.flatMap(repo, (r) => r.byId(hookId)))
+const owned = (caller: Caller, hookId: string) => managedHook(caller, Effect.flatMap(repo, (r) => r.byId(hookId)), "manage_outgoing_webhooks")
 
 export const create = (caller: Caller, body: OutgoingHookInput & { team_id: string; creator_id: string }) =>
   Effect.gen(function*() {
     yield* enabled
     if (!isId(body.team_id)) return yield* invalid("api.context.invalid_param.app_error", "Invalid or missing team_id parameter in request body.")
-    yield* mayManageTeam(caller, body.team_id)
+    yield* mayManageTeam(caller, body.team_id, "manage_outgoing_webhooks")
     const input = yield* checked(body)
     const hooks = yield* repo
     const creatorId = body.creator_id === "" ? caller.userId : body.creator_id
@@ -150,7 +150,7 @@ export const list = (caller: Caller, filter: { teamId: string; channelId: string
     }
     if (teamId === undefined) {
       if (!caller.isSystemAdmin) return yield* new HookNotPermitted()
-    } else yield* mayManageTeam(caller, teamId)
+    } else yield* mayManageTeam(caller, teamId, "manage_outgoing_webhooks")
     const rows = yield* hooks.list({
       teamId,
       channelId: filter.channelId === "" ? undefined : filter.channelId,
