@@ -1,5 +1,6 @@
 import { Clock, Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Redis } from "ioredis"
+import { isRedisUnavailable } from "./RedisFailures.ts"
 import { makeCircuitBreaker, Policies, type CircuitOpenError } from "./Resilience.ts"
 
 /**
@@ -237,14 +238,15 @@ export const makeRedis = (url: Redacted.Redacted) =>
     // Outage budget: without an offline queue a command fails at once while the connection is down (instead of
     // waiting for a reconnection); one that gets no answer gives up after CALL_TIMEOUT and is not retried (a Redis
     // that does not answer will not answer the retry either); three failures in a row open the breaker, and then
-    // every call fails at once until a trial call succeeds. Callers treat the cache as optional or fall back.
-    const breaker = yield* makeCircuitBreaker({ name: "redis", maxFailures: 3, resetAfter: "1 second" })
+    // every call fails at once until a trial call succeeds. Callers treat the cache as optional or fall back. An error
+    // reply is the command's own failure: neither retried nor counted (RedisFailures.ts).
+    const breaker = yield* makeCircuitBreaker({ name: "redis", maxFailures: 3, resetAfter: "1 second", isFailure: (e) => e instanceof CacheError && isRedisUnavailable(e) })
     const call = <A>(op: string, f: () => Promise<A>, idempotent = true) => {
       const attempt = Effect.tryPromise({ try: f, catch: (cause) => new CacheError({ op, cause }) }).pipe(
         Effect.timeoutFail({ duration: CALL_TIMEOUT, onTimeout: () => new CacheError({ op, cause: "timeout" }) })
       )
       const retried = idempotent
-        ? Effect.retry(attempt, { schedule: Policies.idempotentStore, while: (e) => e.cause !== "timeout" && client.status === "ready" })
+        ? Effect.retry(attempt, { schedule: Policies.idempotentStore, while: (e) => e.cause !== "timeout" && isRedisUnavailable(e) && client.status === "ready" })
         : attempt
       return breaker.protect(retried)
     }

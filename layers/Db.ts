@@ -7,6 +7,7 @@ import pg from "pg"
 import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
 import { serviceClient } from "./ServiceClient.ts"
 import { dbPoolSaturation } from "./Metrics.ts"
+import { isConnectionFailure } from "./DbFailures.ts"
 import { CircuitOpenError, makeCircuitBreaker, Policies } from "./Resilience.ts"
 import { decodedParts } from "./Rows.ts"
 
@@ -52,11 +53,6 @@ const STATEMENT_TIMEOUT_MS = 10_000
 
 const isSqlError = (e: unknown): e is SqlError => (e as { _tag?: string } | undefined)?._tag === "SqlError"
 
-const isConnectionFailure = (error: unknown) => {
-  const cause = (error as { cause?: { code?: string } })?.cause
-  const code = cause?.code ?? ""
-  return /^(ECONN|ETIMEDOUT|EPIPE|57P0|08)/.test(code) || String(cause).includes("Connection terminated")
-}
 
 const makeService = (options: PoolOptions) =>
   Effect.gen(function*() {
@@ -80,6 +76,7 @@ const makeService = (options: PoolOptions) =>
     // Idle clients that lose their server emit errors on the pool; queries surface them, so only swallow here.
     pool.on("error", () => {})
     const sql = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "the-service" })
+    // Only an unreachable PostgreSQL counts: a statement it refused is that request's failure alone (DbFailures.ts).
     const breaker = yield* makeCircuitBreaker({
       name: "postgres",
       maxFailures: 5,

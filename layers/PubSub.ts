@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer, PubSub as EffectPubSub, Redacted, Stream } from "effect"
 import type { RedisOptions } from "ioredis"
 import { Redis } from "ioredis"
+import { isRedisUnavailable } from "./RedisFailures.ts"
 import { makeCircuitBreaker, Policies, type CircuitOpenError } from "./Resilience.ts"
 
 /**
@@ -92,7 +93,13 @@ export const makeRedis = (url: Redacted.Redacted) =>
     subscriber.on("message", (topic: string, message: string) => {
       Effect.runSync(EffectPubSub.publish(local, { topic, message }))
     })
-    const breaker = yield* makeCircuitBreaker({ name: "redis-pubsub", maxFailures: 3, resetAfter: "1 second" })
+    // Like the cache's: an error reply fails that publish alone (RedisFailures.ts).
+    const breaker = yield* makeCircuitBreaker({
+      name: "redis-pubsub",
+      maxFailures: 3,
+      resetAfter: "1 second",
+      isFailure: (e) => e instanceof PubSubError && isRedisUnavailable(e)
+    })
     const service: PubSubService = {
       reachesOtherNodes: true,
       publish: (topic, message) =>

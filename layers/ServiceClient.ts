@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import pg from "pg"
+import { MAX_BIND_PARAMETERS, TooManyBindParameters } from "./DbFailures.ts"
 
 /**
  * The pg client of the pool, for the service's own statements (those with parameters; every feature query has some):
@@ -14,6 +15,9 @@ import pg from "pg"
  *   turns this off (a pooler in transaction mode that cannot keep prepared statements, such as PgBouncer before 1.21).
  * - They get a client-side timeout (`queryTimeoutMs`): an answer that never comes (a server that stopped
  *   responding) fails the statement. PostgreSQL's own statement_timeout cancels slow ones first.
+ *
+ * - A statement with more parameters than the protocol carries fails here, before anything is sent
+ *   (`TooManyBindParameters`): node-postgres would send a Bind message PostgreSQL rejects as a protocol violation.
  *
  * Text without parameters (migrations: several statements at once, long index builds) runs as pg would run it, with
  * no client-side timeout; migrations lift the server's timeout for their transaction.
@@ -36,6 +40,13 @@ export const serviceClient = (options: { readonly prepare: boolean; readonly que
     // pg's overloads are many; only (text, values[, callback]) with values is changed, everything else passes as is.
     override query(...args: Array<any>): any {
       const [text, values] = args
+      if (typeof text === "string" && Array.isArray(values) && values.length > MAX_BIND_PARAMETERS) {
+        const error = new TooManyBindParameters(values.length)
+        const callback = args.find((a) => typeof a === "function") as ((e: Error) => void) | undefined
+        if (callback === undefined) return Promise.reject(error)
+        process.nextTick(() => callback(error))
+        return undefined
+      }
       if (typeof text === "string" && Array.isArray(values) && values.length > 0) {
         const name = options.prepare ? nameFor(text) : undefined
         const config = name === undefined

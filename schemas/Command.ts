@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ListOf, MaxItems } from "./Limits.ts"
 
 /**
  * Slash commands as they come in (@mattermost/types integrations.d.ts Command, CommandArgs, CommandResponse) and
@@ -45,7 +46,7 @@ export const ExecuteCommand = Schema.Struct({
 })
 export type ExecuteCommand = typeof ExecuteCommand.Type
 
-const Attachments = Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+const Attachments = ListOf(Schema.Record({ key: Schema.String, value: Schema.Unknown }), MaxItems.attachments)
 
 const responseFields = {
   response_type: Schema.optionalWith(Schema.String, { default: () => "" }),
@@ -67,7 +68,7 @@ export const ExtraResponse = Schema.Struct(responseFields)
 /** What an integration answers (to the command request, or later through response_url). */
 export const CommandResponse = Schema.Struct({
   ...responseFields,
-  extra_responses: Schema.optionalWith(Schema.NullOr(Schema.Array(ExtraResponse)), { default: () => null })
+  extra_responses: Schema.optionalWith(Schema.NullOr(ListOf(ExtraResponse, MaxItems.extraResponses)), { default: () => null })
 })
 export type CommandResponse = typeof CommandResponse.Type
 export type CommandAnswer = typeof ExtraResponse.Type
@@ -86,7 +87,7 @@ export const DialogElement = Schema.Struct({
   min_length: Schema.optional(Schema.Number),
   max_length: Schema.optional(Schema.Number),
   data_source: Schema.optional(Schema.String),
-  options: Schema.optional(Schema.NullOr(Schema.Array(DialogOption)))
+  options: Schema.optional(Schema.NullOr(ListOf(DialogOption, MaxItems.dialogOptions)))
 }, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
 export const Dialog = Schema.Struct({
@@ -94,7 +95,7 @@ export const Dialog = Schema.Struct({
   title: Schema.optionalWith(Schema.String, { default: () => "" }),
   introduction_text: Schema.optional(Schema.String),
   icon_url: Schema.optional(Schema.String),
-  elements: Schema.optional(Schema.NullOr(Schema.Array(DialogElement))),
+  elements: Schema.optional(Schema.NullOr(ListOf(DialogElement, MaxItems.dialogElements))),
   submit_label: Schema.optional(Schema.String),
   notify_on_cancel: Schema.optional(Schema.Boolean),
   state: Schema.optional(Schema.String)

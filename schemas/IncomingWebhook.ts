@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ListOf, MaxItems } from "./Limits.ts"
 import type { IncomingWebhook } from "./wire/Webhook.ts"
 
 /** Incoming webhooks on the wire (@mattermost/types integrations.d.ts IncomingWebhook) and their payloads. */
@@ -36,7 +37,7 @@ export const IncomingPayload = Schema.Struct({
   icon_emoji: Schema.optionalWith(Schema.String, { default: () => "" }),
   channel: Schema.optionalWith(Schema.String, { default: () => "" }),
   props: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
-  attachments: Schema.optionalWith(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })), { default: () => [] }),
+  attachments: Schema.optionalWith(ListOf(Schema.Record({ key: Schema.String, value: Schema.Unknown }), MaxItems.attachments), { default: () => [] }),
   type: Schema.optionalWith(Schema.String, { default: () => "" })
 })
 export type IncomingPayload = typeof IncomingPayload.Type

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ListOf, MaxItems } from "./Limits.ts"
 import type { OutgoingWebhook } from "./wire/Webhook.ts"
 
 /**
@@ -16,9 +17,9 @@ export const CONTENT_TYPES = ["", "application/json", "application/x-www-form-ur
 
 const HookFields = {
   channel_id: Schema.optionalWith(Schema.String, { default: () => "" }),
-  trigger_words: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  trigger_words: Schema.optionalWith(ListOf(Schema.String, MaxItems.triggerWords), { default: () => [] }),
   trigger_when: Schema.optionalWith(Schema.Literal(TRIGGER_EXACT, TRIGGER_STARTS_WITH), { default: () => TRIGGER_EXACT }),
-  callback_urls: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  callback_urls: Schema.optionalWith(ListOf(Schema.String, MaxItems.callbackUrls), { default: () => [] }),
   display_name: Schema.optionalWith(Text(64), { default: () => "" }),
   description: Schema.optionalWith(Text(500), { default: () => "" }),
   content_type: Schema.optionalWith(Schema.Literal(...CONTENT_TYPES), { default: () => "" }),
@@ -69,7 +70,7 @@ export const OutgoingAnswer = Schema.Struct({
   username: Schema.optionalWith(Schema.String, { default: () => "" }),
   icon_url: Schema.optionalWith(Schema.String, { default: () => "" }),
   props: Schema.optionalWith(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })), { default: () => null }),
-  attachments: Schema.optionalWith(Schema.NullOr(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))), { default: () => null }),
+  attachments: Schema.optionalWith(Schema.NullOr(ListOf(Schema.Record({ key: Schema.String, value: Schema.Unknown }), MaxItems.attachments)), { default: () => null }),
   type: Schema.optionalWith(Schema.String, { default: () => "" }),
   response_type: Schema.optionalWith(Schema.String, { default: () => "" })
 })

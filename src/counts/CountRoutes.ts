@@ -8,19 +8,19 @@ import { respondWith } from "../http/Respond.ts"
 import { CountsByChannel } from "../../schemas/wire/Counts.ts"
 import { ownUserId } from "../access/UserParam.ts"
 import { CountRepo } from "./CountRepo.ts"
+import { ListOf, MaxItems } from "../../schemas/Limits.ts"
 
 /** POST /channels/stats/member_count and GET /users/{user_id}/teams/{team_id}/threads/mention_counts. */
 
-const MAX_CHANNELS = 200
-const ChannelIdsBody = Schema.Array(Decode.Id)
+const ChannelIdsBody = ListOf(Decode.Id, MaxItems.channelIds)
 const TeamParams = Schema.Struct({ team_id: Decode.Id })
 
 /** `{channel_id: active members}`; every channel must be one the caller may read, as Mattermost requires. */
 const memberCounts = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const ids = [...new Set(yield* Decode.body(ChannelIdsBody))]
-  if (ids.length === 0 || ids.length > MAX_CHANNELS) {
-    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing channel_ids parameter in request body (1 to ${MAX_CHANNELS}).`)
+  if (ids.length === 0) {
+    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing channel_ids parameter in request body (1 to ${MaxItems.channelIds}).`)
   }
   const rows = yield* (yield* CountRepo).memberCounts(caller.userId, caller.isSystemAdmin, ids)
   if (rows.length !== ids.length || rows.some((r) => !r.readable)) return yield* permissionDenied("these channels")

@@ -16,6 +16,7 @@ import * as RequestBody from "../http/RequestBody.ts"
 import * as EmojiRepo from "./EmojiRepo.ts"
 import { imageKey, toWire } from "./EmojiWire.ts"
 import { SYSTEM_EMOJI_NAMES } from "./SystemEmojiNames.ts"
+import { ListOf, MaxItems } from "../../schemas/Limits.ts"
 
 /** Custom emoji (api4/emoji.go): upload, list, get by id and name, image, autocomplete, search, delete. */
 
@@ -25,11 +26,10 @@ const MAX_EMOJI_REQUEST_BYTES = MAX_EMOJI_IMAGE_BYTES + 16 * 1024
 const NAME_PATTERN = /^[a-z0-9_+-]{1,64}$/
 const AUTOCOMPLETE_LIMIT = 100
 const SEARCH_LIMIT = 200
-const MAX_NAMES = 200
 
 const EmojiParams = Schema.Struct({ emoji_id: Decode.Id })
 const NameParams = Schema.Struct({ emoji_name: Schema.String })
-const NamesBody = Schema.Array(Schema.String)
+const NamesBody = ListOf(Schema.String, MaxItems.emojiNames)
 
 const EmojiPart = Schema.parseJson(Schema.Struct({ creator_id: Schema.String, name: Schema.String }))
 
@@ -145,9 +145,6 @@ const getEmojiByName = Effect.gen(function*() {
 
 const getEmojiByNames = Effect.gen(function*() {
   const names = yield* Decode.body(NamesBody)
-  if (names.length > MAX_NAMES) {
-    return yield* badRequest("api.emoji.get_multiple_by_name.too_many_names.app_error", `Unable to get more than ${MAX_NAMES} emojis by name.`)
-  }
   const rows = yield* EmojiRepo.findByNames([...new Set(names)])
   return yield* respondWithAll(CustomEmoji, rows.map(toWire))
 })

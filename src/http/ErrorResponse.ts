@@ -2,6 +2,7 @@ import { HttpServerError } from "@effect/platform"
 import { Cause, Effect } from "effect"
 import { CacheError } from "../../layers/Cache.ts"
 import { DbError } from "../../layers/Db.ts"
+import { isRejectedInput } from "../../layers/DbFailures.ts"
 import { CircuitOpenError } from "../../layers/Resilience.ts"
 import { type DomainError, isDomainError } from "../../schemas/Errors.ts"
 import { ApiError } from "./ApiError.ts"
@@ -32,11 +33,6 @@ const nativeCodes: Record<number, string> = {
 
 export const isNativePath = (path: string) => path === "/api/v1" || path.startsWith("/api/v1/")
 
-const sqlState = (error: DbError) => {
-  const code = (error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code
-  return typeof code === "string" ? code : ""
-}
-
 /**
  * The one table from domain errors (schemas/Errors.ts) to statuses; the body keeps the error's Mattermost id and
  * message, and the native code of /api/v1 follows from the status (`nativeCodes`).
@@ -62,10 +58,11 @@ export const toApiError = (error: unknown): ApiError => {
   if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
     return new ApiError({ status: 404, id: "api.context.404.app_error", message: "Sorry, we could not find the page." })
   }
-  // A value PostgreSQL refused as data (SQLSTATE class 22: bad encoding, out of range, NUL...) is the request's fault,
-  // not an outage: a 400, so that clients do not retry it and outage alerts stay quiet. The decode boundary refuses
-  // the known cases first (src/http/StorableInput.ts); this is the backstop for the rest.
-  if (error instanceof DbError && /^22/.test(sqlState(error))) {
+  // A statement PostgreSQL refused for what the request put in it (SQLSTATE class 22: bad encoding, out of range,
+  // NUL...; class 54 and 08P01: too large or too deep) is the request's fault, not an outage: a 400, so that clients
+  // do not retry it and outage alerts stay quiet. The decode boundary refuses the known cases first
+  // (src/http/StorableInput.ts, the lists' maxItems); this is the backstop for the rest.
+  if (error instanceof DbError && isRejectedInput(error)) {
     return new ApiError({ status: 400, id: "api.context.invalid_param.app_error", message: "A value in the request cannot be stored." })
   }
   if (error instanceof DbError || error instanceof CacheError || error instanceof CircuitOpenError) {

@@ -14,6 +14,7 @@ import { createPost, CreatePostBody, invalidMessageLength } from "./CreatePost.t
 import { MESSAGE_MAX_RUNES, runeLength } from "./MessageText.ts"
 import { PostRepo } from "./PostRepo.ts"
 import { deletePost, editPost, pinPost, type PostChanges } from "./PostWriteRepo.ts"
+import { ListOf, MaxItems } from "../../schemas/Limits.ts"
 
 /** Single posts: create, read, edit, patch, delete, pin, and posts by ids. */
 
@@ -135,14 +136,14 @@ const applyPin = (caller: Caller, postId: string, pinned: boolean) =>
     yield* bus.publish(DomainEvent.PostEdited({ post }), { channel_id: channel.id })
   })
 
-const IDS_MAX = 1000
+const PostIdsBody = ListOf(Decode.Id, MaxItems.postIds)
 
 /** Posts by ids: those the caller may read, in the asked order; others are left out, as Mattermost does. */
 const byIds = Effect.gen(function*() {
   const caller = yield* CurrentCaller
-  const ids = yield* Decode.body(Schema.Array(Decode.Id))
-  if (ids.length === 0 || ids.length > IDS_MAX) {
-    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${IDS_MAX}).`)
+  const ids = yield* Decode.body(PostIdsBody)
+  if (ids.length === 0) {
+    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${MaxItems.postIds}).`)
   }
   const posts = yield* PostRepo
   const readable = new Set(yield* posts.readable(ids, caller))

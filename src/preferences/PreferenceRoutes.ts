@@ -9,6 +9,7 @@ import { badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { PreferenceRepo } from "./PreferenceRepo.ts"
+import { ListOf, MaxItems } from "../../schemas/Limits.ts"
 
 /**
  * Preferences (display_settings, teams_order, direct_channel_show, group_channel_show, channel_open_time,
@@ -18,7 +19,6 @@ import { PreferenceRepo } from "./PreferenceRepo.ts"
 const CATEGORY_MAX = 32
 const NAME_MAX = 32
 const VALUE_MAX = 2000
-const BATCH_MAX = 1000
 
 const PreferenceBody = Schema.Struct({
   user_id: Schema.String,
@@ -26,7 +26,7 @@ const PreferenceBody = Schema.Struct({
   name: Schema.String.pipe(Schema.maxLength(NAME_MAX)),
   value: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(VALUE_MAX)), { default: () => "" })
 })
-const PreferencesBody = Schema.Array(PreferenceBody)
+const PreferencesBody = ListOf(PreferenceBody, MaxItems.preferences)
 
 const CategoryParams = Schema.Struct({ category: Schema.String })
 const PreferenceParams = Schema.Struct({ category: Schema.String, preference_name: Schema.String })
@@ -38,8 +38,8 @@ const ownUser = ownUserId("this user's preferences")
 const batchFor = (userId: string) =>
   Effect.gen(function*() {
     const items = yield* Decode.body(PreferencesBody)
-    if (items.length === 0 || items.length > BATCH_MAX) {
-      return yield* badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${BATCH_MAX} preferences.`)
+    if (items.length === 0) {
+      return yield* badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${MaxItems.preferences} preferences.`)
     }
     if (items.some((p) => p.user_id !== userId)) return yield* permissionDenied("another user's preferences")
     const unique = new Map<string, Preference>()

@@ -13,6 +13,7 @@ import { Reaction, ReactionsByPost } from "../../schemas/wire/Reaction.ts"
 import { OwnUserParam } from "../posts/OwnUser.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import * as ReactionRepo from "./ReactionRepo.ts"
+import { ListOf, MaxItems } from "../../schemas/Limits.ts"
 
 /**
  * Reactions: add, remove, list for a post and for many posts. Adding or removing one keeps posts.has_reactions and
@@ -40,7 +41,7 @@ const ReactionBody = Schema.Struct({
   emoji_name: Schema.String
 })
 const RemoveParams = Schema.Struct({ user_id: OwnUserParam, post_id: Decode.Id, emoji_name: Schema.String })
-const PostIdsBody = Schema.Array(Decode.Id)
+const PostIdsBody = ListOf(Decode.Id, MaxItems.reactionPostIds)
 
 const checkEmojiName = (name: string) =>
   EMOJI_NAME.test(name)
@@ -99,14 +100,13 @@ const list = Effect.gen(function*() {
   return yield* respondWithAll(Reaction, yield* reactionsOf([post_id]))
 })
 
-const IDS_MAX = 200
 
 /** Reactions of many posts: every readable asked post is a key, with [] when it has none. */
 const forIds = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const ids = yield* Decode.body(PostIdsBody)
-  if (ids.length === 0 || ids.length > IDS_MAX) {
-    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${IDS_MAX}).`)
+  if (ids.length === 0) {
+    return yield* badRequest("api.context.invalid_param.app_error", `Invalid or missing post_ids parameter in request body (1 to ${MaxItems.reactionPostIds}).`)
   }
   const posts = yield* PostRepo
   const readable = yield* posts.readable(ids, caller)

@@ -5,6 +5,7 @@ import type { Connection } from "./Connection.ts"
 import { type ClientRequest, RequestErrors, type RequestError } from "./Frames.ts"
 import { Hub } from "./Hub.ts"
 import { relayTyping } from "./RelayTyping.ts"
+import { ListOf, MaxItems } from "../../schemas/Limits.ts"
 import { Id } from "../../schemas/Params.ts"
 
 /**
@@ -20,7 +21,7 @@ const Typing = Schema.Struct({
   /** The thread's root post, or "" for the channel itself. */
   parent_id: Schema.optionalWith(Schema.Union(IdString, Schema.Literal("")), { default: () => "" })
 })
-const StatusIds = Schema.Struct({ user_ids: Schema.Array(IdString) })
+const StatusIds = Schema.Struct({ user_ids: ListOf(IdString, MaxItems.userIds) })
 const ActiveStatus = Schema.Struct({
   user_is_active: Schema.Boolean,
   manual: Schema.optionalWith(Schema.Boolean, { default: () => false })

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { Access } from "../access/Access.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { toWire as fileToWire } from "../files/FileInfo.ts"
-import { invalidParam } from "../http/ApiError.ts"
+import { badRequest, invalidParam } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, respondWith } from "../http/Respond.ts"
 import { FileSearchResults } from "../../schemas/wire/FileInfo.ts"
@@ -13,7 +13,8 @@ import * as FileSearch from "./FileSearch.ts"
 import { matchesIn } from "./Matches.ts"
 import * as PostSearch from "./PostSearch.ts"
 import { resolveScope } from "./SearchScope.ts"
-import { dateRanges, parseSearch } from "./SearchTerms.ts"
+import { dateRanges, parseSearch, termCount } from "./SearchTerms.ts"
+import { SearchLimits, TextOf } from "../../schemas/Limits.ts"
 
 /** POST /teams/{id}/posts/search, /posts/search, /teams/{id}/files/search and /files/search (api4/post.go, file.go). */
 
@@ -21,7 +22,7 @@ const MAX_PER_PAGE = 200
 
 /** Mattermost's SearchParameter; clients send numbers and booleans, some send null for the unset ones. */
 const SearchBody = Schema.Struct({
-  terms: Schema.String,
+  terms: TextOf(SearchLimits.termsLength),
   is_or_search: Schema.optionalWith(Schema.Boolean, { nullable: true, default: () => false }),
   time_zone_offset: Schema.optionalWith(Schema.Number, { nullable: true, default: () => 0 }),
   include_deleted_channels: Schema.optionalWith(Schema.Boolean, { nullable: true, default: () => false }),
@@ -44,6 +45,12 @@ const prepare = (withTeam: boolean) =>
     const body = yield* Decode.body(SearchBody)
     if (body.terms.trim() === "") return yield* invalidParam("terms")
     const parsed = parseSearch(body.terms)
+    if (termCount(parsed) > SearchLimits.terms) {
+      return yield* badRequest(
+        "api.context.invalid_param.app_error",
+        `Invalid terms parameter in request body: at most ${SearchLimits.terms} words, phrases and flags.`
+      )
+    }
     const scope = yield* resolveScope(parsed, { userId: caller.userId, teamId, includeDeletedChannels: body.include_deleted_channels })
     const limit = Math.min(body.per_page, MAX_PER_PAGE)
     return {

@@ -127,6 +127,12 @@ export const parseSearch = (input: string): ParsedSearch => {
   }
 }
 
+/** Every term and flag value of a search: what becomes a tsquery, a recheck or a lookup of its own. */
+export const termCount = (parsed: ParsedSearch) =>
+  parsed.terms.length + parsed.excludedTerms.length +
+  [parsed.from, parsed.in, parsed.ext].reduce((n, f) => n + f.values.length + f.excluded.length, 0) +
+  Object.values(parsed.dates).filter((d) => d !== undefined).length
+
 const DAY_MS = 86_400_000
 
 /** Milliseconds of 00:00 of a YYYY-MM-DD day at a UTC offset (seconds east); undefined when not a date. */

@@ -1,5 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
+import { ListOf, MaxItems } from "../../schemas/Limits.ts"
 import { Status } from "../../schemas/wire/Status.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
@@ -19,7 +20,7 @@ const StatusBody = Schema.Struct({
   dnd_end_time: Schema.optionalWith(Schema.Number, { default: () => 0 })
 })
 
-const IdsBody = Schema.Array(Decode.Id)
+const IdsBody = ListOf(Decode.Id, MaxItems.userIds)
 
 /** "me" or an existing user's id; unknown users are 404. */
 const targetUser = Effect.gen(function*() {

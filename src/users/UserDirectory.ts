@@ -3,6 +3,7 @@ import { Db, type DbError } from "../../layers/Db.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { UserRow } from "./UserRow.ts"
+import { SearchLimits } from "../../schemas/Limits.ts"
 
 /**
  * Who may see which users, and every user lookup that depends on it. The rule (docs/compat.md): a user sees
@@ -134,9 +135,13 @@ export const make = Effect.gen(function*() {
       ${f.notInChannel !== undefined ? sql`AND NOT EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = ${f.notInChannel} AND cm.user_id = u.id)` : sql``}`
   }
 
-  /** Every word of the term must prefix the username, a name, the nickname or (for admins) the email. */
+  /**
+   * Every word of the term must prefix the username, a name, the nickname or (for admins) the email; the first
+   * SearchLimits.userTermWords distinct words (schemas/Limits.ts says why that answers the same people or more).
+   */
   const termClause = (caller: Caller, term: string) => {
-    const words = term.trim().toLowerCase().replace(/^@/, "").split(/\s+/).filter((w) => w !== "")
+    const words = [...new Set(term.trim().toLowerCase().replace(/^@/, "").split(/\s+/).filter((w) => w !== ""))]
+      .slice(0, SearchLimits.userTermWords)
     if (words.length === 0) return sql``
     return sql`AND ${sql.and(words.map((word) => {
       const p = likePrefix(word)

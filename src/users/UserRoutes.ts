@@ -18,6 +18,7 @@ import { selfOrAdminUserId, targetUserId } from "../access/UserParam.ts"
 import * as LoginAttempts from "./LoginAttempts.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
 import { isId } from "../../schemas/Params.ts"
+import { ListOf, MaxItems, SearchLimits, TextOf } from "../../schemas/Limits.ts"
 
 /** Users: lookups, lists, search and autocomplete under the visibility rule of UserDirectory; patch, activation, password. */
 
@@ -26,12 +27,11 @@ const wireAll = (caller: Caller, rows: ReadonlyArray<UserRow>) => rows.map((row)
 
 const userNotFound = () => notFound("app.user.missing_account.const", "Unable to find the user.")
 
-const MAX_BULK = 1000
 
 const UsernameParams = Schema.Struct({ username: Schema.String })
 const EmailParams = Schema.Struct({ email: Schema.String })
-const IdsBody = Schema.Array(Decode.Id)
-const UsernamesBody = Schema.Array(Schema.String)
+const IdsBody = ListOf(Decode.Id, MaxItems.userIds)
+const UsernamesBody = ListOf(Schema.String, MaxItems.userIds)
 const SinceQuery = Schema.Struct({ since: Decode.QueryInt(0, { min: 0 }) })
 
 const visibleOne = (caller: Caller, by: { id?: string; username?: string; email?: string }) =>
@@ -71,8 +71,8 @@ const getByEmail = Effect.gen(function*() {
 
 const bulkBody = <A, I>(schema: Schema.Schema<ReadonlyArray<A>, I>, name: string) =>
   Effect.flatMap(Decode.body(schema), (items) =>
-    items.length === 0 || items.length > MAX_BULK
-      ? Effect.fail(badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${MAX_BULK} ${name}.`))
+    items.length === 0
+      ? Effect.fail(badRequest("api.context.invalid_body_param.app_error", `Expected between 1 and ${MaxItems.userIds} ${name}.`))
       : Effect.succeed(items))
 
 const byIds = Effect.gen(function*() {
@@ -171,7 +171,7 @@ const list = Effect.gen(function*() {
 const AutocompleteQuery = Schema.Struct({
   in_team: OptionalId,
   in_channel: OptionalId,
-  name: Schema.optionalWith(Schema.String, { default: () => "" }),
+  name: Schema.optionalWith(TextOf(SearchLimits.userTermLength), { default: () => "" }),
   limit: Decode.QueryInt(100, { min: 1, max: 100 })
 })
 
@@ -193,7 +193,7 @@ const autocomplete = Effect.gen(function*() {
 })
 
 const SearchBody = Schema.Struct({
-  term: Schema.String,
+  term: TextOf(SearchLimits.userTermLength),
   team_id: Schema.optional(Schema.String),
   not_in_team_id: Schema.optional(Schema.String),
   in_channel_id: Schema.optional(Schema.String),

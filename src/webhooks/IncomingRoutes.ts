@@ -11,6 +11,7 @@ import { IncomingWebhook, IncomingWebhooksWithCount } from "../../schemas/wire/W
 import { onHook, onHookUpdate } from "./HookRoutes.ts"
 import * as Hooks from "./IncomingWebhooks.ts"
 import { isId } from "../../schemas/Params.ts"
+import { discardRest } from "../http/RequestBody.ts"
 
 /** Incoming webhooks: management under /api/v4/hooks/incoming, and the hook itself at /hooks/{id} (not under /api/v4). */
 
@@ -64,6 +65,11 @@ const unparsable = () => badRequest("web.incoming_webhook.parse.app_error", "Una
 /** JSON, or a form with the JSON in `payload` (Slack's form). */
 const readPayload = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
+  // Refused before reading, and the rest drained, so that the sender gets the 413 rather than a reset connection.
+  if (Number(request.headers["content-length"] ?? 0) > PAYLOAD_LIMIT) {
+    yield* discardRest
+    return yield* payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
+  }
   const text = yield* request.text.pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(PAYLOAD_LIMIT)),
     Effect.mapError(() => payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large."))

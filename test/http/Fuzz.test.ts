@@ -11,7 +11,8 @@ import { startServer, type TestServer } from "../support/TestServer.ts"
 /**
  * Hostile input against every implemented route, driven by the router's own table: malformed and oversized bodies,
  * JSON nested thousands deep, strings PostgreSQL cannot store, numbers past bigint, multipart bodies without a
- * boundary, garbage path and query parameters; every route of the table gets the worst bodies, a hostile query and
+ * boundary, garbage path and query parameters, lists of 20,000 ids (a bare array, and every list field a route
+ * takes) and searches of 5,000 words (issue 25: such input once reached PostgreSQL and answered 503); every route of the table gets the worst bodies, a hostile query and
  * each garbage path parameter, then fast-check mixes them at random. Whatever comes in, the answer is a 4xx (or a
  * success) with a JSON error body of a bounded size, never a 5xx (501 only for what is not implemented), and the
  * server keeps serving.
@@ -38,6 +39,24 @@ const WIDE = JSON.stringify({ name: 123, message: { nested: "x".repeat(900_000) 
 const NUL = JSON.stringify({ name: "a\u0000b", message: "a\u0000b", display_name: "a\u0000b", channel_id: "a\u0000b", props: { "k\u0000": 1 } })
 // JSON.stringify would escape the surrogate as "\ud800": that is exactly what a client sends.
 const SURROGATE = '{"name":"\\ud800","message":"x\\udc00y","display_name":"\\ud800","terms":"\\ud800"}'
+const MANY_IDS = Array.from({ length: 20_000 }, (_, i) => `a${i.toString(36).padStart(25, "0")}`)
+const MANY_WORDS = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(" ")
+const LONG_LIST = JSON.stringify(MANY_IDS)
+/**
+ * Every list field of the API's bodies at once, each past the routes' own limits (1,000 for most ids), with the
+ * search fields many words long.
+ */
+const LONG_FIELDS = JSON.stringify({
+  ...Object.fromEntries(
+    ["user_ids", "channel_ids", "team_ids", "post_ids", "file_ids", "usernames", "emails", "names", "roles", "trigger_words", "callback_urls", "attachments", "elements", "extra_responses", "order"]
+      .map((k) => [k, MANY_IDS.slice(0, 2000)])
+  ),
+  terms: MANY_WORDS,
+  term: MANY_WORDS,
+  props: { attachments: MANY_IDS }
+})
+/** A query of many words in every search parameter, within the URL length the server reads. */
+const LONG_QUERY = ["term", "name", "q", "terms"].map((k) => `${k}=${encodeURIComponent(MANY_WORDS.slice(0, 1500))}`).join("&")
 const HUGE_NUMBERS = JSON.stringify({ page: 1e300, per_page: -1e300, since: 9.3e18, create_at: 1e30, sort_order: 1e20, position: 1e25 })
 
 const garbageSegment = fc.oneof(
@@ -61,6 +80,8 @@ const body: fc.Arbitrary<Body> = fc.oneof(
     { contentType: "application/json", body: NUL },
     { contentType: "application/json", body: SURROGATE },
     { contentType: "application/json", body: HUGE_NUMBERS },
+    { contentType: "application/json", body: LONG_LIST },
+    { contentType: "application/json", body: LONG_FIELDS },
     { contentType: "application/json", body: "{\"unterminated" },
     { contentType: "application/json", body: "null" },
     { contentType: "application/json", body: "[]" },
@@ -96,6 +117,8 @@ const probe = async (method: string, path: string, search: string, sent: Body) =
     headers: { Authorization: `Bearer ${endsSessions ? await freshToken() : token}`, "Content-Type": sent.contentType, "X-Requested-With": "XMLHttpRequest" },
     body: hasBody ? sent.body : undefined,
     redirect: "manual"
+  }).catch((e) => {
+    throw new Error(`${method} ${path.slice(0, 200)} with ${sent.contentType} ${sent.body.slice(0, 80)}: ${String(e.cause ?? e)}`)
   })
   if (endsSessions) token = await freshToken()
   const text = await response.text()
@@ -135,6 +158,8 @@ describe("hostile input on every route", () => {
       { contentType: "application/json", body: NUL },
       { contentType: "application/json", body: SURROGATE },
       { contentType: "application/json", body: HUGE_NUMBERS },
+      { contentType: "application/json", body: LONG_LIST },
+      { contentType: "application/json", body: LONG_FIELDS },
       { contentType: "multipart/form-data", body: "no boundary" }
     ]
     for (const route of table) {
@@ -143,6 +168,7 @@ describe("hostile input on every route", () => {
       for (const sent of route.method === "GET" ? worst.slice(0, 1) : worst) {
         await probe(route.method, path, "page=1e400&per_page=99999999999999999999999&since=%00", sent)
       }
+      await probe(route.method, path, LONG_QUERY, { contentType: "application/json", body: "{}" })
       // Each garbage value in every path parameter, with an otherwise plain request.
       if (names.length > 0) {
         for (const garbage of GARBAGE_PARAMS) {
@@ -150,7 +176,7 @@ describe("hostile input on every route", () => {
         }
       }
     }
-  }, 240_000)
+  }, 480_000)
 
   it("answers random malformed bodies, parameters and queries without a 5xx", async () => {
     const request = fc.integer({ min: 0, max: table.length - 1 }).chain((index) => {

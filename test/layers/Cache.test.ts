@@ -1,5 +1,5 @@
-import { describe, it } from "@effect/vitest"
-import { Duration, Effect, Redacted, TestClock } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Option, Redacted, TestClock } from "effect"
 import * as Cache from "../../layers/Cache.ts"
 import { hasRedis, redisKeyPrefix, redisUrl } from "../support/Databases.ts"
 import { cacheContract } from "./CacheContract.ts"
@@ -31,4 +31,21 @@ describe.concurrent(redisTitle, () => {
         key: (k) => `${prefix}cache:${index}:${k}`
       }))
   }
+})
+
+describe("Cache on Redis: whose failure an error reply is", () => {
+  it.scopedLive.skipIf(!hasRedis())("an error reply fails that command alone and never opens the breaker (issue 25)", () =>
+    Effect.gen(function*() {
+      const cache = yield* Cache.makeRedis(Redacted.make(redisUrl()))
+      const key = `${prefix}cache:reply-error`
+      yield* cache.set(key, "not a number", Duration.seconds(30))
+      // INCR on a string Redis cannot count answers an error reply (ERR value is not an integer): far more of them
+      // than the three failures that open the breaker.
+      for (let i = 0; i < 6; i++) {
+        const failure = yield* Effect.flip(cache.incr(key, Duration.seconds(30)))
+        expect(failure._tag).toBe("CacheError")
+      }
+      expect(yield* cache.get(key)).toEqual(Option.some("not a number"))
+      yield* cache.del(key)
+    }))
 })
