@@ -240,7 +240,12 @@ export const makeRedis = (url: Redacted.Redacted) =>
     // that does not answer will not answer the retry either); three failures in a row open the breaker, and then
     // every call fails at once until a trial call succeeds. Callers treat the cache as optional or fall back. An error
     // reply is the command's own failure: neither retried nor counted (RedisFailures.ts).
-    const breaker = yield* makeCircuitBreaker({ name: "redis", maxFailures: 3, resetAfter: "1 second", isFailure: (e) => e instanceof CacheError && isRedisUnavailable(e) })
+    const breaker = yield* makeCircuitBreaker({
+      name: "redis",
+      maxFailures: 3,
+      resetAfter: "1 second",
+      isFailure: (e) => e instanceof CacheError && isRedisUnavailable(e)
+    })
     const call = <A>(op: string, f: () => Promise<A>, idempotent = true) => {
       const attempt = Effect.tryPromise({ try: f, catch: (cause) => new CacheError({ op, cause }) }).pipe(
         Effect.timeoutFail({ duration: CALL_TIMEOUT, onTimeout: () => new CacheError({ op, cause: "timeout" }) })
