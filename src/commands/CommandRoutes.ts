@@ -1,9 +1,9 @@
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { CreateCommand, ExecuteCommand, MoveCommand, OpenDialog, SubmitDialog, UpdateCommand } from "../../schemas/Command.ts"
 import { AutocompleteSuggestion, Command, CommandResponse, CommandToken, SubmitDialogResponse } from "../../schemas/wire/Command.ts"
 import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
-import { badRequest, invalidParam, payloadTooLarge } from "../http/ApiError.ts"
+import { badRequest, invalidParam } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { suggestions } from "./Autocomplete.ts"
@@ -97,10 +97,7 @@ const unparsable = () => badRequest("web.command_webhook.parse.app_error", "Unab
 const responseUrl = Effect.gen(function*() {
   const { hook_id } = yield* Decode.params(Schema.Struct({ hook_id: Schema.String }))
   const request = yield* HttpServerRequest.HttpServerRequest
-  const text = yield* request.text.pipe(
-    HttpIncomingMessage.withMaxBodySize(Option.some(ANSWER_LIMIT)),
-    Effect.mapError(() => payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large."))
-  )
+  const text = yield* Decode.textBody(ANSWER_LIMIT)
   const parsed = parseAnswer(request.headers["content-type"] ?? "", text)
   if (Option.isNone(parsed) || parsed.value === null) return yield* unparsable()
   yield* answerLater(hook_id, parsed.value)

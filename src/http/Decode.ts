@@ -45,24 +45,27 @@ export const JSON_BODY_LIMIT = 8 * 1024 * 1024
 /** A body that could not be read (the connection failed while it came). */
 export const unreadableBody = () => badRequest("api.context.invalid_body_param.app_error", "Unable to read the request body.")
 
-/** Reads the raw body once; malformed JSON is a 400, an oversized body a 413. */
-export const jsonBody: Effect.Effect<unknown, ApiError, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  // Refused before reading, and the rest drained, so that the client gets the 413 rather than a reset connection.
-  if (Number(request.headers["content-length"] ?? 0) > JSON_BODY_LIMIT) {
-    yield* discardRest
-    return yield* payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
-  }
-  const text = yield* request.text.pipe(
-    HttpIncomingMessage.withMaxBodySize(Option.some(JSON_BODY_LIMIT)),
-    Effect.mapError((e) =>
-      /max.?body.?size|too large/i.test(String(e.cause ?? e.description ?? ""))
-        ? payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
-        : unreadableBody()
+/** The raw body as text, at most `limit` bytes: an oversized body is a 413, one that could not be read a 400. */
+export const textBody = (limit: number): Effect.Effect<string, ApiError, HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // Refused before reading, and the rest drained, so that the client gets the 413 rather than a reset connection.
+    if (Number(request.headers["content-length"] ?? 0) > limit) {
+      yield* discardRest
+      return yield* payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
+    }
+    return yield* request.text.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
+      Effect.mapError((e) =>
+        /max.?body.?size|too large/i.test(String(e.cause ?? e.description ?? ""))
+          ? payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
+          : unreadableBody()
+      )
     )
-  )
-  return yield* jsonText(text)
-})
+  })
+
+/** Reads the raw body once; malformed JSON is a 400, an oversized body a 413. */
+export const jsonBody: Effect.Effect<unknown, ApiError, HttpServerRequest.HttpServerRequest> = Effect.flatMap(textBody(JSON_BODY_LIMIT), (text) => jsonText(text))
 
 /** A body already read, as `jsonBody` takes it: blank is a 400, malformed JSON a 400, unstorable values a 400. */
 export const jsonText = (text: string): Effect.Effect<unknown, ApiError> => {

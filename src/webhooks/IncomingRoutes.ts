@@ -1,17 +1,16 @@
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
 import type { DbError } from "../../layers/Db.ts"
 import type { DomainError } from "../../schemas/Errors.ts"
 import { CreateIncomingWebhook, IncomingPayload, UpdateIncomingWebhook } from "../../schemas/IncomingWebhook.ts"
 import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
-import { ApiError, badRequest, notFound, payloadTooLarge, permissionDenied } from "../http/ApiError.ts"
+import { ApiError, badRequest, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { IncomingWebhook, IncomingWebhooksWithCount } from "../../schemas/wire/Webhook.ts"
 import { onHook, onHookUpdate } from "./HookRoutes.ts"
 import * as Hooks from "./IncomingWebhooks.ts"
 import { isId } from "../../schemas/Params.ts"
-import { discardRest } from "../http/RequestBody.ts"
 
 /** Incoming webhooks: management under /api/v4/hooks/incoming, and the hook itself at /hooks/{id} (not under /api/v4). */
 
@@ -65,15 +64,7 @@ const unparsable = () => badRequest("web.incoming_webhook.parse.app_error", "Una
 /** JSON, or a form with the JSON in `payload` (Slack's form). */
 const readPayload = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
-  // Refused before reading, and the rest drained, so that the sender gets the 413 rather than a reset connection.
-  if (Number(request.headers["content-length"] ?? 0) > PAYLOAD_LIMIT) {
-    yield* discardRest
-    return yield* payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large.")
-  }
-  const text = yield* request.text.pipe(
-    HttpIncomingMessage.withMaxBodySize(Option.some(PAYLOAD_LIMIT)),
-    Effect.mapError(() => payloadTooLarge("api.context.request_body_too_large.app_error", "The request body is too large."))
-  )
+  const text = yield* Decode.textBody(PAYLOAD_LIMIT)
   const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase()
   const jsonText = type === "application/x-www-form-urlencoded" ? new URLSearchParams(text).get("payload") ?? "" : text
   let parsed: unknown
