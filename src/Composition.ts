@@ -57,6 +57,8 @@ import * as EmailNotifications from "./mail/EmailNotifications.ts"
 import * as TokenSweep from "./recovery/TokenSweep.ts"
 import * as PendingPostIds from "./posts/PendingPostIds.ts"
 import * as OutgoingDispatch from "./webhooks/OutgoingDispatch.ts"
+import * as LinkPreviewJob from "./links/LinkPreviewJob.ts"
+import * as LinkPreviews from "./links/LinkPreviews.ts"
 import * as OutgoingHookCache from "./webhooks/OutgoingHookCache.ts"
 
 /**
@@ -155,6 +157,7 @@ const services = Layer.mergeAll(
   SsoDirectory.layer,
   WebApp.layer,
   OutgoingHookCache.layer,
+  LinkPreviews.layer,
   SystemBot.layer.pipe(Layer.provide(UserRepo.layer)), // the same UserRepo (layers are shared by reference)
   CommandFibers.layer
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it
@@ -173,7 +176,7 @@ const dependentServices = Layer.merge(realtime, push)
 
 /** Long-running per-node programs (the realtime hub, push workers): each feature adds its layer here. */
 export const background = Layer.mergeAll(PushNotifier.layer, DeviceSweep.layer, StatusSweeper.layer, ReminderJob.layer, ScheduledPostJob.layer, OutgoingDispatch.layer,
-  EmailNotifications.layer, TokenSweep.layer, PendingPostIds.sweepLayer)
+  EmailNotifications.layer, LinkPreviewJob.layer, TokenSweep.layer, PendingPostIds.sweepLayer)
 
 /** Everything the HTTP program and the background programs run over, migrations applied first. */
 export const ready = (config: ResolvedConfig, overrides: CapabilityOverrides = {}) =>

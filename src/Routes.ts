@@ -37,6 +37,7 @@ import * as OutgoingHooks from "./webhooks/OutgoingRoutes.ts"
 import * as PostActions from "./integrations/PostActionRoutes.ts"
 import * as SlashCommands from "./commands/CommandRoutes.ts"
 import * as Reminders from "./reminders/ReminderRoutes.ts"
+import * as OpenGraph from "./links/OpenGraphRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
 import * as Preferences from "./preferences/PreferenceRoutes.ts"
@@ -86,6 +87,7 @@ export const served = HttpRouter.concatAll(
   PostActions.routes,
   SlashCommands.routes,
   Reminders.routes,
+  OpenGraph.routes,
   CustomStatus.routes,
   ProfileImages.routes,
   Preferences.routes,

@@ -4,6 +4,7 @@ import { Db, type DbError } from "../../layers/Db.ts"
 import { IdRow, Int8, Int8Text, JsonArrayOf, JsonObject, JsonObjectOf, rows, type RowsDecoder, StringList } from "../../layers/Rows.ts"
 import type { FileInfo } from "../../schemas/wire/FileInfo.ts"
 import type { PostEmoji, PostPriority } from "../../schemas/wire/PostMetadata.ts"
+import type { LinkPreview } from "../links/LinkPreviews.ts"
 import type { UserRow } from "../users/UserRow.ts"
 import { type AcknowledgementJson, type PostJson, type PostRow, type ReactionJson, toWire, type WireOptions } from "./PostWire.ts"
 
@@ -136,6 +137,7 @@ const HydratedRow = Schema.Struct({
   file_ids: StringList,
   pending_post_id: Schema.String,
   has_reactions: Schema.Boolean,
+  link_preview: Schema.NullOr(JsonObjectOf<LinkPreview>()),
   reply_count: Int8Text,
   last_reply_at: Schema.NullOr(Int8Text),
   participants: Schema.NullOr(StringList),
@@ -172,7 +174,7 @@ export const make = Effect.gen(function*() {
   // The post columns a hydrated row starts with (HydratedRow's first fields).
   const postColumns = sql.literal(
     "p.id, p.create_at, p.update_at, p.edit_at, p.delete_at, p.is_pinned, p.user_id, p.channel_id, p.root_id, p.original_id, " +
-      "p.message, p.type, p.props, p.hashtags, p.file_ids, p.pending_post_id, p.has_reactions"
+      "p.message, p.type, p.props, p.hashtags, p.file_ids, p.pending_post_id, p.has_reactions, p.link_preview"
   )
 
   // One primary-key lookup per participant (a scalar subquery): joined to the unnested list instead, the planner

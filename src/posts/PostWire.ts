@@ -5,6 +5,7 @@ import type { PostList, PostSearchResults } from "../../schemas/wire/PostList.ts
 import type { Reaction } from "../../schemas/wire/Reaction.ts"
 import type { FileInfo } from "../../schemas/wire/FileInfo.ts"
 import { withoutIntegrations } from "../integrations/MessageActions.ts"
+import { firstLink, type LinkPreview } from "../links/LinkPreviews.ts"
 import type { UserRow } from "../users/UserRow.ts"
 import { toWire as userToWire, type Viewer } from "../users/UserWire.ts"
 
@@ -30,6 +31,8 @@ export interface PostRow {
   readonly file_ids: ReadonlyArray<string>
   readonly pending_post_id: string
   readonly has_reactions: boolean
+  /** The preview of the post's first link (src/links/), NULL while none was made; absent where a row is built in code. */
+  readonly link_preview?: LinkPreview | null
   readonly reply_count: string | number
   readonly last_reply_at: string | number | null
   readonly participants: ReadonlyArray<string> | null
@@ -58,12 +61,23 @@ export interface WireOptions {
 }
 
 /**
+ * The stored preview while it still applies: not once the author removed it (`remove_link_preview`, as the apps set
+ * it), nor once an edit changed the message's first link.
+ */
+const shownPreview = (row: PostRow): LinkPreview | undefined => {
+  const preview = row.link_preview
+  if (preview === null || preview === undefined || row.props?.remove_link_preview === "true") return undefined
+  return preview.embeds.every((embed) => firstLink(row.message) === embed.url) ? preview : undefined
+}
+
+/**
  * The Post of @mattermost/types, with `metadata` always present: mobile reads reactions and files from it. A
  * precompiled encoder of the Post wire Schema: the channel page and POST /posts answer with it on the fast path
  * (test/compat/WireMappers.test.ts checks its output against the Schema).
  */
 export const toWire = (row: PostRow, options: WireOptions): Post => {
   const fileIds = row.file_ids ?? []
+  const preview = shownPreview(row)
   // Built in place, optional fields last, so the keys keep the order the byte-for-byte tests expect.
   const post: Types.Mutable<Post> = {
     id: row.id,
@@ -84,10 +98,10 @@ export const toWire = (row: PostRow, options: WireOptions): Post => {
     reply_count: Number(row.reply_count ?? 0),
     has_reactions: row.has_reactions,
     metadata: {
-      embeds: [],
+      embeds: preview?.embeds ?? [],
       emojis: row.emojis ?? [],
       files: row.files ?? [],
-      images: {},
+      images: preview?.images ?? {},
       reactions: row.reactions ?? [],
       acknowledgements: row.acknowledgements ?? [],
       ...(row.priority === null || row.priority === undefined ? {} : { priority: row.priority })

@@ -194,7 +194,7 @@ export const clientConfig = (full: boolean) =>
       EnableInlineLatex: "true",
       EnableLastActiveTime: "true",
       EnableLatex: "true",
-      EnableLinkPreviews: "false",
+      EnableLinkPreviews: flag(switches.enableLinkPreviews),
       EnableManagedChannelCategories: "false",
       EnableMarketplace: "false",
       EnableMobileFileDownload: "true",

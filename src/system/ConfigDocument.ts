@@ -57,7 +57,7 @@ export const configDocument = Effect.gen(function*() {
       EnablePostUsernameOverride: integrations.enablePostUsernameOverride,
       EnablePostIconOverride: integrations.enablePostIconOverride,
       PostPriority: switches.postPriority,
-      EnableLinkPreviews: false,
+      EnableLinkPreviews: switches.enableLinkPreviews,
       EnablePermalinkPreviews: true,
       EnableTesting: false,
       EnableDeveloper: false,

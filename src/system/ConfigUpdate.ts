@@ -85,6 +85,8 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
   "TeamSettings.EnableOpenServer": (value, writes) => Effect.map(bool("TeamSettings.EnableOpenServer", value), (b) => void (writes.site.enable_open_server = b)),
   "TeamSettings.EnableTeamCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableTeamCreation", value), (b) => void (writes.site.enable_team_creation = b)),
   "ServiceSettings.PostPriority": (value, writes) => Effect.map(bool("ServiceSettings.PostPriority", value), (b) => void (writes.site.post_priority = b)),
+  "ServiceSettings.EnableLinkPreviews": (value, writes) =>
+    Effect.map(bool("ServiceSettings.EnableLinkPreviews", value), (b) => void (writes.site.enable_link_previews = b)),
   "FileSettings.MaxFileSize": (value, writes) => {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
       return Effect.fail(invalid("model.config.is_valid.max_file_size.app_error", "FileSettings.MaxFileSize must be a positive whole number of bytes."))

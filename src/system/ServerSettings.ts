@@ -64,6 +64,8 @@ export interface SiteSwitches {
   readonly enableTeamCreation: boolean
   /** ServiceSettings.PostPriority: posts may carry a priority (important, urgent). Mattermost's default is on. */
   readonly postPriority: boolean
+  /** ServiceSettings.EnableLinkPreviews: the first link of a post gets an OpenGraph preview (src/links/). On by default. */
+  readonly enableLinkPreviews: boolean
 }
 
 const switchOn = (value: unknown) => value !== false
@@ -72,7 +74,8 @@ export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map
   enableUserCreation: switchOn(site.enable_user_creation),
   enableOpenServer: switchOn(site.enable_open_server),
   enableTeamCreation: switchOn(site.enable_team_creation),
-  postPriority: switchOn(site.post_priority)
+  postPriority: switchOn(site.post_priority),
+  enableLinkPreviews: switchOn(site.enable_link_previews)
 }))
 
 /**
