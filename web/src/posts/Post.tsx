@@ -1,5 +1,7 @@
 import type { Post } from "@mattermost/types/posts"
-import { useLayoutEffect, useState } from "preact/hooks"
+import { useLayoutEffect, useRef, useState } from "preact/hooks"
+import { Floating } from "../ui/Floating.tsx"
+import { MenuButton } from "../ui/Menu.tsx"
 import { client, errorMessage } from "../app/api.ts"
 import { navigate } from "../app/router.ts"
 import { currentTeamId, me, teams } from "../app/state.ts"
@@ -97,6 +99,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
   const post = posts.value[id]
   const [picker, setPicker] = useState(false)
   const [menu, setMenu] = useState(false)
+  const reactButton = useRef<HTMLButtonElement>(null)
   const [confirming, setConfirming] = useState(false)
   // The action bar exists only while the post is hovered or holds focus: a channel of 60 posts paints faster without
   // 60 hidden toolbars, and keyboard users reach it by focusing the post (Tab), as in Mattermost.
@@ -127,6 +130,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
     else next.add(post.id)
     flagged.value = next
   }
+  const closePicker = () => setPicker(false)
   const togglePin = async () => {
     if (post.is_pinned) await client.unpinPost(post.id)
     else await client.pinPost(post.id)
@@ -172,22 +176,20 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
         )}
       </div>
       {!deleted && (hovered || focused || menu || picker) && (
-        <div class="actions" role="group" aria-label="Message actions" onKeyDown={(e) => { if (e.key === "Escape") { setMenu(false); setPicker(false) } }}>
-          <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker(!picker)}>☺</button>
+        // The menu and the emoji picker open in the page's top layer (ui/Floating.tsx): never cut off by the list.
+        <div class="actions" role="group" aria-label="Message actions">
+          <button type="button" ref={reactButton} aria-label="Add reaction" title="Add reaction" aria-expanded={picker} onClick={() => setPicker(!picker)}>☺</button>
           {!inThread && <button type="button" aria-label="Reply" title="Reply" onClick={() => openThread(post.root_id || post.id)}>↩</button>}
-          <button type="button" aria-label="More actions" title="More actions" aria-haspopup="menu" aria-expanded={menu} onClick={() => setMenu(!menu)}>⋯</button>
-          {menu && (
-            <div class="menu" role="menu" onClick={() => setMenu(false)}>
-              <button role="menuitem" type="button" onClick={togglePin}>{post.is_pinned ? "Unpin" : "Pin to channel"}</button>
-              <button role="menuitem" type="button" onClick={toggleSave}>{saved ? "Remove from saved" : "Save"}</button>
-              {mine && <button role="menuitem" type="button" onClick={() => setEditing(post.id)}>Edit</button>}
-              {mine && (
-                <button role="menuitem" type="button" class="danger" onClick={() => setConfirming(true)}>Delete</button>
-              )}
-            </div>
-          )}
+          <MenuButton label="More actions" title="More actions" buttonClass="" placement="bottom-end" onToggle={setMenu} items={() => [
+            { label: post.is_pinned ? "Unpin" : "Pin to channel", onSelect: () => void togglePin() },
+            { label: saved ? "Remove from saved" : "Save", onSelect: () => void toggleSave() },
+            mine && { label: "Edit", onSelect: () => setEditing(post.id) },
+            mine && { label: "Delete", danger: true, onSelect: () => setConfirming(true) }
+          ]}>⋯</MenuButton>
           {picker && (
-            <EmojiPicker onPick={(n) => { setPicker(false); void client.addReaction(me.value!.id, post.id, n).catch(() => undefined) }} onClose={() => setPicker(false)} />
+            <Floating anchor={reactButton.current} placement="bottom-end" onClose={closePicker}>
+              <EmojiPicker onPick={(n) => { setPicker(false); reactButton.current?.focus(); void client.addReaction(me.value!.id, post.id, n).catch(() => undefined) }} onClose={closePicker} />
+            </Floating>
           )}
         </div>
       )}

@@ -1,5 +1,6 @@
 import { signal } from "@preact/signals"
 import { focusMessageBox } from "../ui/messageBox.ts"
+import { drawerOpen } from "./drawer.ts"
 
 /** The dialogs of channel and people management, the switcher and the shortcuts list: one open at a time. */
 export type ModalState =
@@ -20,7 +21,9 @@ export type ModalState =
 
 export const modal = signal<ModalState | null>(null)
 
+/** Opening one shuts the phone drawer it may have been opened from. */
 export const openModal = (m: ModalState) => {
+  drawerOpen.value = false
   modal.value = m
 }
 

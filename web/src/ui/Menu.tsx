@@ -19,17 +19,23 @@ export type MenuEntries = ReadonlyArray<MenuItem | "-" | false | null | undefine
  * Up/Down/Home/End move between items, a letter jumps to the next item starting with it, Escape or Tab closes it and
  * focus returns to the button. The menu is built when opened, so a closed menu costs nothing.
  */
-export const MenuButton = ({ label, buttonClass = "icon", children, items, placement = "bottom-start", title }: {
+export const MenuButton = ({ label, buttonClass = "icon", children, items, placement = "bottom-start", title, onToggle }: {
   label: string
   buttonClass?: string
   children: ComponentChildren
   items: () => MenuEntries
   placement?: "bottom-start" | "bottom-end" | "top-start" | "top-end"
   title?: string
+  /** Told when the menu opens and closes (a post keeps its action bar while its menu is open). */
+  onToggle?: (open: boolean) => void
 }) => {
-  const [open, setOpen] = useState(false)
+  const [open, setOpenState] = useState(false)
+  const setOpen = (next: boolean) => {
+    setOpenState(next)
+    onToggle?.(next)
+  }
   const button = useRef<HTMLButtonElement>(null)
-  const close = useCallback(() => setOpen(false), [])
+  const close = useCallback(() => setOpen(false), [onToggle])
   return (
     <>
       <button ref={button} type="button" class={buttonClass} aria-haspopup="menu" aria-expanded={open} aria-label={label} title={title}
