@@ -50,8 +50,8 @@ afterAll(async () => {
 const step = (name: string, body: () => Promise<void>) => withScreenshots(name, () => [ann, bob].filter(Boolean), body)
 const dialog = (page: Page, name: string | RegExp) => page.getByRole("dialog", { name })
 /**
- * bob's page catches up with ann's change. Live channel events (channel_updated, channel_converted, channel_deleted)
- * are the live-state work's (webcore); until they land the page is reloaded, which shows what the server now says.
+ * bob's page catches up with ann's change by a reload, which shows what the server now says (the live channel events
+ * themselves are LiveState.test.ts's).
  */
 const seen = async (page: Page) => {
   await page.reload()
