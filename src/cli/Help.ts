@@ -2,7 +2,7 @@
 export const ADMIN_COMMANDS: ReadonlyArray<string> = ["user", "session", "team", "secret", "health"]
 
 /** Flags of the Mattermost bulk import and export (src/cli/Transfer.ts). */
-export const TRANSFER_FLAGS: ReadonlyArray<string> = ["--import", "--export"]
+export const TRANSFER_FLAGS: ReadonlyArray<string> = ["--import", "--import-slack", "--export"]
 
 export const HELP = `the-service: a self-hosted team chat server that Mattermost clients connect to.
 
@@ -19,6 +19,10 @@ Flags:
                    import a Mattermost bulk export (JSONL, or a zip with the JSONL and its data/ files, as mmctl
                    export create writes it): every line is validated first and each problem printed with its line
                    number (exit 1, nothing imported); --dry-run stops there. Running it twice creates nothing twice
+  --import-slack FILE.zip --team NAME [--dry-run]
+                   import a Slack workspace export (people, public and private channels, direct and group
+                   messages, threads, reactions) into team NAME (created when missing); a broken export is refused
+                   naming the entry, nothing imported; the report lists what was left out and why
   --export FILE [--include-password-hashes]
                    export teams, channels, users, posts, direct messages and emoji in the same format: FILE.zip
                    with the files under data/, or FILE.jsonl without them; password hashes only when asked (a

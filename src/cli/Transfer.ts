@@ -4,6 +4,7 @@ import * as Migrations from "../../layers/Migrations.ts"
 import type { ResolvedConfig } from "../Config.ts"
 import { exportTo } from "../imports/Exporter.ts"
 import { importFile, type ImportResult, type Progress } from "../imports/Importer.ts"
+import { importSlack, slackReport } from "../imports/slack/SlackImport.ts"
 import { capabilities } from "../Composition.ts"
 
 /**
@@ -46,26 +47,42 @@ export const report = (file: string, dryRun: boolean, result: ImportResult): Rea
   return lines
 }
 
-const usage = (message: string) => Effect.as(Console.error(`${message}\n\nusage: --import FILE [--dry-run] | --export FILE(.zip|.jsonl) [--include-password-hashes]`), 2)
+const usage = (message: string) =>
+  Effect.as(Console.error(`${message}\n\nusage: --import FILE [--dry-run] | --import-slack FILE.zip --team NAME [--dry-run] | --export FILE(.zip|.jsonl) [--include-password-hashes]`), 2)
+
+const OPTIONS = {
+  import: { type: "string" },
+  "import-slack": { type: "string" },
+  team: { type: "string" },
+  export: { type: "string" },
+  "dry-run": { type: "boolean" },
+  "include-password-hashes": { type: "boolean" }
+} as const
 
 export const runTransfer = (
   argv: ReadonlyArray<string>,
   withConfig: <A, E, R>(program: (config: ResolvedConfig) => Effect.Effect<A, E, R>) => Effect.Effect<A, unknown, R>
 ): Effect.Effect<number, unknown> => {
-  let parsed: ReturnType<typeof parseArgs<{ options: { import: { type: "string" }; export: { type: "string" }; "dry-run": { type: "boolean" }; "include-password-hashes": { type: "boolean" } } }>>
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { import: { type: "string" }, export: { type: "string" }, "dry-run": { type: "boolean" }, "include-password-hashes": { type: "boolean" } },
-      strict: true
-    })
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, strict: true })
   } catch (e) {
     return usage(e instanceof Error ? e.message : String(e))
   }
   const { values } = parsed
-  if ((values.import === undefined) === (values.export === undefined)) return usage("give either --import FILE or --export FILE")
+  const modes = [values.import, values["import-slack"], values.export].filter((v) => v !== undefined).length
+  if (modes !== 1) return usage("give one of --import FILE, --import-slack FILE.zip or --export FILE")
+  if ((values["import-slack"] === undefined) !== (values.team === undefined)) return usage("--import-slack FILE.zip goes with --team NAME")
   const program = (config: ResolvedConfig): Effect.Effect<number, unknown> => {
-    const run: Effect.Effect<number, unknown, any> = values.import !== undefined
+    const run: Effect.Effect<number, unknown, any> = values["import-slack"] !== undefined
+      ? Effect.gen(function*() {
+        const dryRun = values["dry-run"] === true
+        const file = values["import-slack"]!
+        const result = yield* importSlack(file, values.team!, { dryRun, onProgress: progressPrinter(), note: (text) => Console.error(text) })
+        yield* Effect.forEach(slackReport(file, dryRun, result), (l) => Console.log(l), { discard: true })
+        return result.result.validation.problems.length > 0 ? 1 : 0
+      })
+      : values.import !== undefined
       ? Effect.gen(function*() {
         const dryRun = values["dry-run"] === true
         const result = yield* importFile(values.import!, { dryRun, onProgress: progressPrinter() })

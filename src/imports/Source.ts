@@ -79,12 +79,12 @@ const jsonlSource = (file: string): Source => {
   }
 }
 
-const openZip = (file: string) =>
+export const openZip = (file: string) =>
   new Promise<yauzl.ZipFile>((resolve, reject) =>
     yauzl.open(file, { lazyEntries: true, autoClose: false }, (e, zip) => (e ? reject(e) : resolve(zip))))
 
 /** The central directory: each entry's name and offsets (no content). */
-const listEntries = (zip: yauzl.ZipFile) =>
+export const listEntries = (zip: yauzl.ZipFile) =>
   new Promise<Map<string, yauzl.Entry>>((resolve, reject) => {
     const entries = new Map<string, yauzl.Entry>()
     zip.on("entry", (entry: yauzl.Entry) => {
@@ -96,7 +96,7 @@ const listEntries = (zip: yauzl.ZipFile) =>
     zip.readEntry()
   })
 
-const entryStream = (zip: yauzl.ZipFile, entry: yauzl.Entry) =>
+export const entryStream = (zip: yauzl.ZipFile, entry: yauzl.Entry) =>
   new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (e, s) => (e ? reject(e) : resolve(s))))
 
 const zipSource = (file: string) =>

@@ -44,7 +44,8 @@ const SCHEMAS: Record<string, Schema.Schema<any, any>> = {
   bot: Schema.Struct({ type: Schema.Literal("bot"), bot: Bulk.Bot })
 }
 
-const describe = (error: ParseResult.ParseError) =>
+/** The first few issues of a decoding failure, each with its path. */
+export const describeParseError = (error: ParseResult.ParseError) =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
     .slice(0, 3)
     .map((i) => `${i.path.length === 0 ? "" : `${i.path.join(".")}: `}${i.message}`)
@@ -62,7 +63,7 @@ export const decodeLine = (text: string): Either.Either<Bulk.Line, string> => {
   const type = (json as { type?: unknown }).type
   const schema = typeof type === "string" ? SCHEMAS[type] : undefined
   if (schema === undefined) return Either.left(`unknown line type ${JSON.stringify(type)} (expected one of ${Bulk.LINE_TYPES.join(", ")})`)
-  return Either.mapLeft(Schema.decodeUnknownEither(schema)(json), describe) as Either.Either<Bulk.Line, string>
+  return Either.mapLeft(Schema.decodeUnknownEither(schema)(json), describeParseError) as Either.Either<Bulk.Line, string>
 }
 
 export const USERNAME_PATTERN = /^[a-z0-9.\-_]{1,64}$/

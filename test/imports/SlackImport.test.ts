@@ -1,0 +1,156 @@
+import type { Post } from "@mattermost/types/posts"
+import { Redacted } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { FROM_BUILD, runCli } from "../cli/Cli.ts"
+import { client4, failureOf } from "../support/Clients.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+import { days, exportFiles, users, writeSlackZip } from "./SlackFixture.ts"
+
+/**
+ * A Slack workspace export imported with `node dist/main.js --import-slack FILE --team NAME` into a server that
+ * already has two accounts: "alice" with another email (so Slack's alice becomes alice2) and "robert" with Slack bob's
+ * email (so bob is matched, not duplicated). Robert then sees the history through Client4 as any member would.
+ */
+let server: TestServer
+let cliEnv: Record<string, string>
+const cli = (args: ReadonlyArray<string>) => runCli(args, cliEnv, 110_000, FROM_BUILD)
+const PASSWORD = "correct-horse-battery"
+
+const posts = async (client: ReturnType<typeof client4>, channelId: string) => {
+  const list = await client.getPosts(channelId)
+  return list.order.map((id) => list.posts[id]).reverse()
+}
+
+describe("import a Slack workspace export", { timeout: 120_000 }, () => {
+  let zip: string
+  let firstRun: Awaited<ReturnType<typeof cli>>
+  let robert: ReturnType<typeof client4>
+
+  beforeAll(async () => {
+    server = await startServer()
+    cliEnv = {
+      SERVICE_DATABASE_URL: server.databaseUrl,
+      SERVICE_JWT_SECRET: Redacted.value(server.config.jwtSecretValue),
+      SERVICE_ENCRYPTION_KEY: Redacted.value(server.config.encryptionKeyValue),
+      SERVICE_DATA_DIR: server.config.dataDir
+    }
+    const signup = client4(server.url)
+    await signup.createUser({ username: "alice", email: "another-alice@example.com", password: PASSWORD } as never, "", "")
+    await signup.createUser({ username: "robert", email: "bob@example.com", password: PASSWORD } as never, "", "")
+    robert = client4(server.url)
+    await robert.login("robert", PASSWORD)
+    zip = await writeSlackZip()
+    firstRun = await cli(["--import-slack", zip, "--team", "slackers"])
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("imports the export and reports people, channels, messages and what it skipped", () => {
+    expect(firstRun.code, firstRun.output).toBe(0)
+    expect(firstRun.stderr).toMatch(/reading general \(1\/5, 2 days\)/)
+    expect(firstRun.stderr).toContain("importing:")
+    expect(firstRun.stdout).toContain("3 persons (1 matched to an account by email), 2 bots, 3 channels, 2 direct or group conversations, 12 messages")
+    expect(firstRun.stdout).toContain(`skipped: 1 "pinned_item" events`)
+    expect(firstRun.stdout).toMatch(/created: bot 2, channel 3, .*direct_channel 2, direct_post 3, post 7, reaction 3, reply 2, team 1, team_member 3, user 2$/m)
+    expect(firstRun.stdout).toMatch(/already there: .*user 1$/m)
+  })
+
+  it("people: valid unique usernames, profile fields, a match by email, a deactivated one, bots", async () => {
+    const alice = await robert.getUserByUsername("alice2")
+    expect(alice).toMatchObject({ first_name: "Alice", last_name: "Liddell", nickname: "Ally", position: "Engineer", delete_at: 0 })
+    const zoe = await robert.getUserByUsername("zoe.n")
+    expect(zoe.delete_at).toBeGreaterThan(0)
+    expect((await robert.getUserByUsername("deploybot")).is_bot).toBe(true)
+    expect((await robert.getUserByUsername("slack-integrations")).is_bot).toBe(true)
+    expect(await failureOf(robert.getUserByUsername("bob"))).toMatchObject({ status: 404 })
+    // Imported people have no password: they sign in after a reset (or through SSO).
+    expect(await failureOf(client4(server.url).login("alice2", "anything-at-all"))).toMatchObject({ status: 401 })
+  })
+
+  it("channels, with header, purpose, archive and members", async () => {
+    const team = await robert.getTeamByName("slackers")
+    const general = await robert.getChannelByName(team.id, "general")
+    expect(general).toMatchObject({ type: "O", header: "Welcome @alice2", purpose: "talk & more", delete_at: 0 })
+    const secret = await robert.getChannelByName(team.id, "secret-plans")
+    expect(secret.type).toBe("P")
+    expect((await posts(robert, secret.id)).map((p) => p.message)).toEqual(["the private plan"])
+    const archived = await robert.getChannelByName(team.id, "announcements", true)
+    expect(archived.delete_at).toBeGreaterThan(0)
+    const members = await robert.getChannelMembers(general.id)
+    expect(members).toHaveLength(3)
+  })
+
+  it("messages: times, markup, a thread across days, reactions, an edit, system, bot and /me messages", async () => {
+    const team = await robert.getTeamByName("slackers")
+    const general = await robert.getChannelByName(team.id, "general")
+    const list = await posts(robert, general.id)
+    const roots = list.filter((p) => p.root_id === "")
+    expect(roots.map((p) => [p.type, p.message])).toEqual([
+      ["system_join_channel", "@robert joined the channel."],
+      ["", "Hello @robert, see ~announcements **now** & [the docs](https://example.com) 日本語 🎉"],
+      ["", "deployed v2"],
+      ["me", "*waves*"],
+      ["", "ticket JIRA-1 opened"]
+    ])
+    const root = roots[1]
+    expect(root.create_at).toBe(1_700_000_001_123)
+    expect(root.edit_at).toBe(1_700_000_050_000)
+    expect(root.reply_count).toBe(2)
+    expect(root.metadata.reactions?.map((r) => r.emoji_name).sort()).toEqual(["+1", "+1", "thumbsup"])
+    const thread = await robert.getPostThread(root.id)
+    const replies = thread.order.map((id) => thread.posts[id]).filter((p: Post) => p.id !== root.id).sort((a, b) => a.create_at - b.create_at)
+    expect(replies.map((p) => [p.message, p.create_at])).toEqual([["reply one", 1_700_000_002_500], ["a reply the next day", 1_700_086_400_000]])
+    const deploybot = await robert.getUserByUsername("deploybot")
+    expect(roots[2]).toMatchObject({ user_id: deploybot.id, props: { from_bot: "true", override_username: "Deploy" } })
+    expect(roots[4].props).toMatchObject({ override_username: "jira" })
+  })
+
+  it("direct and group messages", async () => {
+    const me = await robert.getMe()
+    const alice = await robert.getUserByUsername("alice2")
+    const dm = await robert.createDirectChannel([me.id, alice.id])
+    expect((await posts(robert, dm.id)).map((p) => p.message)).toEqual(["psst", "hey"])
+    // Zoë is deactivated, so the group is found among robert's channels rather than opened anew.
+    const team = await robert.getTeamByName("slackers")
+    const gm = (await robert.getMyChannels(team.id)).find((c) => c.type === "G")!
+    expect(gm.display_name).toContain("zoe.n")
+    expect((await posts(robert, gm.id)).map((p) => p.message)).toEqual(["group hi"])
+  })
+
+  it("a second run creates nothing", async () => {
+    const again = await cli(["--import-slack", zip, "--team", "slackers"])
+    expect(again.code, again.output).toBe(0)
+    expect(again.stdout).toContain("created: nothing")
+    const team = await robert.getTeamByName("slackers")
+    const general = await robert.getChannelByName(team.id, "general")
+    expect(general.total_msg_count).toBe(7)
+  })
+
+  it("a dry run writes nothing", async () => {
+    const files = { ...exportFiles(), "users.json": users([{ id: "U05NEW", name: "newcomer", profile: { email: "new@example.com" } }]) }
+    const result = await cli(["--import-slack", await writeSlackZip(files), "--team", "dry-team", "--dry-run"])
+    expect(result.code, result.output).toBe(0)
+    expect(result.stdout).toContain("valid: nothing was imported (dry run)")
+    expect(await failureOf(robert.getUserByUsername("newcomer"))).toMatchObject({ status: 404 })
+    expect(await failureOf(robert.getTeamByName("dry-team"))).toMatchObject({ status: 404 })
+  })
+
+  it("a broken export is refused, naming the file and the entry, and nothing is written", async () => {
+    const withNewcomer = { "users.json": users([{ id: "U06LATE", name: "latecomer", profile: { email: "late@example.com" } }]) }
+    const broken = await writeSlackZip({ ...exportFiles(), ...withNewcomer, "general/2023-11-15.json": "[{\"ts\": \"1700086400.1\", " })
+    const result = await cli(["--import-slack", broken, "--team", "broken-team"])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(broken)
+    expect(result.stderr).toMatch(/entry general\/2023-11-15\.json is not valid JSON/)
+    const badTs = { ...days()["general/2023-11-14.json"][0] as object, ts: "yesterday" }
+    const invalid = await cli(["--import-slack", await writeSlackZip({ ...exportFiles(), ...withNewcomer, "general/2023-11-14.json": [badTs] }), "--team", "broken-team"])
+    expect(invalid.code).toBe(1)
+    expect(invalid.stderr).toMatch(/entry general\/2023-11-14\.json: 0\.ts: a Slack timestamp/)
+    expect(await failureOf(robert.getUserByUsername("latecomer"))).toMatchObject({ status: 404 })
+    expect(await failureOf(robert.getTeamByName("broken-team"))).toMatchObject({ status: 404 })
+    const notSlack = await cli(["--import-slack", await writeSlackZip({ "import.jsonl": "{}" }), "--team", "broken-team"])
+    expect(notSlack.code).toBe(1)
+    expect(notSlack.stderr).toContain("no users.json")
+  })
+})
