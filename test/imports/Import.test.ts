@@ -66,8 +66,8 @@ describe("import from Mattermost's bulk format", { timeout: 120_000 }, () => {
     await expect.poll(() => smtp.received.some((m) => m.to.includes("carol@example.com")), { timeout: 10_000 }).toBe(true)
     const mail = smtp.received.find((m) => m.to.includes("carol@example.com"))!
     const token = linkIn(mail, "/reset_password_complete").searchParams.get("token")!
-    await anonymous.resetUserPassword(token, "carol-chose-this-1")
-    await expect(login("carol", "carol-chose-this-1")).resolves.toBeDefined()
+    await anonymous.resetUserPassword(token, "chosen-after-the-reset-1")
+    await expect(login("carol", "chosen-after-the-reset-1")).resolves.toBeDefined()
   })
 
   it("the official client sees the teams, channels, members, posts, threads, reactions and files", async () => {
