@@ -23,6 +23,9 @@ export interface AppConfigShape {
   readonly rateLimitEnabled: boolean
   readonly rateLimitAuthPerMinute: number
   readonly rateLimitWsPerMinute: number
+  /** Channels and teams one user may create in a burst, then per minute on average (RateLimit.enforceCreation). */
+  readonly rateLimitCreateBurst: number
+  readonly rateLimitCreatePerMinute: number
   readonly wsPingIntervalMs: number
   /** After SIGTERM/SIGINT, a stop still running this long ends the process with exit code 1. */
   readonly shutdownDeadlineMs: number
@@ -161,6 +164,8 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   rateLimitEnabled: Config.boolean("SERVICE_SECURITY_RATE_LIMIT_ENABLED").pipe(Config.withDefault(true)),
   rateLimitAuthPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 100_000),
   rateLimitWsPerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE", 30, 1, 100_000),
+  rateLimitCreateBurst: boundedInt("SERVICE_SECURITY_RATE_LIMIT_CREATE_BURST", 20, 1, 100_000),
+  rateLimitCreatePerMinute: boundedInt("SERVICE_SECURITY_RATE_LIMIT_CREATE_PER_MINUTE", 4, 1, 100_000),
   wsPingIntervalMs: boundedInt("SERVICE_WS_PING_INTERVAL_MS", 30_000, 100, 600_000),
   shutdownDeadlineMs: boundedInt("SERVICE_SHUTDOWN_DEADLINE_MS", 30_000, 1_000, 600_000),
   shutdownDrainMs: boundedInt("SERVICE_SHUTDOWN_DRAIN_MS", 5_000, 0, 300_000),
@@ -253,6 +258,8 @@ const hints: Record<string, string> = {
   SERVICE_DB_PREPARED_STATEMENTS: "true or false (false behind a pooler in transaction mode that cannot keep them)",
   SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "an integer such as 10",
   SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "an integer such as 30",
+  SERVICE_SECURITY_RATE_LIMIT_CREATE_BURST: "an integer such as 20",
+  SERVICE_SECURITY_RATE_LIMIT_CREATE_PER_MINUTE: "an integer such as 4",
   SERVICE_WS_PING_INTERVAL_MS: "milliseconds between pings, such as 30000 (100 to 600000)",
   SERVICE_SHUTDOWN_DEADLINE_MS: "milliseconds a stop may take before the process exits with 1, such as 30000 (1000 to 600000)",
   SERVICE_SHUTDOWN_DRAIN_MS: "milliseconds a stopping node keeps serving while readiness answers 503, such as 5000 (0 to 300000)",

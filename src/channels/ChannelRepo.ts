@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
-import { IdRow, Int8, rows } from "../../layers/Rows.ts"
+import { CountRow, IdRow, Int8, rows } from "../../layers/Rows.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { Invalid, NotFound } from "../../schemas/Errors.ts"
 import { likePrefix } from "../search/Like.ts"
@@ -49,12 +49,26 @@ export interface NewChannel {
   readonly creatorId: string
 }
 
-/** Creates a team channel with its creator as admin member; fails when the team has a channel of that name. */
-export const create = (c: NewChannel, now: number) =>
+const channelLimit = () =>
+  new Invalid({ id: "store.sql_channel.save_channel.limit.app_error", message: "You've reached the limit of the number of allowed channels for the current team." })
+
+const TEAM_CHANNELS_LOCK = 7_300_180
+const Counts = rows("ChannelRepo team channel count", CountRow)
+
+/**
+ * Creates a team channel with its creator as admin member; fails when the team has a channel of that name, or already
+ * `maxChannels` open and private channels not deleted (Mattermost's TeamSettings.MaxChannelsPerTeam). The count and
+ * the insert hold a lock on the team's channel creation, so racing creations cannot pass the limit together.
+ */
+export const create = (c: NewChannel, now: number, maxChannels: number) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
     return yield* db.transaction(Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(${TEAM_CHANNELS_LOCK}, hashtext(${c.teamId}))`
+      const [{ count }] = yield* sql`
+        SELECT count(*) AS count FROM channels WHERE team_id = ${c.teamId} AND delete_at = 0 AND type IN ('O', 'P')`.pipe(Counts)
+      if (count >= maxChannels) return yield* channelLimit()
       const rows = yield* sql`
         INSERT INTO channels (id, create_at, update_at, team_id, type, display_name, name, header, purpose, creator_id)
         VALUES (${newId()}, ${now}, ${now}, ${c.teamId}, ${c.type}, ${c.displayName}, ${c.name},

@@ -14,6 +14,8 @@ import * as ChannelRepo from "./ChannelRepo.ts"
 import { channelNameProblem, fieldsProblem } from "./ChannelValidation.ts"
 import { toChannel } from "./ChannelWire.ts"
 import { openDirect, openGroup } from "./DirectChannels.ts"
+import * as RateLimit from "../ratelimit/RateLimit.ts"
+import { accountLimits } from "../system/ServerSettings.ts"
 
 /** Channels: create, read, patch, archive, restore, privacy, DMs and GMs, stats. */
 
@@ -50,6 +52,8 @@ const createChannel = Effect.gen(function*() {
   const nameProblem = channelNameProblem(name)
   if (nameProblem !== undefined) return yield* badRequest("model.channel.is_valid.name.app_error", nameProblem)
   yield* fieldError(input)
+  yield* RateLimit.enforceCreation(caller.userId)
+  const { maxChannelsPerTeam } = yield* accountLimits
   const now = yield* Clock.currentTimeMillis
   const { channel, added } = yield* ChannelRepo.create({
     teamId: input.team_id,
@@ -59,7 +63,7 @@ const createChannel = Effect.gen(function*() {
     header: input.header,
     purpose: input.purpose,
     creatorId: caller.userId
-  }, now)
+  }, now, maxChannelsPerTeam)
   const bus = yield* EventBus
   yield* bus.publish(DomainEvent.ChannelCreated({ channelId: channel.id, teamId: channel.team_id }), { user_id: caller.userId })
   yield* ChannelEvents.usersAdded(bus, added)

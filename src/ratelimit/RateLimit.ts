@@ -16,12 +16,10 @@ const WINDOW_MS = 60_000
  * Per-node counters for when the shared cache fails: the limit still holds on each node (a client spread over N
  * nodes gets at most N times the limit) rather than failing open. One window at a time; a new window starts empty.
  */
-const fallback = { window: -1, counts: new Map<string, number>() }
-const countLocally = (key: string, window: number) => {
-  if (fallback.window !== window) {
-    fallback.window = window
-    fallback.counts = new Map()
-  }
+const fallbacks = new Map<number, { window: number; counts: Map<string, number> }>()
+const countLocally = (key: string, windowMs: number, window: number) => {
+  let fallback = fallbacks.get(windowMs)
+  if (fallback === undefined || fallback.window !== window) fallbacks.set(windowMs, fallback = { window, counts: new Map() })
   const count = (fallback.counts.get(key) ?? 0) + 1
   fallback.counts.set(key, count)
   return count
@@ -33,22 +31,42 @@ export const enforce = (bucket: "auth" | "ws") =>
     if (!config.rateLimitEnabled) return
     const limit = bucket === "auth" ? config.rateLimitAuthPerMinute : config.rateLimitWsPerMinute
     const ip = yield* clientIp
+    yield* count(bucket, limitKey(ip), limit, WINDOW_MS, { client_ip: ip })
+  })
+
+/**
+ * Channel and team creation per user (issue 25: one account made 1,000 channels in 17 s): a burst of
+ * `rateLimitCreateBurst`, then `rateLimitCreatePerMinute` on average. Counted as the other limits, in fixed windows
+ * (of burst / per-minute minutes, so the burst is the window's allowance), shared by the nodes through the cache and
+ * per node when it fails; the same 429 with its headers and body.
+ */
+export const enforceCreation = (userId: string) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    if (!config.rateLimitEnabled) return
+    const windowMs = Math.max(WINDOW_MS, Math.round((config.rateLimitCreateBurst / config.rateLimitCreatePerMinute) * WINDOW_MS))
+    yield* count("create", userId, config.rateLimitCreateBurst, windowMs, { user_id: userId })
+  })
+
+const count = (bucket: string, who: string, limit: number, windowMs: number, details: Record<string, string>) =>
+  Effect.gen(function*() {
     const cache = yield* Cache
     const now = yield* Clock.currentTimeMillis
-    const window = Math.floor(now / WINDOW_MS)
-    const key = `ratelimit:${bucket}:${limitKey(ip)}:${window}`
-    const count = yield* cache.incr(key, WINDOW_MS).pipe(
+    const window = Math.floor(now / windowMs)
+    const key = `ratelimit:${bucket}:${who}:${window}`
+    const counted = yield* cache.incr(key, windowMs).pipe(
       Effect.map((c) => c.count),
-      Effect.orElse(() => Effect.sync(() => countLocally(key, window)))
+      Effect.orElse(() => Effect.sync(() => countLocally(key, windowMs, window)))
     )
-    const resetAt = (window + 1) * WINDOW_MS
+    const resetAt = (window + 1) * windowMs
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000))
-    if (count <= limit) return
-    yield* logSecurityEvent(SecurityEvent.RateLimitExceeded, { bucket, client_ip: ip, limit })
+    if (counted <= limit) return
+    yield* logSecurityEvent(SecurityEvent.RateLimitExceeded, { bucket, ...details, limit })
+    const per = windowMs === WINDOW_MS ? "per minute" : `per ${Math.round(windowMs / 60_000)} minutes`
     return yield* new ApiError({
       status: 429,
       id: "RATE_LIMIT_EXCEEDED",
-      message: `Too many requests: the limit is ${limit} per minute. Retry in ${retryAfter} seconds.`,
+      message: `Too many requests: the limit is ${limit} ${per}. Retry in ${retryAfter} seconds.`,
       headers: {
         "x-ratelimit-limit": String(limit),
         "x-ratelimit-remaining": "0",

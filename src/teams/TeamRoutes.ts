@@ -12,6 +12,7 @@ import { EventBus } from "../events/EventBus.ts"
 import { badRequest, forbidden, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
+import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamRepo from "./TeamRepo.ts"
@@ -92,6 +93,7 @@ const createTeam = Effect.gen(function*() {
   const nameProblem = teamNameProblem(name)
   if (nameProblem !== undefined) return yield* badRequest("model.team.is_valid.url.app_error", nameProblem)
   yield* validatePatch(input)
+  yield* RateLimit.enforceCreation(caller.userId)
   const now = yield* Clock.currentTimeMillis
   const id = newId()
   const created = yield* TeamRepo.create({

@@ -25,6 +25,7 @@ export const testConfig = (env: Record<string, string> = {}): ResolvedConfig => 
     SERVICE_LOG_LEVEL: "Error",
     SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE: "100000",
     SERVICE_SECURITY_RATE_LIMIT_WS_PER_MINUTE: "100000",
+    SERVICE_SECURITY_RATE_LIMIT_CREATE_BURST: "100000",
     // Every test client is on loopback, one client for the cap; and a test server stops at once (no balancer to wait for).
     SERVICE_SECURITY_MAX_CONNECTIONS_PER_CLIENT: "100000",
     SERVICE_SHUTDOWN_DRAIN_MS: "0",
