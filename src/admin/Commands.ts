@@ -9,6 +9,7 @@ import { AppConfig } from "../Config.ts"
 import { checkSecretStrength } from "../config/SecretRules.ts"
 import { generateSecret, isStoredSecret, rewriteStoredSecret } from "../config/Secrets.ts"
 import { EventBus } from "../events/EventBus.ts"
+import { accountLimits } from "../system/ServerSettings.ts"
 import * as Membership from "../teams/Membership.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
 import * as TeamRepo from "../teams/TeamRepo.ts"
@@ -190,7 +191,8 @@ export const addToTeam = (teamRef: string, userRefs: ReadonlyArray<string>) =>
     const inactive = users.filter((u) => Number(u.delete_at) > 0)
     if (inactive.length > 0) return yield* refuse(`deactivated users cannot join a team: ${inactive.map((u) => u.username).join(", ")}`)
     const now = yield* Clock.currentTimeMillis
-    const join = yield* db.transaction(Membership.add(db.sql, team.id, users.map((u) => u.id), false, now))
+    const { maxUsersPerTeam } = yield* accountLimits
+    const join = yield* db.transaction(Membership.addWithin(db.sql, team.id, users.map((u) => u.id), false, now, maxUsersPerTeam))
     yield* TeamEvents.joined(yield* EventBus, team.id, join)
     const already = users.filter((u) => !join.users.includes(u.id)).map((u) => u.username)
     return [

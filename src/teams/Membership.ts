@@ -1,12 +1,22 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { IdRow, rows } from "../../layers/Rows.ts"
+import { Invalid } from "../../schemas/Errors.ts"
+import { CountRow, IdRow, rows } from "../../layers/Rows.ts"
 import * as ChannelMembership from "../channels/Membership.ts"
 import type { ChannelTarget } from "../channels/Membership.ts"
 
 const UserIds = rows("team Membership add", Schema.Struct({ user_id: Schema.String }))
 const ChannelTargets = rows("team Membership default channels", Schema.Struct({ id: Schema.String, team_id: Schema.String, type: Schema.String }))
 const Ids = rows("team Membership channels", IdRow)
+const Counts = rows("team Membership active member count", CountRow)
+
+const TEAM_MEMBERS_LOCK = 7_300_181
+
+const teamFull = () =>
+  new Invalid({
+    id: "app.team.join_user_to_team.max_accounts.app_error",
+    message: "This team has reached the maximum number of allowed accounts. Contact your System Administrator to set a higher limit."
+  })
 
 /** Team membership writes shared by team creation and joins; run inside the caller's transaction. */
 
@@ -42,6 +52,24 @@ export const add = (sql: SqlClient.SqlClient, teamId: string, userIds: ReadonlyA
       now
     )
     return { users, channels } satisfies TeamJoin
+  })
+
+/**
+ * `add` within Mattermost's TeamSettings.MaxUsersPerTeam: a join that would take the team's active members past
+ * `maxUsers` is refused whole. The count and the insert hold a lock on the team's joins, so racing joins cannot pass
+ * the limit together.
+ */
+export const addWithin = (sql: SqlClient.SqlClient, teamId: string, userIds: ReadonlyArray<string>, admin: boolean, now: number, maxUsers: number) =>
+  Effect.gen(function*() {
+    const joining = [...new Set(userIds)]
+    if (joining.length === 0) return yield* add(sql, teamId, joining, admin, now)
+    yield* sql`SELECT pg_advisory_xact_lock(${TEAM_MEMBERS_LOCK}, hashtext(${teamId}))`
+    // Active members other than those joining now (who may be members already): deactivated accounts do not count.
+    const [{ count }] = yield* sql`
+      SELECT count(*) AS count FROM team_members tm JOIN users u ON u.id = tm.user_id
+      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND NOT (tm.user_id = ANY(${joining}::text[]))`.pipe(Counts)
+    if (count + joining.length > maxUsers) return yield* teamFull()
+    return yield* add(sql, teamId, joining, admin, now)
   })
 
 /** Leaves the team (soft, as Mattermost keeps the row with delete_at) and all of its channels. */

@@ -1,6 +1,7 @@
 import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { IdRow, rows } from "../../layers/Rows.ts"
+import { accountLimits } from "../system/ServerSettings.ts"
 import * as Membership from "./Membership.ts"
 import { memberColumns, unreadJoin } from "./TeamQueries.ts"
 import type { TeamMemberRow, TeamUnreadRow } from "./TeamWire.ts"
@@ -46,9 +47,13 @@ export const activeUserIds = (userIds: ReadonlyArray<string>) =>
     return new Set(rows.map((r) => r.id))
   })
 
-/** Adds the users as plain members (Membership.add) in one transaction. */
+/** Adds the users as plain members (Membership.add) in one transaction, within TeamSettings.MaxUsersPerTeam. */
 export const add = (teamId: string, userIds: ReadonlyArray<string>, now: number) =>
-  Effect.flatMap(Db, (db) => db.transaction(Membership.add(db.sql, teamId, userIds, false, now)))
+  Effect.gen(function*() {
+    const db = yield* Db
+    const { maxUsersPerTeam } = yield* accountLimits
+    return yield* db.transaction(Membership.addWithin(db.sql, teamId, userIds, false, now, maxUsersPerTeam))
+  })
 
 /** Removes the member from the team and its channels (Membership.remove) in one transaction. */
 export const remove = (teamId: string, userId: string, now: number) =>
@@ -133,9 +138,12 @@ export const unreadOfUserInTeam = (userId: string, teamId: string) =>
  * transaction: no account is left behind without its team.
  */
 export const createWithTeam = <A extends { readonly id: string }, E, R>(create: Effect.Effect<A, E, R>, teamId: Option.Option<string>, now: number) =>
-  Effect.flatMap(Db, (db) =>
-    db.transaction(Effect.gen(function*() {
+  Effect.gen(function*() {
+    const db = yield* Db
+    const { maxUsersPerTeam } = yield* accountLimits
+    return yield* db.transaction(Effect.gen(function*() {
       const row = yield* create
-      const join = Option.isSome(teamId) ? Option.some(yield* Membership.add(db.sql, teamId.value, [row.id], false, now)) : Option.none()
+      const join = Option.isSome(teamId) ? Option.some(yield* Membership.addWithin(db.sql, teamId.value, [row.id], false, now, maxUsersPerTeam)) : Option.none()
       return { row, join }
-    })))
+    }))
+  })

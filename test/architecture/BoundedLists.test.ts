@@ -21,6 +21,7 @@ const ALLOWED: Record<string, string> = {
   "src/realtime/Takeover.ts": "a node's handover to another node, over the internal bus",
   "src/posts/CreatePost.ts": "file_ids: at most 10, refused with Mattermost's model.post.is_valid.file_ids before any statement",
   "schemas/BulkImport.ts": "lines of an import file, validated line by line by the importer (src/imports/Validate.ts)",
+  "schemas/SlackExport.ts": "files of a Slack export an administrator imports, read entry by entry from the zip (src/imports/slack/)",
   "schemas/Events.ts": "the domain events' cross-node envelope, written by the service itself",
   "schemas/users.ts": "RoleNamesParam: the comma list of a query string of at most 1,000 characters"
 }
