@@ -25,6 +25,7 @@ const driverRow = (n: number, overrides: Record<string, unknown> = {}) => ({
   file_ids: [],
   pending_post_id: "",
   has_reactions: false,
+  link_preview: null,
   reply_count: "0",
   last_reply_at: null,
   participants: null,
