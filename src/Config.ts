@@ -391,21 +391,15 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
       severity: "warning"
     })
   }
-  if (c.httpHeadersTimeoutMs > c.httpRequestTimeoutMs) {
-    problems.push({
-      variable: "SERVICE_HTTP_HEADERS_TIMEOUT_MS",
-      message: `must not exceed SERVICE_HTTP_REQUEST_TIMEOUT_MS (${c.httpRequestTimeoutMs})`,
-      hint: hintFor("SERVICE_HTTP_HEADERS_TIMEOUT_MS"),
-      severity: "error"
-    })
-  }
-  if (c.dbPoolMin > c.dbPoolMax) {
-    problems.push({
-      variable: "SERVICE_DB_POOL__MIN_CONNECTIONS",
-      message: `must not exceed SERVICE_DB_POOL__MAX_CONNECTIONS (${c.dbPoolMax})`,
-      hint: hintFor("SERVICE_DB_POOL__MIN_CONNECTIONS"),
-      severity: "error"
-    })
+  // Pairs of settings where the first must not exceed the second.
+  const ordered: ReadonlyArray<readonly [string, number, string, number]> = [
+    ["SERVICE_HTTP_HEADERS_TIMEOUT_MS", c.httpHeadersTimeoutMs, "SERVICE_HTTP_REQUEST_TIMEOUT_MS", c.httpRequestTimeoutMs],
+    ["SERVICE_DB_POOL__MIN_CONNECTIONS", c.dbPoolMin, "SERVICE_DB_POOL__MAX_CONNECTIONS", c.dbPoolMax]
+  ]
+  for (const [variable, value, limitVariable, limit] of ordered) {
+    if (value > limit) {
+      problems.push({ variable, message: `must not exceed ${limitVariable} (${limit})`, hint: hintFor(variable), severity: "error" })
+    }
   }
   return problems
 }
