@@ -124,6 +124,8 @@ export type DomainEvent = Data.TaggedEnum<{
   // users
   NewUser: { readonly userId: string }
   UserUpdated: { readonly user: WireObject }
+  /** New system roles, to the user's own sockets (Mattermost's UpdateUserRoles): roles space-separated. */
+  UserRoleUpdated: { readonly userId: string; readonly roles: string }
   StatusChange: { readonly status: string; readonly userId: string }
   Typing: { readonly parentId: string; readonly userId: string }
   PreferencesChanged: { readonly preferences: WireObject }
@@ -200,6 +202,7 @@ export const EventNames = {
   TeamMemberRoleUpdated: "memberrole_updated",
   NewUser: "new_user",
   UserUpdated: "user_updated",
+  UserRoleUpdated: "user_role_updated",
   StatusChange: "status_change",
   Typing: "typing",
   PreferencesChanged: "preferences_changed",
@@ -298,6 +301,7 @@ const data: { readonly [T in EventTag]: (event: EventOf<T>) => WireData } = {
   NewUser: (e) => ({ user_id: e.userId }),
   // Mattermost sends the user as an object here, not as JSON text.
   UserUpdated: (e) => ({ user: e.user }),
+  UserRoleUpdated: (e) => ({ user_id: e.userId, roles: e.roles }),
   StatusChange: (e) => ({ status: e.status, user_id: e.userId }),
   Typing: (e) => ({ parent_id: e.parentId, user_id: e.userId }),
   PreferencesChanged: (e) => ({ preferences: JSON.stringify(e.preferences) }),

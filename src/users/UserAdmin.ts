@@ -1,6 +1,8 @@
 import { Effect, Option } from "effect"
 import { Crypto } from "../../layers/Crypto.ts"
+import { DomainEvent } from "../../schemas/Events.ts"
 import { Sessions } from "../auth/Sessions.ts"
+import { EventBus } from "../events/EventBus.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
 import { UserRepo } from "./UserRepo.ts"
 
@@ -9,12 +11,16 @@ import { UserRepo } from "./UserRepo.ts"
  * admin command line, so that both end sessions and tell the clients the same way.
  */
 
-/** New system roles: written, taken by every session of the user at once, announced as user_updated. */
+/**
+ * New system roles: written, taken by every session of the user at once, announced to the user's own sockets as
+ * Mattermost's user_role_updated (what its web app reloads roles on) and to everyone who sees them as user_updated.
+ */
 export const setSystemRoles = (userId: string, roles: string, now: number) =>
   Effect.gen(function*() {
     const updated = yield* (yield* UserRepo).setRoles(userId, roles, now)
     if (Option.isSome(updated)) {
       yield* (yield* Sessions).setRolesForUser(userId, roles)
+      yield* (yield* EventBus).publish(DomainEvent.UserRoleUpdated({ userId, roles: updated.value.roles }), { user_id: userId })
       yield* publishUserUpdated(updated.value)
     }
     return updated

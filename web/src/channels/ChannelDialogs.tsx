@@ -19,7 +19,7 @@ import {
   setNotifyProps, unarchiveChannel
 } from "./actions.ts"
 import { memberCounts, refreshMemberCount } from "./ChannelHeader.tsx"
-import { channelLabel, channels, refreshChannels } from "./state.ts"
+import { channelLabel, channels, membersVersion, refreshChannels } from "./state.ts"
 import { displayNameProblem, urlProblem } from "./validation.ts"
 
 const KIND = { O: "Public channel", P: "Private channel", D: "Direct message", G: "Group message" } as Record<string, string>
@@ -70,7 +70,10 @@ const Members = ({ channel, team }: { channel: Channel; team: Team }) => {
     put(users, profiles)
     setList(memberships)
   }
-  useEffect(() => { load().catch((e) => setError(errorMessage(e))) }, [channel.id])
+  // Fetched again whenever the members change, by anyone (channels/events.ts counts user_added, user_removed and
+  // channel_member_updated per channel), so the list is live while the dialog is open.
+  const version = membersVersion.value[channel.id] ?? 0
+  useEffect(() => { load().catch((e) => setError(errorMessage(e))) }, [channel.id, version])
   const act = async (userId: string, run: () => Promise<unknown>, done: string) => {
     setBusy(userId)
     setError("")

@@ -9,7 +9,7 @@ import { panel } from "../shell/panels.ts"
 import { Icon } from "../ui/Icon.tsx"
 import { MenuButton, type MenuEntries } from "../ui/Menu.tsx"
 import { closeConversation, isChannelAdmin, isMuted, isTownSquare, toggleMute } from "./actions.ts"
-import { channelLabel, isFavourite, toggleFavourite } from "./state.ts"
+import { channelLabel, isFavourite, membersVersion, toggleFavourite } from "./state.ts"
 
 /** Member counts of the channels shown, fetched when a channel opens (GET /channels/{id}/stats). */
 export const memberCounts = signal<Record<string, number>>({})
@@ -66,9 +66,11 @@ export const channelMenu = (channel: Channel): MenuEntries => {
 export const ChannelHeader = ({ channel }: { channel: Channel }) => {
   const label = channelLabel(channel)
   const count = memberCounts.value[channel.id]
+  // Counted again when someone joins or leaves (membersVersion grows on user_added and user_removed).
+  const version = membersVersion.value[channel.id] ?? 0
   useEffect(() => {
     if (channel.type !== "D") void refreshMemberCount(channel.id)
-  }, [channel.id, channel.type])
+  }, [channel.id, channel.type, version])
   const favourite = isFavourite(channel.id)
   return (
     <header class="channel-header">

@@ -1,0 +1,58 @@
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { client4 } from "../../support/Clients.ts"
+import { startServer, type TestServer } from "../../support/TestServer.ts"
+import { haveChromium, launch, withScreenshots } from "./Chromium.ts"
+import { createPeople, signedInContext } from "./People.ts"
+
+/**
+ * The setup most browser tests share: a server, people (the first one is the system admin), one team they are all in
+ * (created by the first), and a signed-in browser page for each of `browsers`, desktop sized, whose console errors
+ * are printed. Without Chromium the pages are absent (the tests skip).
+ */
+export interface WebTeam {
+  readonly server: TestServer
+  readonly apis: Record<string, ReturnType<typeof client4>>
+  readonly ids: Record<string, string>
+  readonly teamId: string
+  readonly teamName: string
+  readonly browser: Browser | undefined
+  readonly contexts: Record<string, BrowserContext>
+  readonly pages: Record<string, Page>
+  /** Runs a step; when it fails, every page's screenshot is kept in test-results/. */
+  readonly step: (name: string, body: () => Promise<void>) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+export const startWebTeam = async (options: {
+  readonly people: ReadonlyArray<string>
+  readonly browsers: ReadonlyArray<string>
+  readonly team?: { readonly name: string; readonly display_name: string }
+  readonly env?: Record<string, string>
+}): Promise<WebTeam> => {
+  const server = await startServer(options.env ? { env: options.env } : {})
+  const { apis, ids } = await createPeople(server.url, options.people)
+  const [first, ...others] = options.people
+  const team = options.team ?? { name: "crew", display_name: "Crew" }
+  const teamId = (await apis[first].createTeam({ ...team, type: "O" } as never)).id
+  for (const name of others) await apis[first].addToTeam(teamId, ids[name])
+  const contexts: Record<string, BrowserContext> = {}
+  const pages: Record<string, Page> = {}
+  let browser: Browser | undefined
+  let closeBrowser = async () => {}
+  if (haveChromium) {
+    ;({ browser, close: closeBrowser } = await launch())
+    for (const name of options.browsers) {
+      contexts[name] = await signedInContext(browser, server.url, name)
+      pages[name] = await contexts[name].newPage()
+      pages[name].on("console", (m) => m.type() === "error" && console.log(`browser console (${name}):`, m.text()))
+    }
+  }
+  return {
+    server, apis, ids, teamId, teamName: team.name, browser, contexts, pages,
+    step: (name, body) => withScreenshots(name, () => Object.values(pages), body),
+    close: async () => {
+      await closeBrowser()
+      await server.close()
+    }
+  }
+}
