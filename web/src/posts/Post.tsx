@@ -14,6 +14,7 @@ import { Icon } from "../ui/Icon.tsx"
 import { emojiChar } from "./emoji.ts"
 import { EmojiPicker } from "./EmojiPicker.tsx"
 import { renderMarkdown } from "./markdown.ts"
+import { markMatches } from "./searchMarks.ts"
 import { addPosts, flagged, formatTime, posts } from "./state.ts"
 
 const time = formatTime
@@ -89,8 +90,10 @@ const Reactions = ({ post }: { post: Post }) => {
   )
 }
 
-export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
+export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: {
   id: string
+  /** A search's words, marked in the message (search results). */
+  marks?: RegExp | null
   compact: boolean
   inThread?: boolean
   editing: boolean
@@ -162,7 +165,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing }: {
         ) : editing ? (
           <EditBox initial={post.message} onSave={save} onCancel={() => setEditing(null)} />
         ) : (
-          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: renderMarkdown(post.message) }} />
+          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: marks ? markMatches(renderMarkdown(post.message), marks) : renderMarkdown(post.message) }} />
         )}
         {confirming && !deleted && (
           <Confirm id={post.id} title="Delete message" text="Delete this message? This cannot be undone." action="Delete"

@@ -101,9 +101,13 @@ export const Chat = ({ teamName, channelName, dmUser, threadsView = false }: { t
         <main class="channel"><p class={error ? "alert" : "muted"} role={error ? "alert" : undefined}>{error || "Loading…"}</p></main>
       )}
       {p?.kind === "thread" && <ThreadPanel rootId={p.rootId} />}
-      {p?.kind === "search" && <ResultsPanel title={`Search results for “${p.terms}”`} load={() => client.searchPostsWithParams(team.id, { terms: p.terms, is_or_search: false, page: 0, per_page: 30 } as any)} />}
-      {p?.kind === "saved" && <ResultsPanel title="Saved messages" load={() => client.getFlaggedPosts(me.value!.id, "", "", 0, 60)} />}
-      {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={() => client.getPinnedPosts(p.channelId)} />}
+      {p?.kind === "search" && <ResultsPanel title={`Search results for “${p.terms}”`} terms={p.terms} load={(page) => client.searchPostsWithParams(team.id, { terms: p.terms, is_or_search: false, page, per_page: 20, time_zone_offset: -new Date().getTimezoneOffset() * 60 } as any) as any} />}
+      {p?.kind === "saved" && <ResultsPanel title="Saved messages" load={async (page) => {
+        // The saved list's has_next is always false (as Mattermost's): a full page says more may follow.
+        const r = await client.getFlaggedPosts(me.value!.id, "", "", page, 60)
+        return { ...r, has_next: r.order.length >= 60 }
+      }} />}
+      {p?.kind === "pinned" && <ResultsPanel title="Pinned messages" load={async () => ({ ...(await client.getPinnedPosts(p.channelId)), has_next: false })} />}
       <ProfilePopover />
       <Notice />
       <Dialogs team={team} />
