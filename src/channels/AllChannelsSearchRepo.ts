@@ -61,9 +61,12 @@ export const make = Effect.gen(function*() {
       const filters = [
         sql`c.team_id <> ''`,
         sql`t.delete_at = 0`,
-        sql`(lower(c.name) LIKE ${prefix(term)} OR lower(c.display_name) LIKE ${prefix(term)})`
+        // Name, display name or purpose, as Mattermost's channel search.
+        sql`(lower(c.name) LIKE ${prefix(term)} OR lower(c.display_name) LIKE ${prefix(term)} OR lower(c.purpose) LIKE ${prefix(term)})`
       ]
-      if (!q.include_deleted) filters.push(sql`c.delete_at = 0`)
+      if (q.deleted) filters.push(sql`c.delete_at <> 0`)
+      else if (!q.include_deleted) filters.push(sql`c.delete_at = 0`)
+      if (q.exclude_default_channels) filters.push(sql`c.name NOT IN ('town-square', 'off-topic')`)
       if (q.team_ids !== undefined && q.team_ids.length > 0) filters.push(sql`c.team_id IN ${sql.in(q.team_ids)}`)
       if (q.public === true && q.private !== true) filters.push(sql`c.type = 'O'`)
       if (q.private === true && q.public !== true) filters.push(sql`c.type = 'P'`)

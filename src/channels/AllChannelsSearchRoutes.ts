@@ -1,6 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { AllChannelsSearchBody } from "../../schemas/ChannelSearch.ts"
+import { AllChannelsSearchBody, AllChannelsSearchQuery } from "../../schemas/ChannelSearch.ts"
 import { ChannelsWithTotalCount, ChannelWithTeamData } from "../../schemas/wire/Channel.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import * as Decode from "../http/Decode.ts"
@@ -10,8 +10,8 @@ import { toChannel } from "./ChannelWire.ts"
 
 /**
  * POST /channels/search: channels whose name or display name starts with the term, across teams, as
- * ChannelWithTeamData. System admins search every channel; others the public channels of their teams and the private
- * channels they belong to. With page and per_page the answer is `{channels, total_count}`, otherwise a plain array.
+ * ChannelWithTeamData. System admins search every channel (unless `system_console=false`); others the public channels
+ * of their teams and the private channels they belong to. `deleted` asks for archived channels only. With page and per_page the answer is `{channels, total_count}`, otherwise a plain array.
  */
 const withTeam = (r: ChannelWithTeamRow) =>
   ({ ...toChannel(r), team_display_name: r.team_display_name, team_name: r.team_name, team_update_at: Number(r.team_update_at) })
@@ -19,10 +19,11 @@ const withTeam = (r: ChannelWithTeamRow) =>
 const searchAll = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const q = yield* Decode.body(AllChannelsSearchBody)
+  const { system_console } = yield* Decode.query(AllChannelsSearchQuery)
   const paged = q.page !== undefined && q.per_page !== undefined
   const limit = paged ? q.per_page! : 100
   const repo = yield* AllChannelsSearchRepo
-  const viewer = { userId: caller.userId, isAdmin: caller.isSystemAdmin }
+  const viewer = { userId: caller.userId, isAdmin: caller.isSystemAdmin && system_console !== "false" }
   const rows = yield* repo.search(viewer, q, limit, paged ? q.page! * limit : 0)
   const channels = rows.map(withTeam)
   if (!paged) return yield* respondWithAll(ChannelWithTeamData, channels)

@@ -44,6 +44,18 @@ describe("channel search across teams", () => {
     expect(names(await admin.client.searchAllChannels(word, { private: true }) as unknown as Array<Channel>)).toEqual([secret.id])
     expect(names(await admin.client.searchAllChannels(word, { team_ids: [other.id] }) as unknown as Array<Channel>)).toEqual([elsewhere.id])
     await expect(client4(server.url).searchAllChannels(word, {})).rejects.toMatchObject({ status_code: 401 })
+
+    // Browse channels' form (nonAdminSearch: ?system_console=false): a system admin sees only what anyone could join.
+    expect(names(await admin.client.searchAllChannels(word, { team_ids: [team.id], nonAdminSearch: true }) as unknown as Array<Channel>)).toEqual([])
+    await admin.client.addToTeam(team.id, admin.user.id)
+    expect(names(await admin.client.searchAllChannels(word, { team_ids: [team.id], nonAdminSearch: true }) as unknown as Array<Channel>)).toEqual([open.id])
+    // deleted: archived channels only; a purpose matches too.
+    const gone = await owner.client.createChannel({ team_id: team.id, name: `${word}-gone`, display_name: `${word} gone`, type: "O" } as Channel)
+    await owner.client.deleteChannel(gone.id)
+    expect(names(await member.client.searchAllChannels(word, { team_ids: [team.id], nonAdminSearch: true }) as unknown as Array<Channel>)).toEqual([open.id])
+    expect(names(await member.client.searchAllChannels(word, { team_ids: [team.id], nonAdminSearch: true, deleted: true, include_deleted: true }) as unknown as Array<Channel>)).toEqual([gone.id])
+    await owner.client.patchChannel(open.id, { purpose: `${word}purpose for planning` })
+    expect(names(await member.client.searchAllChannels(`${word}purpose`, { team_ids: [team.id], nonAdminSearch: true }) as unknown as Array<Channel>)).toEqual([open.id])
     for (const bad of [{ per_page: 1000, page: 0 }, { team_ids: ["bad"] }]) {
       await expect(admin.client.searchAllChannels(word, bad as never)).rejects.toMatchObject({ status_code: 400 })
     }

@@ -1,6 +1,6 @@
 import type { Channel } from "@mattermost/types/channels"
 import type { Team } from "@mattermost/types/teams"
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { client, errorMessage } from "../app/api.ts"
 import { navigate } from "../app/router.ts"
 import { me, put } from "../app/state.ts"
@@ -11,29 +11,55 @@ import { channels, members, refreshChannels } from "./state.ts"
 
 type Filter = "all" | "public" | "private" | "archived"
 
+const PAGE = 50
+
+/** What the server is asked for each filter (Mattermost's Browse channels: POST /channels/search, nonAdminSearch). */
+const options = (teamId: string, filter: Filter, page: number) => ({
+  team_ids: [teamId],
+  nonAdminSearch: true,
+  ...(filter === "public" ? { public: true } : filter === "private" ? { private: true } : {}),
+  ...(filter === "archived" ? { deleted: true, include_deleted: true } : {}),
+  page,
+  per_page: PAGE
+})
+
 /**
- * Browse channels, as in Mattermost: a search over the team's public channels, your private ones and (by the filter)
- * archived ones; channels you are in say "Joined" and open without joining again.
+ * Browse channels, as in Mattermost: the server searches the team's public channels, your private ones and (by the
+ * filter) archived ones, a page at a time ("Load more"), so a team of thousands of channels is searched whole;
+ * channels you are in say "Joined" and open without joining again.
  */
 export default function BrowseChannels({ team }: { team: Team }) {
   const [filter, setFilter] = useState<Filter>("all")
   const [term, setTerm] = useState("")
-  const [lists, setLists] = useState<{ open: Array<Channel>; archived: Array<Channel> | null } | null>(null)
+  const [query, setQuery] = useState("")
+  const [result, setResult] = useState<{ list: Array<Channel>; total: number; page: number } | null>(null)
+  const [loading, setLoading] = useState(false)
   const [error, setError] = useState("")
+  // The term is searched once typing pauses; a newer search's answer replaces an older one's, never the reverse.
   useEffect(() => {
-    client.getChannels(team.id, 0, 200).then((open) => setLists((l) => ({ open, archived: l?.archived ?? null })), (e) => setError(errorMessage(e)))
-  }, [team.id])
+    const timer = setTimeout(() => setQuery(term.trim()), 200)
+    return () => clearTimeout(timer)
+  }, [term])
+  const latest = useRef(0)
+  const fetchPage = async (page: number) => {
+    const ticket = ++latest.current
+    setLoading(true)
+    try {
+      const answer = await client.searchAllChannels(query, options(team.id, filter, page)) as unknown as { channels: Array<Channel>; total_count: number }
+      if (ticket !== latest.current) return
+      setResult((r) => ({ list: page === 0 || !r ? answer.channels : [...r.list, ...answer.channels], total: answer.total_count, page }))
+      setError("")
+    } catch (e) {
+      if (ticket === latest.current) setError(errorMessage(e))
+    } finally {
+      if (ticket === latest.current) setLoading(false)
+    }
+  }
   useEffect(() => {
-    if (filter !== "archived" || lists?.archived) return
-    client.getArchivedChannels(team.id, 0, 200).then((archived) => setLists((l) => ({ open: l?.open ?? [], archived })), (e) => setError(errorMessage(e)))
-  }, [filter])
-  const mine = Object.values(channels.value).filter((c) => c.team_id === team.id && c.type === "P" && c.delete_at === 0 && members.value[c.id])
-  const pool = filter === "archived" ? lists?.archived ?? null : lists === null ? null
-    : filter === "public" ? lists.open : filter === "private" ? mine : [...lists.open, ...mine]
-  const needle = term.trim().toLowerCase()
-  const shown = (pool ?? [])
-    .filter((c) => !needle || `${c.display_name} ${c.name} ${c.purpose}`.toLowerCase().includes(needle))
-    .sort((a, b) => a.display_name.localeCompare(b.display_name))
+    setResult(null)
+    void fetchPage(0)
+  }, [team.id, filter, query])
+  const shown = result?.list ?? []
   const open = async (c: Channel) => {
     try {
       if (!members.value[c.id] && c.delete_at === 0) {
@@ -60,8 +86,8 @@ export default function BrowseChannels({ team }: { team: Team }) {
           <button type="button" class="secondary create" onClick={() => openModal({ kind: "create-channel" })}>Create channel</button>
         </div>
         {error && <p class="alert" role="alert">{error}</p>}
-        {pool === null && !error && <p class="muted">Loading…</p>}
-        <p class="muted" role="status">{pool === null ? "" : `${shown.length} channel${shown.length === 1 ? "" : "s"}`}</p>
+        {result === null && !error && <p class="muted">Loading…</p>}
+        <p class="muted" role="status">{result === null ? "" : `${result.total} channel${result.total === 1 ? "" : "s"}`}</p>
         <ul class="list channels" aria-label="Channels">
           {shown.map((c) => {
             const joined = !!members.value[c.id]
@@ -79,6 +105,10 @@ export default function BrowseChannels({ team }: { team: Team }) {
             )
           })}
         </ul>
+        {result !== null && shown.length < result.total && (
+          // Not disabled while loading, so focus stays on it for the next page.
+          <button type="button" class="secondary" aria-busy={loading} onClick={() => { if (!loading) void fetchPage(result.page + 1) }}>Load more</button>
+        )}
       </div>
     </Modal>
   )
