@@ -27,7 +27,9 @@ export const Channel = Schema.Struct({
   type: Schema.Literal("O", "P"),
   header: opt(Str),
   purpose: opt(Str),
-  deleted_at: opt(Millis)
+  deleted_at: opt(Millis),
+  /** This service's addition (Mattermost's format has none): the creator's username, kept as the channel's creator_id. */
+  creator: opt(Str)
 })
 export type Channel = typeof Channel.Type
 

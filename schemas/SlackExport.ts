@@ -76,7 +76,20 @@ export const Attachment = Schema.Struct({
 })
 export type Attachment = typeof Attachment.Type
 
-export const File = Schema.Struct({ id: opt(Str), name: opt(Str), title: opt(Str) })
+/**
+ * A shared file. Its bytes are in the export only when the export tool fetched them (`__uploads/<id>/<name>`);
+ * otherwise only `url_private` links to Slack. `mode` "tombstone" or "hidden_by_limit" is a file Slack no longer has.
+ */
+export const File = Schema.Struct({
+  id: opt(Str),
+  name: opt(Str),
+  title: opt(Str),
+  mode: opt(Str),
+  size: opt(Schema.Number),
+  url_private: opt(Str),
+  permalink: opt(Str)
+})
+export type File = typeof File.Type
 
 export const Message = Schema.Struct({
   type: opt(Str),

@@ -9,7 +9,7 @@ import { type TooLarge, invalid, invalidParam, tooLarge as tooLargeError, permis
 import { isId } from "../../schemas/Params.ts"
 import type { FileInfoRow } from "./FileInfo.ts"
 import * as FileInfoRepo from "./FileInfoRepo.ts"
-import * as Images from "./Images.ts"
+import { imageFields } from "./Renditions.ts"
 import { mimeTypeFor } from "./MimeTypes.ts"
 import * as MultipartReader from "./MultipartReader.ts"
 import * as RequestBody from "../http/RequestBody.ts"
@@ -139,41 +139,9 @@ const makeSession = (caller: Caller, maxFileSize: number) =>
             name: file.name,
             extension: file.extension,
             size: file.size,
-            mime_type: mimeTypeFor(file.extension),
-            thumbnail_path: "",
-            preview_path: "",
-            width: 0,
-            height: 0,
-            has_preview_image: false,
-            mini_preview: null
+            mime_type: mimeTypeFor(file.extension)
           }
-          const image = Images.isImageExtension(file.extension)
-            ? yield* Effect.flatMap(store.get(file.key), Images.inspect)
-            : Option.none()
-          if (Option.isNone(image)) {
-            rows.push(base)
-            continue
-          }
-          const { width, height, renditions } = image.value
-          if (Option.isNone(renditions)) {
-            rows.push({ ...base, width, height })
-            continue
-          }
-          const folder = file.key.slice(0, file.key.lastIndexOf("/"))
-          const thumbnailKey = `${folder}/thumb.jpg`
-          const previewKey = `${folder}/preview.jpg`
-          written.push(thumbnailKey, previewKey)
-          yield* store.put(thumbnailKey, renditions.value.thumbnail)
-          yield* store.put(previewKey, renditions.value.preview)
-          rows.push({
-            ...base,
-            width,
-            height,
-            thumbnail_path: thumbnailKey,
-            preview_path: previewKey,
-            has_preview_image: true,
-            mini_preview: renditions.value.miniPreview
-          })
+          rows.push({ ...base, ...(yield* imageFields(file.key, file.extension, written)) })
         }
         const db = yield* Db
         yield* db.transaction(FileInfoRepo.insertMany(rows))

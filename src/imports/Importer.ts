@@ -24,6 +24,8 @@ export interface ImportOptions {
   readonly dryRun: boolean
   readonly batchSize?: number
   readonly onProgress?: (progress: Progress) => Effect.Effect<void, unknown>
+  /** Where attachments are read from, when not beside the file (a Slack export's shared files stay in its zip). */
+  readonly files?: Pick<Source.Source, "kind" | "has" | "open">
 }
 
 export interface ImportResult {
@@ -49,7 +51,8 @@ export const existingOnServer = Effect.map(Db, (db): Existing => ({
 export const importFile = (file: string, options: ImportOptions) =>
   Effect.scoped(Effect.gen(function*() {
     const progress = options.onProgress ?? (() => Effect.void)
-    const source = yield* Source.open(file)
+    const opened = yield* Source.open(file)
+    const source: Source.Source = options.files === undefined ? opened : { ...opened, ...options.files }
     const validation = yield* validate(source, yield* existingOnServer, (linesDone) => progress({ phase: "validating", linesDone, linesTotal: 0 }))
     if (options.dryRun || validation.problems.length > 0) return { validation, created: {}, existing: {} } satisfies ImportResult
     const db = yield* Db

@@ -10,6 +10,7 @@ import { PREFERENCE_FIELDS } from "../../schemas/BulkImport.ts"
 import { directName, groupName } from "../channels/ChannelWire.ts"
 import { imageKey } from "../emoji/EmojiWire.ts"
 import { mimeTypeFor } from "../files/MimeTypes.ts"
+import { imageFields } from "../files/Renditions.ts"
 import { hashtags } from "../posts/MessageText.ts"
 import { DEFAULT_CHANNELS } from "../teams/Membership.ts"
 import { insertWithDefaultChannels } from "../teams/TeamRepo.ts"
@@ -77,6 +78,7 @@ export const makeWriter = (source: Source.Source) =>
     const channels = new Map<string, { id: string; teamId: string; type: string }>()
     const users = new Map<string, string>()
     const touchedChannels = new Set<string>()
+    const creators = new Map<string, string>()
     const botUsers = new Map<string, boolean>()
     const botTeams = new Set<string>()
     // Per batch: roots whose threads are rebuilt before the batch commits.
@@ -171,6 +173,8 @@ export const makeWriter = (source: Source.Source) =>
         count("channel", inserted.length > 0)
         const found = yield* channel(c.team, c.name)
         touchedChannels.add(found.id)
+        // The creator is usually defined by a later line (channels come before users): set at the end.
+        if (typeof c.creator === "string" && c.creator !== "") creators.set(found.id, c.creator)
       })
 
     const member = (
@@ -392,7 +396,9 @@ export const makeWriter = (source: Source.Source) =>
           const file = yield* source.open(a.path)
           const size = yield* store.put(key, file.stream)
           const extension = extensionOf(name)
-          return { id, key, name, extension, size, mime: mimeTypeFor(extension), at: createAt + index }
+          // Thumbnail, preview and mini preview as an upload gets them, so an imported picture shows inline.
+          const image = yield* imageFields(key, extension)
+          return { id, key, name, extension, size, mime: mimeTypeFor(extension), at: createAt + index, image }
         }))
 
     type Stored = Effect.Effect.Success<ReturnType<typeof storeAttachments>>[number]
@@ -462,7 +468,9 @@ export const makeWriter = (source: Source.Source) =>
             name: f.name,
             extension: f.extension,
             size: f.size,
-            mime_type: f.mime
+            mime_type: f.mime,
+            ...f.image,
+            mini_preview: f.image.mini_preview === null ? null : Buffer.from(f.image.mini_preview)
           })))}`
         }
         count("attachment", true, files.length)
@@ -580,6 +588,12 @@ export const makeWriter = (source: Source.Source) =>
     const finish = Effect.gen(function*() {
       const ids = [...touchedChannels]
       for (let i = 0; i < ids.length; i += 500) yield* db.transaction(Repo.refreshChannels(sql, ids.slice(i, i + 500)))
+      // Only a channel without a creator gets one: a channel that was there before the import keeps its own.
+      for (const [channelId, username] of creators) {
+        yield* sql`
+          UPDATE channels SET creator_id = u.id FROM users u
+          WHERE channels.id = ${channelId} AND channels.creator_id = '' AND lower(u.username) = lower(${username})`
+      }
       yield* Repo.settleReadState(sql)
     })
 

@@ -1,6 +1,7 @@
 import { once } from "node:events"
 import { createWriteStream } from "node:fs"
 import * as path from "node:path"
+import sharp from "sharp"
 import yazl from "yazl"
 import { tempDir } from "../support/Cleanup.ts"
 
@@ -41,7 +42,20 @@ export const days = (): Record<string, ReadonlyArray<unknown>> => ({
     { type: "message", subtype: "bot_message", bot_id: "B01DEPLOY", username: "Deploy", text: "deployed v2", ts: T(1_700_086_401) },
     { type: "message", subtype: "me_message", user: "U01ALICE", text: "waves", ts: T(1_700_086_402) },
     { type: "message", subtype: "bot_message", bot_id: "B99JIRA", username: "jira", text: "ticket JIRA-1 opened", ts: T(1_700_086_403) },
-    { type: "message", subtype: "pinned_item", user: "U01ALICE", text: "pinned a message", ts: T(1_700_086_404) }
+    { type: "message", subtype: "pinned_item", user: "U01ALICE", text: "pinned a message", ts: T(1_700_086_404) },
+    {
+      type: "message", subtype: "file_share", user: "U02BOB", text: "the diagram :simple_smile: :man-shrugging:", ts: T(1_700_086_405),
+      files: [
+        { id: "F01PIC", name: "diagram.png", mimetype: "image/png", url_private: "https://files.slack.com/files-pri/T1-F01PIC/diagram.png" },
+        { id: "F02DOC", name: "notes.txt", url_private: "https://files.slack.com/files-pri/T1-F02DOC/notes.txt" }
+      ],
+      reactions: [{ name: "face_with_rolling_eyes", users: ["U01ALICE"], count: 1 }]
+    },
+    {
+      type: "message", user: "U01ALICE", text: "", ts: T(1_700_086_406),
+      files: [{ id: "F03BIG", name: "all-hands.mp4", url_private: "https://files.slack.com/files-pri/T1-F03BIG/all-hands.mp4" }]
+    },
+    { type: "message", user: "U01ALICE", text: "gone &quot;file&quot; &#8212; &#x1F600;", ts: T(1_700_086_407), files: [{ id: "F04DEL", mode: "tombstone" }] }
   ],
   "announcements/2023-11-14.json": [{ type: "message", user: "U01ALICE", text: "old news", ts: T(1_700_000_010) }],
   "secret-plans/2023-11-14.json": [{ type: "message", user: "U02BOB", text: "the private plan", ts: T(1_700_000_100) }],
@@ -52,7 +66,10 @@ export const days = (): Record<string, ReadonlyArray<unknown>> => ({
   "mpdm-alice--bob--zoe-1/2023-11-14.json": [{ type: "message", user: "U03ZOE", text: "group hi", ts: T(1_700_000_300) }]
 })
 
-export const exportFiles = (): Record<string, unknown> => ({
+/** A 200x100 PNG: wide enough that its thumbnail is scaled down. */
+export const diagramPng = () => sharp({ create: { width: 200, height: 100, channels: 3, background: "#3366cc" } }).png().toBuffer()
+
+export const exportFiles = (png: Buffer = Buffer.alloc(0)): Record<string, unknown> => ({
   "users.json": users(),
   "channels.json": [
     {
@@ -64,15 +81,18 @@ export const exportFiles = (): Record<string, unknown> => ({
   "groups.json": [{ id: "G01SECRET", name: "secret-plans", created: 1_699_000_000, creator: "U02BOB", members: ["U01ALICE", "U02BOB"] }],
   "dms.json": [{ id: "D01DM", created: 1_699_000_000, members: ["U01ALICE", "U02BOB"] }],
   "mpims.json": [{ id: "G02MPIM", name: "mpdm-alice--bob--zoe-1", created: 1_699_000_000, members: ["U01ALICE", "U02BOB", "U03ZOE"] }],
-  ...days()
+  ...days(),
+  "__uploads/F01PIC/diagram.png": png,
+  "__uploads/F02DOC/notes.txt": Buffer.from("plain notes\n")
 })
 
-/** The files (JSON values, or raw strings written as they are) as a Slack export zip; returns its path. */
+/** The files (JSON values, or raw strings and Buffers written as they are) as a Slack export zip; returns its path. */
 export const writeSlackZip = async (files: Record<string, unknown> = exportFiles()) => {
   const file = path.join(tempDir("slack-export-"), "slack-export.zip")
   const zip = new yazl.ZipFile()
   for (const [name, content] of Object.entries(files)) {
-    zip.addBuffer(Buffer.from(typeof content === "string" ? content : JSON.stringify(content, null, 2)), name)
+    const bytes = Buffer.isBuffer(content) ? content : Buffer.from(typeof content === "string" ? content : JSON.stringify(content, null, 2))
+    zip.addBuffer(bytes, name)
   }
   zip.end()
   const out = createWriteStream(file)

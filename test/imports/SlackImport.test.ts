@@ -1,10 +1,11 @@
 import type { Post } from "@mattermost/types/posts"
 import { Redacted } from "effect"
+import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FROM_BUILD, runCli } from "../cli/Cli.ts"
 import { client4, failureOf } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { days, exportFiles, users, writeSlackZip } from "./SlackFixture.ts"
+import { days, diagramPng, exportFiles, users, writeSlackZip } from "./SlackFixture.ts"
 
 /**
  * A Slack workspace export imported with `node dist/main.js --import-slack FILE --team NAME` into a server that
@@ -39,7 +40,7 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
     await signup.createUser({ username: "robert", email: "bob@example.com", password: PASSWORD } as never, "", "")
     robert = client4(server.url)
     await robert.login("robert", PASSWORD)
-    zip = await writeSlackZip()
+    zip = await writeSlackZip(exportFiles(await diagramPng()))
     firstRun = await cli(["--import-slack", zip, "--team", "slackers"])
   }, 120_000)
   afterAll(async () => {
@@ -50,9 +51,12 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
     expect(firstRun.code, firstRun.output).toBe(0)
     expect(firstRun.stderr).toMatch(/reading general \(1\/5, 2 days\)/)
     expect(firstRun.stderr).toContain("importing:")
-    expect(firstRun.stdout).toContain("3 persons (1 matched to an account by email), 2 bots, 3 channels, 2 direct or group conversations, 12 messages")
+    expect(firstRun.stdout).toContain("3 persons (1 matched to an account by email), 2 bots, 3 channels, 2 direct or group conversations, 15 messages, 2 files")
     expect(firstRun.stdout).toContain(`skipped: 1 "pinned_item" events`)
-    expect(firstRun.stdout).toMatch(/created: bot 2, channel 3, .*direct_channel 2, direct_post 3, post 7, reaction 3, reply 2, team 1, team_member 3, user 2$/m)
+    expect(firstRun.stdout).toContain("skipped: 1 files Slack had deleted or hidden (no bytes, no link)")
+    expect(firstRun.stdout).toContain("files only linked (the export has no bytes for them; fetch them from Slack): 1")
+    expect(firstRun.stdout).toContain("linked: general 1700086406.000000 all-hands.mp4 https://files.slack.com/files-pri/T1-F03BIG/all-hands.mp4")
+    expect(firstRun.stdout).toMatch(/created: attachment 2, bot 2, channel 3, .*direct_channel 2, direct_post 3, post 10, reaction 4, reply 2, team 1, team_member 3, user 2$/m)
     expect(firstRun.stdout).toMatch(/already there: .*user 1$/m)
   })
 
@@ -79,6 +83,9 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
     expect(archived.delete_at).toBeGreaterThan(0)
     const members = await robert.getChannelMembers(general.id)
     expect(members).toHaveLength(3)
+    // Slack's creator is the channel's creator.
+    expect(general.creator_id).toBe((await robert.getUserByUsername("alice2")).id)
+    expect(secret.creator_id).toBe((await robert.getMe()).id)
   })
 
   it("messages: times, markup, a thread across days, reactions, an edit, system, bot and /me messages", async () => {
@@ -91,7 +98,10 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
       ["", "Hello @robert, see ~announcements **now** & [the docs](https://example.com) 日本語 🎉"],
       ["", "deployed v2"],
       ["me", "*waves*"],
-      ["", "ticket JIRA-1 opened"]
+      ["", "ticket JIRA-1 opened"],
+      ["", "the diagram :slightly_smiling_face: :man_shrugging:"],
+      ["", "[all-hands.mp4](https://files.slack.com/files-pri/T1-F03BIG/all-hands.mp4)"],
+      ["", "gone \"file\" \u2014 \u{1F600}"]
     ])
     const root = roots[1]
     expect(root.create_at).toBe(1_700_000_001_123)
@@ -104,6 +114,27 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
     const deploybot = await robert.getUserByUsername("deploybot")
     expect(roots[2]).toMatchObject({ user_id: deploybot.id, props: { from_bot: "true", override_username: "Deploy" } })
     expect(roots[4].props).toMatchObject({ override_username: "jira" })
+    expect(roots[5].metadata.reactions?.map((r) => r.emoji_name)).toEqual(["roll_eyes"])
+  })
+
+  it("shared files in the export: attached to their post, an image with its thumbnail and preview", async () => {
+    const team = await robert.getTeamByName("slackers")
+    const general = await robert.getChannelByName(team.id, "general")
+    const shared = (await posts(robert, general.id)).find((p) => p.message.startsWith("the diagram"))!
+    expect(shared.file_ids).toHaveLength(2)
+    const infos = (await robert.getFileInfosForPost(shared.id)).sort((a, b) => a.name.localeCompare(b.name))
+    expect(infos.map((f) => [f.name, f.extension, f.size])).toEqual([["diagram.png", "png", (await diagramPng()).length], ["notes.txt", "txt", 12]])
+    expect(infos[0]).toMatchObject({ width: 200, height: 100, has_preview_image: true, mime_type: "image/png" })
+    expect(infos[0].mini_preview).toBeTruthy()
+    expect(infos[1].has_preview_image).toBe(false)
+    const get = (url: string) => fetch(url, { headers: { Authorization: `Bearer ${robert.getToken()}` } })
+    const thumbnail = await get(robert.getFileThumbnailUrl(infos[0].id, 0))
+    expect(thumbnail.status).toBe(200)
+    expect(thumbnail.headers.get("content-type")).toBe("image/jpeg")
+    expect((await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).height).toBe(100)
+    expect((await get(robert.getFilePreviewUrl(infos[0].id, 0))).status).toBe(200)
+    const text = await get(robert.getFileUrl(infos[1].id, 0))
+    expect(await text.text()).toBe("plain notes\n")
   })
 
   it("direct and group messages", async () => {
@@ -124,7 +155,9 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
     expect(again.stdout).toContain("created: nothing")
     const team = await robert.getTeamByName("slackers")
     const general = await robert.getChannelByName(team.id, "general")
-    expect(general.total_msg_count).toBe(7)
+    expect(general.total_msg_count).toBe(10)
+    const shared = (await posts(robert, general.id)).find((p) => p.message.startsWith("the diagram"))!
+    expect(await robert.getFileInfosForPost(shared.id)).toHaveLength(2)
   })
 
   it("a dry run writes nothing", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { tsToMillis } from "../../src/imports/slack/Messages.ts"
 import { slackToMarkdown } from "../../src/imports/slack/Markup.ts"
+import { mattermostEmoji } from "../../src/imports/slack/Emoji.ts"
 import { channelNameFrom, usernameFrom } from "../../src/imports/slack/Names.ts"
 
 /** Slack's markup as Mattermost Markdown, and Slack's names and times as this server's. */
@@ -35,6 +36,9 @@ describe("Slack markup", () => {
     ["`*not bold* &lt;x&gt;`", "`*not bold* <x>`"],
     ["```\n<@U1> *x*\n``` *y*", "```\n<@U1> *x*\n``` **y**"],
     ["café *über* 日本語 🎉", "café **über** 日本語 🎉"],
+    ["&quot;q&quot; &apos;a&apos; &#8212; &#x1F600; &#0; &#xD800;", "\"q\" 'a' \u2014 \u{1F600} &#0; &#xD800;"],
+    [":simple_smile: :+1::skin-tone-2: :male-technologist: :tada:", ":slightly_smiling_face: :+1: :man_technologist: :tada:"],
+    ["`:simple_smile:`", "`:simple_smile:`"],
     ["", ""]
   ])("%j → %j", (input, expected) => {
     expect(md(input)).toBe(expected)
@@ -89,5 +93,18 @@ describe("Slack names and times", () => {
     expect(tsToMillis("1700000000.999999")).toBe(1_700_000_000_999)
     expect(tsToMillis("1700000000.1")).toBe(1_700_000_000_100)
     expect(tsToMillis("1700000000")).toBe(1_700_000_000_000)
+  })
+})
+
+describe("Slack emoji names", () => {
+  it.each([
+    ["+1", "+1"],
+    ["thumbsup::skin-tone-3", "thumbsup"],
+    ["face_with_rolling_eyes", "roll_eyes"],
+    ["woman-facepalming", "woman_facepalming"],
+    ["female-technologist", "woman_technologist"],
+    ["partyparrot", "partyparrot"]
+  ])("%s → %s", (slack, mattermost) => {
+    expect(mattermostEmoji(slack)).toBe(mattermost)
   })
 })

@@ -10,7 +10,7 @@ import { type Authors, convertMessages } from "./Messages.ts"
 import { channelNameFrom, unique } from "./Names.ts"
 import { freeName, people, type ServerPeople } from "./People.ts"
 import { decodeEntities, slackToMarkdown } from "./Markup.ts"
-import { openExport } from "./ExportZip.ts"
+import type { ExportZip } from "./ExportZip.ts"
 
 /**
  * A Slack export as a file in Mattermost's bulk format (as Mattermost's mmetl does), which the bulk importer then
@@ -26,8 +26,23 @@ export interface Report {
   readonly channels: number
   readonly direct: number
   readonly messages: number
+  /** Shared files whose bytes the export carries, attached to their posts. */
+  readonly files: number
+  /** Shared files the export only links to (url_private): listed so that the admin can fetch them from Slack. */
+  readonly linked: ReadonlyArray<LinkedFile>
+  readonly linkedTotal: number
   readonly skipped: Record<string, number>
 }
+
+export interface LinkedFile {
+  readonly conversation: string
+  readonly ts: string
+  readonly name: string
+  readonly url: string
+}
+
+/** At most this many linked files are named in the report; the total is always given. */
+export const MAX_LINKED_LISTED = 1000
 
 export interface ConvertOptions {
   readonly team: string
@@ -38,6 +53,8 @@ export interface ConvertOptions {
 
 const cut = (text: string, max: number) => [...text].slice(0, max).join("")
 const DAY = /^\d{4}-\d{2}-\d{2}\.json$/
+/** Where the export tools put a shared file's bytes: `__uploads/<file id>/<name>`. */
+const UPLOAD = /^__uploads\/([^/]+)\/[^/]+$/
 const FALLBACK_BOT = "slack-integrations"
 
 interface Conversation {
@@ -46,9 +63,8 @@ interface Conversation {
   readonly members?: ReadonlyArray<string>
 }
 
-export const convert = (file: string, dir: string, options: ConvertOptions) =>
+export const convert = (zip: ExportZip, file: string, dir: string, options: ConvertOptions) =>
   Effect.scoped(Effect.gen(function*() {
-    const zip = yield* openExport(file)
     const fail = (message: string) => new SourceError({ message: `${file}: ${message}` })
     const io = <A>(what: string, run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (e) => fail(`${what}: ${e instanceof Error ? e.message : String(e)}`) })
     const skipped: Record<string, number> = {}
@@ -68,6 +84,15 @@ export const convert = (file: string, dir: string, options: ConvertOptions) =>
     // Bot messages from a bot users.json does not list come from one bot account, under the name they posted with.
     const fallbackBot = yield* freeName(FALLBACK_BOT, new Set(persons.map((p) => p.username)), options.server, (found) => found.isBot)
     const fallbackUsed = { used: false }
+    const uploads = new Map<string, string>()
+    for (const name of zip.names) {
+      const match = UPLOAD.exec(name)
+      if (match !== null && !uploads.has(match[1])) uploads.set(match[1], name)
+    }
+    const linked: Array<LinkedFile> = []
+    let linkedTotal = 0
+    let files = 0
+    let conversation = ""
 
     const channelNames = new Map<string, string>()
     const takenChannels = new Set<string>()
@@ -84,6 +109,22 @@ export const convert = (file: string, dir: string, options: ConvertOptions) =>
         if (known !== undefined) return known
         fallbackUsed.used = true
         return fallbackBot
+      },
+      file: (f, ts) => {
+        const path = f.id == null ? undefined : uploads.get(f.id)
+        if (path !== undefined) {
+          files += 1
+          return { attachment: { path } }
+        }
+        if (f.mode === "tombstone" || f.mode === "hidden_by_limit") {
+          skip("files Slack had deleted or hidden (no bytes, no link)")
+          return undefined
+        }
+        const name = f.name ?? f.title ?? f.id ?? "file"
+        const url = f.url_private ?? f.permalink ?? ""
+        linkedTotal += 1
+        if (linked.length < MAX_LINKED_LISTED) linked.push({ conversation, ts, name, url })
+        return url === "" ? undefined : { link: `[${name.replace(/[[\]]/g, "")}](${url})` }
       }
     }
 
@@ -103,6 +144,7 @@ export const convert = (file: string, dir: string, options: ConvertOptions) =>
             type,
             header: cut(topic, HEADER_MAX),
             purpose: cut(decodeEntities(c.purpose?.value ?? ""), PURPOSE_MAX),
+            ...(c.creator != null && usernames.has(c.creator) ? { creator: usernames.get(c.creator) } : {}),
             ...(c.is_archived === true ? { deleted_at: options.now } : {})
           }
         })
@@ -170,6 +212,7 @@ export const convert = (file: string, dir: string, options: ConvertOptions) =>
     let messages = 0
     for (const [index, c] of conversations.entries()) {
       const days = zip.names.filter((n) => n.startsWith(`${c.folder}/`) && DAY.test(n.slice(c.folder.length + 1))).sort()
+      conversation = c.folder
       yield* options.progress(`reading ${c.folder} (${index + 1}/${conversations.length}, ${days.length} days)`)
       const all: Array<Slack.Message> = []
       for (const day of days) all.push(...((yield* zip.read(day, Slack.Day)) ?? []))
@@ -199,6 +242,9 @@ export const convert = (file: string, dir: string, options: ConvertOptions) =>
       channels: channelNames.size,
       direct: directs.length,
       messages,
+      files,
+      linked,
+      linkedTotal,
       skipped
     }
     return { file: out, report }

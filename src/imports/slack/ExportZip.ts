@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import type { Readable } from "node:stream"
 import { entryStream, listEntries, openZip, SourceError } from "../Source.ts"
 import { describeParseError } from "../Validate.ts"
@@ -16,6 +16,8 @@ export interface ExportZip {
   readonly has: (name: string) => boolean
   /** The entry decoded as JSON and then with `schema`; undefined when the zip holds no such entry. */
   readonly read: <A, I>(name: string, schema: Schema.Schema<A, I>) => Effect.Effect<A | undefined, SourceError>
+  /** An entry's bytes as a stream (a shared file under __uploads/), inflated as it is read. */
+  readonly open: (name: string) => Effect.Effect<{ readonly stream: Stream.Stream<Uint8Array, SourceError>; readonly size: number }, SourceError>
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
@@ -53,5 +55,17 @@ export const openExport = (file: string) =>
         }
         return yield* Schema.decodeUnknown(schema)(json).pipe(Effect.mapError((e) => fail(`entry ${name}: ${describeParseError(e)}`)))
       })
-    return { names: [...entries.keys()], has: (name: string) => entries.has(name), read } satisfies ExportZip
+    const open = (name: string) => {
+      const entry = entries.get(name)
+      if (entry === undefined) return Effect.fail(fail(`no entry ${name}`))
+      const stream = Stream.unwrapScoped(Effect.map(
+        Effect.acquireRelease(
+          Effect.tryPromise({ try: () => entryStream(zip, entry), catch: (e) => fail(`entry ${name} cannot be read (${message(e)})`) }),
+          (s) => Effect.sync(() => s.destroy())
+        ),
+        (readable) => Stream.fromAsyncIterable(readable as AsyncIterable<Uint8Array>, (e) => fail(`entry ${name} cannot be read (${message(e)})`))
+      ))
+      return Effect.succeed({ stream, size: entry.uncompressedSize })
+    }
+    return { names: [...entries.keys()], has: (name: string) => entries.has(name), read, open } satisfies ExportZip
   })

@@ -1,3 +1,5 @@
+import { renameEmojiInText } from "./Emoji.ts"
+
 /**
  * Slack's message markup ("mrkdwn") as Mattermost Markdown. Slack sends references as angle-bracket tokens (users
  * `<@U123>`, channels `<#C123|name>`, broadcasts `<!here>`, links `<https://x|text>`), escapes `&`, `<` and `>` as
@@ -11,8 +13,12 @@ export interface Names {
   readonly channel: (id: string) => string | undefined
 }
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">" }
-export const decodeEntities = (text: string) => text.replace(/&(amp|lt|gt);/g, (_, name: string) => ENTITIES[name])
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: "\u00a0" }
+const codePoint = (n: number, whole: string) => (n > 0 && n <= 0x10ffff && !(n >= 0xd800 && n <= 0xdfff) ? String.fromCodePoint(n) : whole)
+/** Slack escapes &, < and > itself; other named and numeric entities come in text pasted from HTML or sent by integrations. */
+export const decodeEntities = (text: string) =>
+  text.replace(/&(?:(amp|lt|gt|quot|apos|nbsp)|#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6}));/g, (whole, name?: string, dec?: string, hex?: string) =>
+    name !== undefined ? ENTITIES[name] : codePoint(dec !== undefined ? Number(dec) : parseInt(hex!, 16), whole))
 
 const BROADCASTS: Record<string, string> = { channel: "@channel", here: "@here", everyone: "@all", group: "@channel" }
 
@@ -48,7 +54,7 @@ const prose = (text: string, names: Names) => {
     tokens.push(token(inner, names))
     return `\u0000${tokens.length - 1}\u0000`
   })
-  return decodeEntities(emphasis(held)).replace(/\u0000(\d+)\u0000/g, (_, i: string) => tokens[Number(i)])
+  return decodeEntities(renameEmojiInText(emphasis(held))).replace(/\u0000(\d+)\u0000/g, (_, i: string) => tokens[Number(i)])
 }
 
 export const slackToMarkdown = (text: string, names: Names): string =>

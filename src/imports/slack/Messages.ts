@@ -1,6 +1,7 @@
 import type * as Bulk from "../../../schemas/BulkImport.ts"
 import type * as Slack from "../../../schemas/SlackExport.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "../../posts/MessageText.ts"
+import { mattermostEmoji } from "./Emoji.ts"
 import { decodeEntities, type Names, slackToMarkdown } from "./Markup.ts"
 
 /**
@@ -23,6 +24,11 @@ const tsToMicros = (ts: string) => {
 export interface Authors extends Names {
   /** The username of a bot_message's sender: its Slack bot id's account, or the import's fallback bot. */
   readonly bot: (botId: string | null | undefined) => string
+  /**
+   * A shared file: an attachment when the export carries its bytes, else a link to it on Slack (which the caller
+   * lists in the report), or undefined when Slack has neither.
+   */
+  readonly file: (file: Slack.File, ts: string) => { readonly attachment: Bulk.Attachment } | { readonly link: string } | undefined
 }
 
 export interface Converted {
@@ -112,10 +118,13 @@ export const convertMessages = (
       if (m.username != null && m.username !== "") props.override_username = m.username
     }
     if ((m.attachments ?? []).length > 0) props.attachments = attachmentProps(m.attachments!, authors)
-    const files = (m.files ?? []).length
-    if (files > 0) skip("files (not imported yet)", files)
-    if (message.trim() === "" && props.attachments === undefined) {
-      if (files === 0) skip("empty messages")
+    const shared = (m.files ?? []).map((f) => authors.file(f, m.ts))
+    const files = shared.flatMap((f) => (f !== undefined && "attachment" in f ? [f.attachment] : []))
+    // A file the export only links to keeps its link in the post, so the reader can still fetch it from Slack.
+    const links = shared.flatMap((f) => (f !== undefined && "link" in f ? [f.link] : []))
+    if (links.length > 0) message = [message, ...links].filter((l) => l.trim() !== "").join("\n")
+    if (message.trim() === "" && props.attachments === undefined && files.length === 0) {
+      if ((m.files ?? []).length === 0) skip("empty messages")
       continue
     }
     if (runeLength(message) > MESSAGE_MAX_RUNES) skip(`characters past ${MESSAGE_MAX_RUNES} in a message (cut)`)
@@ -127,8 +136,7 @@ export const convertMessages = (
     used.add(`${user}/${createAt}`)
     const reactions: Array<Bulk.Reaction> = []
     for (const r of m.reactions ?? []) {
-      // Skin tones are a Slack variant of the same emoji ("+1::skin-tone-2").
-      const emoji = r.name.replace(/::skin-tone-\d$/, "")
+      const emoji = mattermostEmoji(r.name)
       if (!EMOJI_NAME.test(emoji)) {
         skip("reactions with an emoji name not valid here", r.users.length)
         continue
@@ -146,7 +154,8 @@ export const convertMessages = (
       ...(type === "" ? {} : { type }),
       ...(Object.keys(props).length === 0 ? {} : { props }),
       ...(m.edited == null ? {} : { edit_at: Math.max(createAt, tsToMillis(m.edited.ts)) }),
-      ...(reactions.length === 0 ? {} : { reactions })
+      ...(reactions.length === 0 ? {} : { reactions }),
+      ...(files.length === 0 ? {} : { attachments: files })
     }
     count += 1
     if (root !== undefined) {

@@ -8,6 +8,7 @@ import { teamNameProblem } from "../../teams/TeamValidation.ts"
 import { importFile, type ImportOptions, type ImportResult } from "../Importer.ts"
 import { SourceError } from "../Source.ts"
 import { convert, type Report } from "./Convert.ts"
+import { openExport } from "./ExportZip.ts"
 import type { ServerPeople } from "./People.ts"
 
 /**
@@ -39,8 +40,9 @@ export const importSlack = (file: string, team: string, options: ImportOptions &
       Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "slack-import-"))),
       (d) => Effect.promise(() => fs.rm(d, { recursive: true, force: true }))
     )
-    const converted = yield* convert(file, dir, { team, now: yield* Clock.currentTimeMillis, server: yield* serverPeople, progress: options.note })
-    const result = yield* importFile(converted.file, options)
+    const zip = yield* openExport(file)
+    const converted = yield* convert(zip, file, dir, { team, now: yield* Clock.currentTimeMillis, server: yield* serverPeople, progress: options.note })
+    const result = yield* importFile(converted.file, { ...options, files: { kind: "zip", has: (name) => Effect.succeed(zip.has(name)), open: zip.open } })
     return { conversion: converted.report, result } satisfies SlackResult
   }))
 
@@ -50,8 +52,13 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 export const slackReport = (file: string, dryRun: boolean, { conversion: c, result }: SlackResult): ReadonlyArray<string> => {
   const lines = [
     `${file}: ${plural(c.people, "person")} (${c.matched} matched to an account by email), ${plural(c.bots, "bot")}, ${plural(c.channels, "channel")}, ` +
-    `${plural(c.direct, "direct or group conversation")}, ${plural(c.messages, "message")}`
+    `${plural(c.direct, "direct or group conversation")}, ${plural(c.messages, "message")}, ${plural(c.files, "file")}`
   ]
+  if (c.linkedTotal > 0) {
+    lines.push(`files only linked (the export has no bytes for them; fetch them from Slack): ${c.linkedTotal}`)
+    for (const f of c.linked) lines.push(`  linked: ${f.conversation} ${f.ts} ${f.name} ${f.url}`)
+    if (c.linkedTotal > c.linked.length) lines.push(`  ... and ${c.linkedTotal - c.linked.length} more`)
+  }
   for (const [reason, n] of Object.entries(c.skipped).sort(([a], [b]) => a.localeCompare(b))) lines.push(`skipped: ${n} ${reason}`)
   const problems = result.validation.problems
   for (const p of problems.slice(0, 50)) lines.push(`converted line ${p.line}: ${p.message}`)
