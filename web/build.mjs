@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { emojiDataPlugin } from "./emoji-data.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const out = join(here, "dist")
@@ -36,7 +37,8 @@ const options = {
   loader: { ".svg": "file", ".png": "file", ".woff2": "file" },
   define: { "process.env.NODE_ENV": '"production"' },
   logLevel: "warning",
-  legalComments: "linked"
+  legalComments: "linked",
+  plugins: [emojiDataPlugin]
 }
 
 const writeIndex = (metafile) => {
@@ -62,7 +64,7 @@ const writeIndex = (metafile) => {
 if (process.argv.includes("--watch")) {
   const ctx = await esbuild.context({
     ...options,
-    plugins: [{ name: "index", setup: (b) => b.onEnd((r) => r.metafile && writeIndex(r.metafile)) }]
+    plugins: [...options.plugins, { name: "index", setup: (b) => b.onEnd((r) => r.metafile && writeIndex(r.metafile)) }]
   })
   await ctx.watch()
   console.log("[web] watching web/src")

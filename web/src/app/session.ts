@@ -3,6 +3,7 @@ import { client, cookie } from "./api.ts"
 import { navigate } from "./router.ts"
 import { applyDisplay } from "../account/preferences.ts"
 import { applyConversationPrefs } from "../channels/actions.ts"
+import { applyEmojiPrefs } from "../emoji/prefs.ts"
 import { refreshChannels } from "../channels/state.ts"
 import { statuses, users } from "../people/state.ts"
 import { loadMyTeams } from "../people/teams.ts"
@@ -24,6 +25,7 @@ const loadPreferences = async () => {
   flagged.value = new Set(prefs.filter((p) => p.category === "flagged_post").map((p) => p.name))
   applyDisplay(prefs)
   applyConversationPrefs(prefs)
+  applyEmojiPrefs(prefs)
 }
 
 export const signedIn = async () => {

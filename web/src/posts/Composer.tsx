@@ -7,6 +7,7 @@ import { channels } from "../channels/state.ts"
 import { users } from "../people/state.ts"
 import { Icon } from "../ui/Icon.tsx"
 import { searchEmoji, EMOJI } from "./emoji.ts"
+import { suggestEmoji } from "../emoji/suggest.ts"
 import { postCreated, posts, timelines } from "./state.ts"
 
 /** Drafts survive channel switches and reloads (per channel and thread, in localStorage). */
@@ -87,7 +88,9 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast, onReplyLas
     if (!m || (m[2] === ":" && m[3].length < 2)) return setSuggestions([])
     const [, , sigil, term] = m
     if (sigil === ":") {
-      setSuggestions(searchEmoji(term, 8).map((n) => ({ label: `${EMOJI[n]} :${n}:`, insert: `:${n}: ` })))
+      const found = await suggestEmoji(term, 8).catch(() => searchEmoji(term, 8).map((name) => ({ name, char: EMOJI[name] })))
+      if (ask !== asked.current) return
+      setSuggestions(found.map((e) => ({ label: `${"char" in e && e.char ? `${e.char} ` : ""}:${e.name}:`, insert: `:${e.name}: ` })))
     } else if (sigil === "@") {
       const channel = channels.value[channelId]
       const found = await client.autocompleteUsers(term, channel?.team_id ?? "", channelId).catch(() => null)

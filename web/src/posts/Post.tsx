@@ -11,7 +11,7 @@ import { openThread, showProfile } from "../shell/panels.ts"
 import { Confirm } from "../ui/Confirm.tsx"
 import { useFocus } from "../ui/focus.ts"
 import { Icon } from "../ui/Icon.tsx"
-import { emojiChar } from "./emoji.ts"
+import { EmojiGlyph } from "../emoji/Glyph.tsx"
 import { EmojiPicker } from "./EmojiPicker.tsx"
 import { renderMarkdown } from "./markdown.ts"
 import { markMatches } from "./searchMarks.ts"
@@ -78,11 +78,11 @@ const Reactions = ({ post }: { post: Post }) => {
     <div class="reactions">
       {[...byName].map(([name, who]) => {
         const mine = who.includes(myId)
-        const label = `${name} reaction by ${who.map((id) => users.value[id]?.username ?? "someone").join(", ")}`
+        const label = `${name} reaction by ${who.map((id) => users.value[id]?.username ?? (id === myId ? me.value?.username : undefined) ?? "someone").join(", ")}`
         return (
-          <button key={name} type="button" class={mine ? "reaction mine" : "reaction"} aria-pressed={mine} aria-label={label} title={label}
+          <button key={name} type="button" class={mine ? "reaction mine" : "reaction"} aria-pressed={mine} aria-label={`${label}, ${who.length}`} title={label}
             onClick={() => (mine ? client.removeReaction(myId, post.id, name) : client.addReaction(myId, post.id, name)).catch(() => undefined)}>
-            {emojiChar(name) ?? `:${name}:`} {who.length}
+            <EmojiGlyph name={name} /> {who.length}
           </button>
         )
       })}

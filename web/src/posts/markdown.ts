@@ -1,6 +1,7 @@
 import DOMPurify from "dompurify"
 import { Marked } from "marked"
-import { emojiChar } from "./emoji.ts"
+import { glyphOrAsk, systemEmoji } from "../emoji/catalog.ts"
+import { customEmoji } from "../emoji/custom.ts"
 
 /**
  * Markdown as Mattermost writes it (GFM: code blocks, tables, links, strikethrough) plus @mentions, ~channels and
@@ -34,12 +35,16 @@ marked.use({
       level: "inline",
       start: (src: string) => src.indexOf(":"),
       tokenizer(src: string) {
+        // A name nothing knows yet stays text; asking for it (the full set, then the server's custom emoji) re-renders
+        // the message when the answer comes (the cache below is dropped when either changes).
         const m = /^:([a-z0-9_+-]+):/.exec(src)
-        if (!m || !emojiChar(m[1])) return undefined
-        return { type: "emoji", raw: m[0], name: m[1] }
+        const glyph = m ? glyphOrAsk(m[1]) : undefined
+        if (!m || !glyph) return undefined
+        return { type: "emoji", raw: m[0], name: m[1], glyph }
       },
       renderer(token: any) {
-        return `<span class="emoji" role="img" aria-label="${token.name}">${emojiChar(token.name)}</span>`
+        if (token.glyph.kind === "image") return `<img class="emoji custom" src="${token.glyph.src}" alt=":${token.name}:" title=":${token.name}:">`
+        return `<span class="emoji" role="img" aria-label="${token.name}" title=":${token.name}:">${token.glyph.char}</span>`
       }
     }
   ]
@@ -71,7 +76,15 @@ const SPECIAL = /[\\`*_{}\[\]()#!|<>&~@:\/]|www\.|^\s|\s$|(^|\n)\s*([-+=]|\d+[.)
 
 const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
+let emojiSets: [unknown, unknown] = [null, null]
+
 export const renderMarkdown = (text: string): string => {
+  // Reading the emoji signals makes the calling component re-render when the emoji set or a custom emoji arrives.
+  const sets: [unknown, unknown] = [systemEmoji.value, customEmoji.value]
+  if (sets[0] !== emojiSets[0] || sets[1] !== emojiSets[1]) {
+    cache.clear()
+    emojiSets = sets
+  }
   const hit = cache.get(text)
   if (hit !== undefined) return hit
   // Most chat lines are plain words: no parser and no sanitiser needed (the escaped text is what marked would give).

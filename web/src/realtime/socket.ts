@@ -1,5 +1,6 @@
 import { channelEvents } from "../channels/events.ts"
 import { preferenceEvents } from "../account/events.ts"
+import { emojiEvents } from "../emoji/events.ts"
 import { socket, socketUrl } from "../app/api.ts"
 import { connected } from "../app/state.ts"
 import { peopleEvents } from "../people/events.ts"
@@ -9,7 +10,7 @@ import type { Handlers } from "./handlers.ts"
 import { typingEvents } from "./typing.ts"
 
 /** The WebSocket: each event the server sends goes to the handlers of every feature it concerns. */
-const tables: ReadonlyArray<Handlers> = [postEvents, channelEvents, peopleEvents, teamEvents, preferenceEvents, typingEvents]
+const tables: ReadonlyArray<Handlers> = [postEvents, channelEvents, peopleEvents, teamEvents, preferenceEvents, typingEvents, emojiEvents]
 
 let started = false
 /**
