@@ -1,6 +1,7 @@
 import { Clock, Data, Effect, Option } from "effect"
 import { Crypto, sha256Hex } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
+import { tellOwnSockets } from "../users/UserAdmin.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { passwordReset } from "../mail/Templates.ts"
 import { UserRepo } from "../users/UserRepo.ts"
@@ -62,5 +63,7 @@ export const resetPassword = (token: string, newPassword: string) =>
     }))
     // An expired token is consumed all the same (the transaction committed its deletion) and then refused.
     if (Option.isNone(userId)) return yield* new ExpiredResetToken()
+    // Open clients learn the password changed (their sign-in page says so) before their sessions end.
+    yield* tellOwnSockets(userId.value)
     yield* (yield* Sessions).revokeForUser(userId.value)
   })

@@ -4,6 +4,7 @@ import { DomainEvent } from "../../schemas/Events.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { publishUserUpdated } from "./UserEvents.ts"
+import { toWire } from "./UserWire.ts"
 import { UserRepo } from "./UserRepo.ts"
 
 /**
@@ -43,11 +44,22 @@ export const setActive = (userId: string, active: boolean, now: number) =>
 
 /**
  * A new password (already checked against the password rules): stored hashed, and every session of the account but
- * `keepSessionId` ends, so whoever knew the old password is signed out.
+ * `keepSessionId` ends, so whoever knew the old password is signed out. The account's own sockets first get their
+ * profile (user_updated, with the new last_password_update), so that an open client whose session is ending can say
+ * why at sign-in; nobody else is told.
  */
 export const setPassword = (userId: string, password: string, now: number, keepSessionId?: string) =>
   Effect.gen(function*() {
     const crypto = yield* Crypto
-    yield* (yield* UserRepo).setPassword(userId, yield* crypto.hashPassword(password), now)
+    const users = yield* UserRepo
+    yield* users.setPassword(userId, yield* crypto.hashPassword(password), now)
+    yield* tellOwnSockets(userId)
     return yield* (yield* Sessions).revokeForUser(userId, keepSessionId === undefined ? {} : { exceptSessionId: keepSessionId })
+  })
+
+/** The account's own profile to its own sockets only (user_updated), e.g. before its sessions end with a new password. */
+export const tellOwnSockets = (userId: string) =>
+  Effect.gen(function*() {
+    const row = yield* (yield* UserRepo).findById(userId)
+    if (Option.isSome(row)) yield* (yield* EventBus).publish(DomainEvent.UserUpdated({ user: toWire(row.value, "self") }), { user_id: userId })
   })

@@ -1,7 +1,8 @@
 import type { Session } from "@mattermost/types/sessions"
 import type { UserAccessToken } from "@mattermost/types/users"
 import { useEffect, useState } from "preact/hooks"
-import { client, cookie, errorMessage } from "../app/api.ts"
+import { client, errorMessage } from "../app/api.ts"
+import { isCurrentSession } from "../app/session.ts"
 import { config, me } from "../app/state.ts"
 import { Confirm } from "../ui/Confirm.tsx"
 import { Modal } from "../ui/Modal.tsx"
@@ -141,14 +142,20 @@ const describe = (s: Session) => {
   return s.device_id ? "Mobile app" : os ? `Unknown browser on ${os}` : "Unknown device"
 }
 
-/** The sessions signed in to this account; this browser's is the one whose CSRF token is our MMCSRF cookie. */
+/**
+ * The sessions signed in to this account (this browser's marked), each with Sign out, and "Sign out all other
+ * sessions" after a confirmation. Mattermost's revoke/all would end this session too: the others are revoked one by
+ * one instead, never this browser's (nor any when this browser's cannot be told).
+ */
 const Sessions = () => {
   const [list, setList] = useState<Array<Session> | null>(null)
   const [ok, setOk] = useState("")
   const [error, setError] = useState("")
+  const [confirming, setConfirming] = useState(false)
   const load = () => client.getSessions(me.value!.id).then(setList, (err) => setError(errorMessage(err)))
   useEffect(() => void load(), [])
-  const csrf = cookie("MMCSRF")
+  const others = (list ?? []).filter((s) => !isCurrentSession(s))
+  const knowsCurrent = (list ?? []).some(isCurrentSession)
   const revoke = async (s: Session) => {
     try {
       await client.revokeSession(me.value!.id, s.id)
@@ -159,13 +166,23 @@ const Sessions = () => {
       setError(errorMessage(err))
     }
   }
+  const revokeOthers = async () => {
+    setConfirming(false)
+    const failed = (await Promise.allSettled(others.map((s) => client.revokeSession(me.value!.id, s.id)))).filter((r) => r.status === "rejected")
+    if (failed.length > 0) setError(`${failed.length} session${failed.length === 1 ? "" : "s"} could not be signed out`)
+    else {
+      setError("")
+      setOk(`Signed out of ${others.length} other session${others.length === 1 ? "" : "s"}`)
+    }
+    await load()
+  }
   return (
     <section aria-labelledby="sec-sessions">
       <h3 id="sec-sessions">Active sessions</h3>
       {list === null && !error && <p class="muted">Loading…</p>}
       <ul class="list sessions" aria-labelledby="sec-sessions">
         {list?.map((s) => {
-          const current = csrf !== "" && s.props?.csrf === csrf
+          const current = isCurrentSession(s)
           return (
             <li key={s.id}>
               <span>
@@ -177,6 +194,14 @@ const Sessions = () => {
           )
         })}
       </ul>
+      {knowsCurrent && others.length > 0 && !confirming && (
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>Sign out all other sessions</button>
+      )}
+      {confirming && (
+        <Confirm id="sessions" title="Sign out all other sessions"
+          text={`Sign out ${others.length} other session${others.length === 1 ? "" : "s"}? This browser stays signed in.`}
+          action="Sign them out" onConfirm={() => void revokeOthers()} onCancel={() => setConfirming(false)} />
+      )}
       <Status ok={ok} error={error} />
     </section>
   )

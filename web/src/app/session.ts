@@ -9,7 +9,7 @@ import { statuses, users } from "../people/state.ts"
 import { loadMyTeams } from "../people/teams.ts"
 import { flagged, loadChannel } from "../posts/state.ts"
 import { startSocket, stopSocket } from "../realtime/socket.ts"
-import { config, currentChannelId, me, sessionEnded, teams } from "./state.ts"
+import { config, currentChannelId, me, sessionEnded, sessionHints, teams } from "./state.ts"
 
 /** A one-line message for the sign-in page, left by the page that sends a person there (a changed password). */
 export const NOTICE_KEY = "login-notice"
@@ -34,7 +34,27 @@ export const signedIn = async () => {
   config.value = full as unknown as Record<string, string>
   me.value = user
   startSocket({ resync: () => void resync(), closed: () => void checkSession() })
+  // This session's expiry, so that its end can be told apart from a revocation (not awaited: nothing waits for it).
+  void client.getSessions(user.id).then((list) => {
+    sessionHints.expiresAt = list.find(isCurrentSession)?.expires_at ?? 0
+  }, () => undefined)
   return user
+}
+
+/** This browser's session among the account's: the one whose CSRF token is our MMCSRF cookie. */
+export const isCurrentSession = (s: { props?: Record<string, unknown> }) => {
+  const csrf = cookie("MMCSRF")
+  return csrf !== "" && s.props?.csrf === csrf
+}
+
+/** Why the session ended, as far as this client can tell (a deactivation is told by its own event, sessionEnded). */
+const endedBecause = () => {
+  const now = Date.now()
+  if (sessionHints.expiresAt > 0 && now >= sessionHints.expiresAt) return "Your session expired. Sign in again."
+  if (now - sessionHints.passwordChangedAt < 60_000) {
+    return "Your password was changed, so this session was signed out. Sign in with the new password."
+  }
+  return "You were signed out: this session was ended from another session or device, or by an administrator. Sign in again."
 }
 
 let resyncing: Promise<void> | undefined
@@ -68,8 +88,8 @@ export const resync = () =>
 
 let checking = false
 /**
- * The socket closed: when the session is gone (the API answers 401: signed out on another device, revoked by the
- * person or an administrator, the password changed elsewhere), the person is back at sign-in, told so; a network
+ * The socket closed: when the session is gone (the API answers 401: revoked by the person elsewhere or an
+ * administrator, the password changed, expired), the person is back at sign-in, told why; a network
  * failure or a restarting server is not a 401, and the socket keeps reconnecting.
  */
 const checkSession = async () => {
@@ -78,9 +98,7 @@ const checkSession = async () => {
   try {
     await client.getMe()
   } catch (e) {
-    if ((e as { status_code?: number }).status_code === 401) {
-      endSession("You were signed out: your session was ended on another device or by an administrator, or your password was changed. Sign in again.")
-    }
+    if ((e as { status_code?: number }).status_code === 401) endSession(endedBecause())
   } finally {
     checking = false
   }

@@ -27,6 +27,12 @@ export const notice = signal("")
  */
 export const sessionEnded = signal("")
 
+/**
+ * What this client learned that may explain its session ending, for the sign-in page's message: when its account's
+ * password last changed (user_updated with a newer last_password_update) and when its own session expires.
+ */
+export const sessionHints = { passwordChangedAt: 0, expiresAt: 0 }
+
 export const isAdmin = computed(() => (me.value?.roles ?? "").split(" ").includes("system_admin"))
 
 /** Merges items into an id-keyed map signal (one new object, so readers re-render once). */

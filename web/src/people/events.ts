@@ -1,5 +1,5 @@
 import type { UserProfile } from "@mattermost/types/users"
-import { me, sessionEnded } from "../app/state.ts"
+import { me, sessionEnded, sessionHints } from "../app/state.ts"
 import { json, type Handlers } from "../realtime/handlers.ts"
 import { statuses, users } from "./state.ts"
 
@@ -14,6 +14,8 @@ export const peopleEvents: Handlers = {
     if (!user?.id) return
     users.value = { ...users.value, [user.id]: { ...users.value[user.id], ...user } }
     if (user.id !== me.value?.id) return
+    // A new password ends every other session: the server tells the account's sockets first.
+    if ((user.last_password_update ?? 0) > (me.value.last_password_update ?? 0)) sessionHints.passwordChangedAt = Date.now()
     me.value = { ...me.value, ...user }
     // The server tells the account's own sockets before it ends their sessions.
     if (user.delete_at > 0) sessionEnded.value = "Your account has been deactivated. Ask an administrator if you think this is a mistake."
