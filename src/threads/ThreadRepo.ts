@@ -177,7 +177,8 @@ export const make = Effect.gen(function*() {
             participants = CASE WHEN threads.participants ? ${reply.authorId}::text THEN threads.participants
                                 ELSE threads.participants || jsonb_build_array(${reply.authorId}::text) END`
         if (reply.followers.length === 0) return
-        // An explicit unfollow sticks unless the user is mentioned again; the author has read their own reply.
+        // An explicit unfollow sticks unless the user is mentioned again. The author has read the thread up to their
+        // own reply, as Mattermost marks it: it is never unread for them, and earlier mentions of them are read too.
         yield* sql`
           INSERT INTO thread_memberships (post_id, user_id, following, last_viewed, last_updated, unread_mentions)
           SELECT ${reply.rootId}, f.user_id, true,
@@ -189,7 +190,8 @@ export const make = Effect.gen(function*() {
             following = thread_memberships.following OR EXCLUDED.unread_mentions > 0,
             last_viewed = GREATEST(thread_memberships.last_viewed, EXCLUDED.last_viewed),
             last_updated = EXCLUDED.last_updated,
-            unread_mentions = thread_memberships.unread_mentions + EXCLUDED.unread_mentions`
+            unread_mentions = CASE WHEN EXCLUDED.user_id = ${reply.authorId} THEN 0
+                                   ELSE thread_memberships.unread_mentions + EXCLUDED.unread_mentions END`
       }),
 
     recordReplyDeleted: (rootId, count) =>

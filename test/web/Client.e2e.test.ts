@@ -158,10 +158,11 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
       await messages(alice).getByText("A private word").waitFor()
       const link = bob.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: "alice, 1 mention" })
       await link.waitFor()
-      await expect.poll(() => bob.title()).toBe("(1) Team Chat")
+      // Mattermost's title: the mention count, then the channel and the team ("(1) Town Square - Acme Corp").
+      await expect.poll(() => bob.title()).toMatch(/^\(1\) .+ - /)
       await link.click()
       await messages(bob).getByText("A private word").waitFor()
-      await expect.poll(() => bob.title()).toBe("Team Chat")
+      await expect.poll(() => bob.title()).toMatch(/^(\* )?alice - /)
     })
 
     await step("admin-sso", async () => {

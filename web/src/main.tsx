@@ -1,4 +1,3 @@
-import { effect } from "@preact/signals"
 import { render } from "preact"
 import { lazy, Suspense } from "preact/compat"
 import { useEffect, useState } from "preact/hooks"
@@ -7,16 +6,13 @@ import { location$, navigate, path, query } from "./app/router.ts"
 import { boot, home } from "./app/session.ts"
 import { config, isAdmin, me, teams } from "./app/state.ts"
 import "./app/styles.css"
-import { totalMentions } from "./channels/state.ts"
+import { startAttention } from "./notifications/events.ts"
 import { Chat } from "./shell/Chat.tsx"
 
 const Admin = lazy(() => import("./admin/Admin.tsx"))
 
-/** The unread mention count leads the tab title, as in Mattermost: "(2) Team Chat". */
-effect(() => {
-  const n = totalMentions.value
-  document.title = n > 0 ? `(${n}) Team Chat` : "Team Chat"
-})
+// The tab title and favicon carry the unread and mention marks, as in Mattermost (notifications/badge.ts).
+startAttention()
 
 const PUBLIC = ["/login", "/signup_user_complete", "/signup_email", "/reset_password", "/reset_password_complete"]
 

@@ -2,6 +2,8 @@ import { useState } from "preact/hooks"
 import { client, errorMessage } from "../app/api.ts"
 import { me } from "../app/state.ts"
 import { Modal } from "../ui/Modal.tsx"
+import { requestPermission } from "../notifications/desktop.ts"
+import { SoundSetting } from "../notifications/SoundSetting.tsx"
 import { applyDisplay, collapsedThreads, militaryTime } from "./preferences.ts"
 
 const LEVELS = [
@@ -77,12 +79,13 @@ export const Settings = () => {
           {LEVELS}
         </select>
       </label>
+      <SoundSetting onSaved={setMessage} onError={setError} />
       <label>Mobile push notifications for
         <select value={(user.notify_props as any)?.push ?? "mention"} onChange={(e) => void notifyFor("push", e.currentTarget.value)}>
           {LEVELS}
         </select>
       </label>
-      <button type="button" class="secondary" onClick={() => void Notification.requestPermission().then((p) => setMessage(`Desktop notifications: ${p}`))}>
+      <button type="button" class="secondary" onClick={() => void requestPermission().then((p) => setMessage(`Desktop notifications: ${p}`))}>
         Enable desktop notifications
       </button>
       <button type="button" class="secondary" onClick={() => void client.sendTestNotificaiton().then(

@@ -14,9 +14,9 @@ import { openLink } from "../posts/Post.tsx"
 import { closeModal, openModal, type ModalState } from "../shell/modal.ts"
 import { MenuButton } from "../ui/Menu.tsx"
 import { Modal } from "../ui/Modal.tsx"
+import ChannelNotifications from "../notifications/ChannelNotifications.tsx"
 import {
-  archiveChannel, convertToPrivate, isChannelAdmin, isTownSquare, leaveChannel, notifyProps, otherUserId, patchChannel, renameChannel,
-  setNotifyProps, unarchiveChannel
+  archiveChannel, convertToPrivate, isChannelAdmin, isTownSquare, leaveChannel, otherUserId, patchChannel, renameChannel, unarchiveChannel
 } from "./actions.ts"
 import { memberCounts, refreshMemberCount } from "./ChannelHeader.tsx"
 import { channelLabel, channels, membersVersion, refreshChannels } from "./state.ts"
@@ -208,49 +208,6 @@ const Rename = ({ channel, team }: { channel: Channel; team: Team }) => {
   )
 }
 
-const LEVEL_NAMES: Record<string, string> = { all: "For all activity", mention: "Only for mentions", none: "Never" }
-
-const Levels = ({ name, legend, value, account, onChange }: { name: string; legend: string; value: string; account: string; onChange: (v: string) => void }) => (
-  <fieldset>
-    <legend>{legend}</legend>
-    {["default", "all", "mention", "none"].map((v) => (
-      <label class="check" key={v}>
-        <input type="radio" name={name} value={v} checked={value === v} onChange={() => onChange(v)} />
-        {v === "default" ? `Use my account setting (${(LEVEL_NAMES[account] ?? account).toLowerCase()})` : LEVEL_NAMES[v]}
-      </label>
-    ))}
-  </fieldset>
-)
-
-const Notify = ({ channel }: { channel: Channel }) => {
-  const start = notifyProps(channel.id)
-  const [desktop, setDesktop] = useState(start.desktop)
-  const [push, setPush] = useState(start.push)
-  const [muted, setMuted] = useState(start.mark_unread === "mention")
-  const [error, setError] = useState("")
-  const account = (me.value?.notify_props ?? {}) as { desktop?: string; push?: string }
-  const save = async (e: Event) => {
-    e.preventDefault()
-    try {
-      await setNotifyProps(channel.id, { desktop, push, mark_unread: muted ? "mention" : "all" })
-      closeModal()
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
-  return (
-    <Modal title={`Notification preferences for ${channelLabel(channel)}`}>
-      <form onSubmit={save} class="dialog-body">
-        <label class="check"><input type="checkbox" checked={muted} onChange={(e) => setMuted(e.currentTarget.checked)} /> Mute (mark unread only for mentions)</label>
-        <Levels name="desktop" legend="Desktop notifications" value={desktop} account={account.desktop ?? "mention"} onChange={setDesktop} />
-        <Levels name="push" legend="Mobile push notifications" value={push} account={account.push ?? "mention"} onChange={setPush} />
-        {error && <p class="alert" role="alert">{error}</p>}
-        <div class="row end"><button type="button" class="secondary" onClick={closeModal}>Cancel</button><button type="submit">Save</button></div>
-      </form>
-    </Modal>
-  )
-}
-
 const Confirm = ({ channel, action }: { channel: Channel; action: "convert" | "archive" | "unarchive" | "leave" }) => {
   const [error, setError] = useState("")
   const [working, setWorking] = useState(false)
@@ -341,7 +298,7 @@ export default function ChannelDialogs({ m, team }: { m: ModalState; team: Team 
     case "channel-info": return <Info channel={channel} team={team} />
     case "channel-members": return <Members channel={channel} team={team} />
     case "channel-edit": return m.field === "name" ? <Rename channel={channel} team={team} /> : <EditText key={m.field} channel={channel} field={m.field} />
-    case "channel-notify": return <Notify channel={channel} />
+    case "channel-notify": return <ChannelNotifications channel={channel} />
     case "channel-confirm": return <Confirm channel={channel} action={m.action} />
     case "add-people": return <AddPeople channel={channel} team={team} />
     default: return null

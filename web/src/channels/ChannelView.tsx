@@ -10,6 +10,7 @@ import { focusMessageBox, focusWhenShown, MESSAGE_BOX_ID } from "../ui/messageBo
 import { showConversation } from "./actions.ts"
 import { ChannelHeader } from "./ChannelHeader.tsx"
 import { channelLabel, markViewed } from "./state.ts"
+import { PermissionBanner } from "../notifications/PermissionBanner.tsx"
 
 /** The last root post of the channel (Shift+Up replies to it). */
 const lastRoot = (channelId: string) => {
@@ -49,6 +50,7 @@ export const ChannelView = ({ channel }: { channel: Channel }) => {
   return (
     <main class="channel" aria-labelledby="channel-title">
       <ChannelHeader channel={channel} />
+      <PermissionBanner />
       <PostList channelId={channel.id} editing={editing} setEditing={setEditing} />
       <p class="typing" aria-live="polite">{typingText(who.filter((id) => !typing.value[channel.id]?.[id] || true))}</p>
       {channel.delete_at > 0 ? (

@@ -5,6 +5,7 @@ import { currentChannelId, teams } from "../app/state.ts"
 import { openModal } from "../shell/modal.ts"
 import { dialog } from "../shell/panels.ts"
 import { Icon } from "../ui/Icon.tsx"
+import { ThreadsEntry } from "../notifications/ThreadsEntry.tsx"
 import { isHidden } from "./actions.ts"
 import { categories, channelLabel, channelPath, channels, members, unread } from "./state.ts"
 
@@ -20,11 +21,7 @@ export const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOp
   const cats = own.length > 0 ? own : [{ id: "all", display_name: "Channels", channel_ids: Object.values(byId).filter(inTeam).map((c) => c.id), type: "custom" } as any]
   return (
     <nav class="sidebar" id="sidebar" aria-label="Channels">
-      {collapsedThreads.value && (
-        <a class={`threads-link${threadsOpen ? " active" : ""}`} href={`/${teamName}/threads`} onClick={link(`/${teamName}/threads`)} aria-current={threadsOpen ? "page" : undefined}>
-          <span class="glyph"><Icon name="threads" /></span> <span class="label">Threads</span>
-        </a>
-      )}
+      {collapsedThreads.value && <ThreadsEntry teamName={teamName} teamId={teamId} open={threadsOpen} />}
       {cats.map((cat) => {
         const list = (cat.channel_ids as Array<string>).map((id) => byId[id]).filter((c): c is Channel => !!c && c.delete_at === 0 && !!members.value[c.id] && inTeam(c) && (!isHidden(c) || c.id === current))
         if (list.length === 0 && cat.type !== "direct_messages" && cat.type !== "channels") return null

@@ -15,6 +15,7 @@ import { EmojiGlyph } from "../emoji/Glyph.tsx"
 import { EmojiPicker } from "./EmojiPicker.tsx"
 import { renderMarkdown } from "./markdown.ts"
 import { markMatches } from "./searchMarks.ts"
+import { highlightMentions } from "../notifications/mentions.ts"
 import { addPosts, flagged, formatTime, posts } from "./state.ts"
 
 const time = formatTime
@@ -115,6 +116,8 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
   const deleted = post.delete_at > 0 || post.state === "DELETED"
   const saved = flagged.value.has(post.id)
   const replies = post.reply_count ?? 0
+  // Mentions of the reader are marked in the text and the post (notifications/mentions.ts), as Mattermost does.
+  const shown = deleted ? { html: "", mentioned: false } : highlightMentions(renderMarkdown(post.message), post.message, post.channel_id, post.user_id)
 
   const save = async (text: string) => {
     try {
@@ -141,12 +144,13 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
   }
 
   return (
-    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}
+    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}${shown.mentioned ? " mentioned" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}
       tabIndex={0} onMouseEnter={() => setHovered(true)} onMouseLeave={() => setHovered(false)}
       onFocusIn={() => setFocused(true)}
       onFocusOut={(e) => { if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocused(false) }}>
       {!compact ? <Avatar userId={post.user_id} /> : <span class="gutter" aria-hidden="true">{time(post.create_at)}</span>}
       <div class="body">
+        {shown.mentioned && <span class="sr-only">Mentions you</span>}
         {!compact && (
           <header>
             <button type="button" class="author" onClick={(e) => showProfile(post.user_id, e.currentTarget as HTMLElement)}>{name}</button>
@@ -165,7 +169,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
         ) : editing ? (
           <EditBox initial={post.message} onSave={save} onCancel={() => setEditing(null)} />
         ) : (
-          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: marks ? markMatches(renderMarkdown(post.message), marks) : renderMarkdown(post.message) }} />
+          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: marks ? markMatches(shown.html, marks) : shown.html }} />
         )}
         {confirming && !deleted && (
           <Confirm id={post.id} title="Delete message" text="Delete this message? This cannot be undone." action="Delete"

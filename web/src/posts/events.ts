@@ -4,21 +4,15 @@ import type { Post } from "@mattermost/types/posts"
 import { client } from "../app/api.ts"
 import { currentChannelId, currentTeamId, me, put } from "../app/state.ts"
 import { showConversation } from "../channels/actions.ts"
-import { channelLabel, channels, members, reloadCategories } from "../channels/state.ts"
-import { needUsers, users } from "../people/state.ts"
+import { channels, members, reloadCategories } from "../channels/state.ts"
+import { needUsers } from "../people/state.ts"
 import { refreshTeamUnreads } from "../people/teams.ts"
-import type { Handlers } from "../realtime/handlers.ts"
+import { notifyPost } from "../notifications/desktop.ts"
+import { json, type Handlers } from "../realtime/handlers.ts"
 import { typing } from "../realtime/typing.ts"
 import { addPosts, flagged, postCreated, posts } from "./state.ts"
 
 /** Posts, reactions and saved posts, live. */
-const notify = (post: Post, channel: Channel | undefined) => {
-  if (typeof Notification === "undefined" || Notification.permission !== "granted" || !document.hidden) return
-  const sender = users.value[post.user_id]?.username ?? "Someone"
-  // A DM is titled by its sender alone ("frank in frank" says nothing more).
-  new Notification(channel && channel.type !== "D" ? `${sender} in ${channelLabel(channel)}` : sender, { body: post.message.slice(0, 200), tag: post.id })
-}
-
 const onPosted = async (data: Record<string, any>) => {
   const post = JSON.parse(data.post) as Post
   // Activity in another team shows on the team switcher.
@@ -42,9 +36,6 @@ const onPosted = async (data: Record<string, any>) => {
   const mine = post.user_id === me.value?.id
   // Direct and group messages always count as mentions (Mattermost's rule, which the server's counts follow).
   const mentioned = mine ? false : channel.type === "D" || channel.type === "G" || (JSON.parse(data.mentions ?? "[]") as Array<string>).includes(me.value?.id ?? "")
-  // The channel's own desktop setting wins over the account's unless it is "default".
-  const own = (members.value[post.channel_id]?.notify_props as { desktop?: string } | undefined)?.desktop
-  const desktop = own && own !== "default" ? own : (me.value?.notify_props as { desktop?: string } | undefined)?.desktop ?? "mention"
   // A closed direct or group message is listed again when a message comes.
   showConversation(channel)
   batch(() => {
@@ -68,7 +59,8 @@ const onPosted = async (data: Record<string, any>) => {
     }
   })
   if (currentChannelId.value === post.channel_id && !document.hidden) void client.viewMyChannel(post.channel_id).catch(() => {})
-  if (!mine && (desktop === "all" || (desktop !== "none" && mentioned))) notify(post, channel)
+  // Desktop notifications follow Mattermost's rules (notifications/desktop.ts).
+  notifyPost(post, channel, json<Array<string>>(data.mentions, []))
 }
 
 export const postEvents: Handlers = {

@@ -3,6 +3,7 @@ import { preferenceEvents } from "../account/events.ts"
 import { emojiEvents } from "../emoji/events.ts"
 import { socket, socketUrl } from "../app/api.ts"
 import { connected } from "../app/state.ts"
+import { attentionEvents } from "../notifications/events.ts"
 import { peopleEvents } from "../people/events.ts"
 import { postEvents } from "../posts/events.ts"
 import { teamEvents } from "../teams/events.ts"
@@ -10,7 +11,7 @@ import type { Handlers } from "./handlers.ts"
 import { typingEvents } from "./typing.ts"
 
 /** The WebSocket: each event the server sends goes to the handlers of every feature it concerns. */
-const tables: ReadonlyArray<Handlers> = [postEvents, channelEvents, peopleEvents, teamEvents, preferenceEvents, typingEvents, emojiEvents]
+const tables: ReadonlyArray<Handlers> = [postEvents, channelEvents, peopleEvents, teamEvents, preferenceEvents, typingEvents, emojiEvents, attentionEvents]
 
 let started = false
 /**

@@ -1,0 +1,104 @@
+import { signal } from "@preact/signals"
+import type { ServerChannel as Channel } from "@mattermost/types/channels"
+import type { Post } from "@mattermost/types/posts"
+import { collapsedThreads } from "../account/preferences.ts"
+import { navigate } from "../app/router.ts"
+import { currentChannelId, me, teams } from "../app/state.ts"
+import { channelLabel, channelPath, members } from "../channels/state.ts"
+import { statuses, users } from "../people/state.ts"
+import { posts } from "../posts/state.ts"
+import { highlight, openThread, panel } from "../shell/panels.ts"
+import { textMentionsMe } from "./mentions.ts"
+import { playSound } from "./sound.ts"
+
+/** The browser's permission for notifications, kept as a signal so the banner and Settings follow it. */
+export const permission = signal<NotificationPermission | "unsupported">(typeof Notification === "undefined" ? "unsupported" : Notification.permission)
+
+/** Asked from a click (browsers refuse a request without a user gesture). */
+export const requestPermission = async () => {
+  if (typeof Notification === "undefined") return "unsupported" as const
+  const answer = await Notification.requestPermission()
+  permission.value = answer
+  return answer
+}
+
+type UserNotify = { desktop?: string; desktop_sound?: string; desktop_notification_sound?: string; desktop_threads?: string }
+type MemberNotify = { desktop?: string; desktop_sound?: string; desktop_notification_sound?: string; desktop_threads?: string; mark_unread?: string }
+
+/** A level saved on the membership wins unless it is "default" (or missing), as in Mattermost. */
+const level = (own: string | undefined, account: string | undefined, fallback: string) => (own && own !== "default" ? own : account || fallback)
+
+/** Whether the person follows a thread, as far as this page knows: they wrote its root or one of its replies. */
+const follows = (rootId: string, myId: string) =>
+  posts.value[rootId]?.user_id === myId || Object.values(posts.value).some((p) => p.root_id === rootId && p.user_id === myId)
+
+/**
+ * Whether a new post raises a desktop notification, by Mattermost's rules (sendDesktopNotification): never one's own
+ * posts or system messages; nothing while one's status is Do Not Disturb or Out of Office, nor in a muted channel; the
+ * channel's desktop level, else the account's: "all", "mention" (mentions, direct and group messages) or "none"; a
+ * reply in collapsed threads only when it mentions one or (desktop_threads "all") is in a thread one follows; and
+ * nothing for the channel (or thread) on screen while the window has focus.
+ */
+export const shouldNotify = (post: Post, channel: Channel, serverMentions: ReadonlyArray<string>) => {
+  const user = me.value
+  if (!user || post.user_id === user.id || (post.type ?? "").startsWith("system_")) return false
+  const status = statuses.value[user.id]
+  if (status === "dnd" || status === "ooo") return false
+  const member = members.value[post.channel_id]
+  const own = (member?.notify_props ?? {}) as MemberNotify
+  if (own.mark_unread === "mention") return false
+  const account = (user.notify_props ?? {}) as UserNotify
+  const desktop = level(own.desktop, account.desktop, "mention")
+  if (desktop === "none") return false
+  const direct = channel.type === "D" || channel.type === "G"
+  const mentioned = direct || serverMentions.includes(user.id) || textMentionsMe(post.message, post.channel_id)
+  const threadReply = !!post.root_id && collapsedThreads.value
+  if (threadReply && !mentioned && !direct) {
+    const threads = level(own.desktop_threads, account.desktop_threads, "all")
+    if (!(desktop === "all" || (threads === "all" && follows(post.root_id, user.id)))) return false
+  } else if (desktop === "mention" && !mentioned) return false
+  const focused = document.hasFocus() && !document.hidden
+  if (focused) {
+    const open = panel.value
+    if (threadReply ? open?.kind === "thread" && open.rootId === post.root_id : currentChannelId.value === post.channel_id) return false
+  }
+  return true
+}
+
+/** The sound of a notification, or none: the channel's desktop_sound ("on"/"off"/"default"), else the account's. */
+const soundFor = (channelId: string) => {
+  const own = (members.value[channelId]?.notify_props ?? {}) as MemberNotify
+  const account = (me.value?.notify_props ?? {}) as UserNotify
+  const on = own.desktop_sound === "on" || ((own.desktop_sound ?? "default") === "default" && account.desktop_sound !== "false")
+  return on ? own.desktop_notification_sound || account.desktop_notification_sound || "Bing" : undefined
+}
+
+/** Where a click on the notification leads: the thread for a reply in collapsed threads, else the post in its channel. */
+const open = (post: Post, channel: Channel) => {
+  window.focus()
+  // Direct messages belong to no team: they open in the team of the address.
+  const team = teams.value.find((t) => t.id === channel.team_id) ?? teams.value.find((t) => location.pathname.startsWith(`/${t.name}/`)) ?? teams.value[0]
+  if (!team) return
+  navigate(channelPath(team.name, channel))
+  if (post.root_id && collapsedThreads.value) openThread(post.root_id)
+  else highlight.value = post.id
+}
+
+const excerpt = (message: string) => message.replace(/\s+/g, " ").trim().slice(0, 200)
+
+/** Raises the notification (and its sound) when the rules say so. */
+export const notifyPost = (post: Post, channel: Channel, serverMentions: ReadonlyArray<string>) => {
+  if (typeof Notification === "undefined" || Notification.permission !== "granted") return
+  if (!shouldNotify(post, channel, serverMentions)) return
+  const sender = users.value[post.user_id]?.username ?? (post.props as { override_username?: string } | undefined)?.override_username ?? "Someone"
+  // A DM is titled by its sender alone ("frank in frank" says nothing more).
+  const title = channel.type !== "D" ? `${sender} in ${channelLabel(channel)}` : sender
+  const sound = soundFor(post.channel_id)
+  // Silent: the sound is ours (the system's would play too, and ignore the person's choice).
+  const note = new Notification(title, { body: excerpt(post.message) || "(attachment)", tag: post.id, silent: true })
+  note.onclick = () => {
+    open(post, channel)
+    note.close?.()
+  }
+  if (sound) playSound(sound)
+}
