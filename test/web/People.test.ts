@@ -66,8 +66,9 @@ describe.skipIf(!haveChromium)("people and teams", () => {
       await invite.getByRole("button", { name: "Copy link" }).click()
       await invite.getByRole("status").getByText("Link copied").waitFor()
       expect(await ann.evaluate(() => navigator.clipboard.readText())).toBe(`${server.url}/signup_user_complete/?id=${before}`)
-      // No SMTP on this server: no email invitations offered.
+      // No SMTP on this server: no email invitations offered, and the dialog says why.
       expect(await invite.getByLabel("Email addresses").count()).toBe(0)
+      await invite.getByText("Email invitations are off: this server has no email set up. Share the link instead.").waitFor()
       await shot(ann, "invite-people")
       expect(await axeViolations(ann)).toEqual([])
 

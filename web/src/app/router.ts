@@ -14,7 +14,11 @@ addEventListener("popstate", () => {
   location$.value = location.pathname + location.search
 })
 
-export const path = () => location$.value.split("?")[0]
+/** The address's path, without a trailing slash (Mattermost's invite links are `/signup_user_complete/?id=…`). */
+export const path = () => {
+  const p = location$.value.split("?")[0]
+  return p.length > 1 ? p.replace(/\/+$/, "") || "/" : p
+}
 export const query = () => new URLSearchParams(location$.value.split("?")[1] ?? "")
 
 /** Only same-origin paths are followed after sign-in (no open redirect). */

@@ -21,6 +21,7 @@ const Invite = ({ team }: { team: Team }) => {
   const [error, setError] = useState("")
   const [emails, setEmails] = useState("")
   const [added, setAdded] = useState<Array<string>>([])
+  const [results, setResults] = useState<Array<{ email: string; problem: string }>>([])
   const admin = isTeamAdmin(team.id)
   const mail = config.value.EnableEmailInvitations === "true"
   useEffect(() => { client.getTeam(team.id).then(setFull, (e) => setError(errorMessage(e))) }, [team.id])
@@ -44,18 +45,19 @@ const Invite = ({ team }: { team: Team }) => {
       setError(errorMessage(e))
     }
   }
+  // Sent gracefully: the server answers for each address (sent, or why not), shown in a list under the form.
   const send = async (e: Event) => {
     e.preventDefault()
-    const list = emails.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean)
+    const list = [...new Set(emails.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean))]
     if (list.length === 0) return setError("Enter at least one email address")
-    const bad = list.find((s) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(s))
-    if (bad) return setError(`“${bad}” is not an email address`)
     if (list.length > 20) return setError("At most 20 addresses at a time")
     try {
-      await client.sendEmailInvitesToTeam(team.id, list)
-      setEmails("")
+      const answers = await client.sendEmailInvitesToTeamGracefully(team.id, list)
+      const sent = answers.filter((a) => !a.error).length
+      setResults(answers.map((a) => ({ email: a.email, problem: a.error?.message ?? "" })))
+      setEmails(sent === answers.length ? "" : answers.filter((a) => a.error).map((a) => a.email).join(", "))
       setError("")
-      setStatus(`Invitation sent to ${list.length === 1 ? list[0] : `${list.length} addresses`}`)
+      setStatus(`Invitations sent: ${sent} of ${answers.length}`)
     } catch (err) {
       setError(errorMessage(err))
     }
@@ -81,13 +83,20 @@ const Invite = ({ team }: { team: Team }) => {
           <button type="button" onClick={() => void copy()} disabled={!full}>Copy link</button>
         </div>
         {admin && <button type="button" class="link" onClick={() => void regenerate()}>Regenerate link</button>}
-        {mail && (
+        <h3>Invite by email</h3>
+        {mail ? (
           <form onSubmit={send}>
-            <h3>Invite by email</h3>
             <label>Email addresses<textarea rows={2} value={emails} placeholder="ann@example.com, bob@example.com" onInput={(e) => setEmails(e.currentTarget.value)} /></label>
             <button type="submit">Send invitations</button>
+            {results.length > 0 && (
+              <ul class="list invite-results" aria-label="Invitation results">
+                {results.map((r) => (
+                  <li key={r.email}><span>{r.email}</span> {r.problem ? <span class="alert">Not sent: {r.problem}</span> : <span class="tag">Sent</span>}</li>
+                ))}
+              </ul>
+            )}
           </form>
-        )}
+        ) : <p class="muted">Email invitations are off: this server has no email set up. Share the link instead.</p>}
         <h3>Add people who have an account</h3>
         <UserPicker label="Find people to add" exclude={added}
           find={(t) => (t ? client.searchUsers(t, { not_in_team_id: team.id, limit: 30 }) : client.getProfilesNotInTeam(team.id, false, 0, 30))}
