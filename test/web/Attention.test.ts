@@ -220,6 +220,8 @@ describe.skipIf(!haveChromium)("web client: attention", () => {
 
       // Muted channel: nothing, even for a mention.
       await apis.ann.updateChannelNotifyProps({ channel_id: channelIds.quiet, user_id: ids.ann, mark_unread: "mention" } as never)
+      // Muted channels are dimmed in the sidebar, as in Mattermost.
+      await expect.poll(() => sidebar(ann).getByRole("link", { name: /^Quiet/ }).getAttribute("class"), WITHIN).toContain("muted")
       await bobSays("quiet", "@ann muted mention")
       await bobSays("other", "@ann sentinel two")
       await waitNote({ title: "bob in Other", body: "@ann sentinel two" })

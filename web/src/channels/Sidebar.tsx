@@ -6,7 +6,7 @@ import { openModal } from "../shell/modal.ts"
 import { dialog } from "../shell/panels.ts"
 import { Icon } from "../ui/Icon.tsx"
 import { ThreadsEntry } from "../notifications/ThreadsEntry.tsx"
-import { isHidden } from "./actions.ts"
+import { isHidden, isMuted } from "./actions.ts"
 import { categories, channelLabel, channelPath, channels, members, unread } from "./state.ts"
 
 export const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOpen: boolean }) => {
@@ -40,7 +40,7 @@ export const Sidebar = ({ teamName, threadsOpen }: { teamName: string; threadsOp
                 return (
                   <li key={c.id}>
                     <a href={chanLink(c)} onClick={link(chanLink(c))} aria-current={c.id === current ? "page" : undefined} aria-label={name}
-                      class={`${u.unread ? "unread" : ""} ${c.id === current ? "active" : ""}`}>
+                      class={`${u.unread ? "unread" : ""} ${c.id === current ? "active" : ""}${isMuted(c.id) ? " muted" : ""}`}>
                       <span aria-hidden="true" class="glyph">{c.type === "P" ? <Icon name="lock" /> : c.type === "O" ? "#" : "@"}</span>
                       <span class="label">{label}</span>
                       {/* The count is drawn by CSS: as text it would be part of the link's visible text but not of its name. */}

@@ -22,7 +22,7 @@ export const requestPermission = async () => {
   return answer
 }
 
-type UserNotify = { desktop?: string; desktop_sound?: string; desktop_notification_sound?: string; desktop_threads?: string }
+type UserNotify = { comments?: string; desktop?: string; desktop_sound?: string; desktop_notification_sound?: string; desktop_threads?: string }
 type MemberNotify = { desktop?: string; desktop_sound?: string; desktop_notification_sound?: string; desktop_threads?: string; mark_unread?: string }
 
 /** A level saved on the membership wins unless it is "default" (or missing), as in Mattermost. */
@@ -51,8 +51,11 @@ export const shouldNotify = (post: Post, channel: Channel, serverMentions: Reado
   const desktop = level(own.desktop, account.desktop, "mention")
   if (desktop === "none") return false
   const direct = channel.type === "D" || channel.type === "G"
-  const mentioned = direct || serverMentions.includes(user.id) || textMentionsMe(post.message, post.channel_id)
   const threadReply = !!post.root_id && collapsedThreads.value
+  // Without collapsed threads, "Reply notifications" (comments) treats replies in one's threads as mentions.
+  const comments = !!post.root_id && !threadReply &&
+    ((account.comments === "root" && posts.value[post.root_id]?.user_id === user.id) || (account.comments === "any" && follows(post.root_id, user.id)))
+  const mentioned = direct || comments || serverMentions.includes(user.id) || textMentionsMe(post.message, post.channel_id)
   if (threadReply && !mentioned && !direct) {
     const threads = level(own.desktop_threads, account.desktop_threads, "all")
     if (!(desktop === "all" || (threads === "all" && follows(post.root_id, user.id)))) return false
