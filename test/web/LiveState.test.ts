@@ -1,11 +1,11 @@
 import { join } from "node:path"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
 import { axeViolations } from "./support/Axe.ts"
-import { haveChromium, launch, RESULTS_DIR, withScreenshots } from "./support/Chromium.ts"
+import { haveChromium, RESULTS_DIR } from "./support/Chromium.ts"
+import { startWebTeam, type WebTeam } from "./support/WebTeam.ts"
 
 /**
  * Live state: what others (or the same person on another device) change reaches an open client over the WebSocket
@@ -14,11 +14,8 @@ import { haveChromium, launch, RESULTS_DIR, withScreenshots } from "./support/Ch
  * a renamed team, being removed from a private channel while reading it, a preference saved on another device, and
  * his account deactivated (back at sign-in, told why).
  */
-const PASSWORD = "correct-horse-battery"
 const WITHIN = { timeout: 5_000 }
-let server: TestServer
-let browser: Browser
-let closeBrowser: () => Promise<void>
+let t: WebTeam
 let ann: Page
 let ben: Page
 let annApi: ReturnType<typeof client4>
@@ -27,42 +24,24 @@ let annId = ""
 let benId = ""
 let teamId = ""
 let plansId = ""
-const contexts: Array<BrowserContext> = []
 
 beforeAll(async () => {
-  server = await startServer()
-  annApi = client4(server.url)
-  annId = (await annApi.createUser({ username: "ann", email: "ann@example.com", password: PASSWORD } as never, "", "")).id
-  await annApi.login("ann", PASSWORD)
-  teamId = (await annApi.createTeam({ name: "live", display_name: "Live", type: "O" } as never)).id
-  benApi = client4(server.url)
-  benId = (await benApi.createUser({ username: "ben", email: "ben@example.com", password: PASSWORD } as never, "", "")).id
-  await annApi.addToTeam(teamId, benId)
-  await benApi.login("ben", PASSWORD)
+  t = await startWebTeam({ people: ["ann", "ben"], browsers: ["ann", "ben"], team: { name: "live", display_name: "Live" } })
+  ;({ ann: annApi, ben: benApi } = t.apis)
+  ;({ ann: annId, ben: benId } = t.ids)
+  teamId = t.teamId
   const plans = await annApi.createChannel({ team_id: teamId, name: "plans", display_name: "Plans", type: "P" } as never)
   plansId = plans.id
   await annApi.addToChannel(benId, plansId)
   await annApi.createPost({ channel_id: plansId, message: "the plan, version one" } as never)
-  if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "ben"]) {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, bypassCSP: true })
-    context.setDefaultTimeout(10_000)
-    const login = await context.request.post("/api/v4/users/login", { data: { login_id: name, password: PASSWORD }, headers: { "X-Requested-With": "XMLHttpRequest" } })
-    expect(login.status()).toBe(200)
-    contexts.push(context)
-  }
-  ann = await contexts[0].newPage()
-  ben = await contexts[1].newPage()
-  for (const page of [ann, ben]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  ;({ ann, ben } = t.pages)
 }, 60_000)
 
 afterAll(async () => {
-  await closeBrowser?.()
-  await server?.close()
+  await t?.close()
 })
 
-const step = (name: string, body: () => Promise<void>) => withScreenshots(name, () => [ann, ben].filter(Boolean), body)
+const step = (name: string, body: () => Promise<void>) => t.step(name, body)
 const sidebar = (page: Page) => page.getByRole("navigation", { name: "Channels" })
 const messages = (page: Page) => page.getByRole("log", { name: "Messages" })
 const heading = (page: Page) => page.getByRole("main").getByRole("heading", { level: 1 })

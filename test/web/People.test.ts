@@ -1,10 +1,11 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
-import { startServer, type TestServer } from "../support/TestServer.ts"
+import type { TestServer } from "../support/TestServer.ts"
 import { axeViolations } from "./support/Axe.ts"
-import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
-import { createPeople, messageBox, messages, shot, sidebar, signedInContext } from "./support/People.ts"
+import { haveChromium } from "./support/Chromium.ts"
+import { messageBox, messages, shot, sidebar } from "./support/People.ts"
+import { startWebTeam, type WebTeam } from "./support/WebTeam.ts"
 
 /**
  * Issue 27, people: "Invite people" (the invite link with Copy and Regenerate, adding people who have an account; no
@@ -12,22 +13,19 @@ import { createPeople, messageBox, messages, shot, sidebar, signedInContext } fr
  * switcher's unread badges, joining another team, and a person's profile popover with their local time and Message.
  * ann (system admin, team admin of Crew) and bob have browser contexts; dan exists only through the API.
  */
+let t: WebTeam
 let server: TestServer
-let browser: Browser
-let closeBrowser: () => Promise<void>
 let ann: Page
 let bob: Page
 let apis: Record<string, ReturnType<typeof client4>>
 let ids: Record<string, string>
 let teamId = ""
 let otherId = ""
-const contexts: Array<BrowserContext> = []
 
 beforeAll(async () => {
-  server = await startServer()
-  ;({ apis, ids } = await createPeople(server.url, ["ann", "bob", "dan"]))
-  teamId = (await apis.ann.createTeam({ name: "crew", display_name: "Crew", type: "O" } as never)).id
-  await apis.ann.addToTeam(teamId, ids.bob)
+  // dan is in no team of ann's: the invite dialog adds him.
+  t = await startWebTeam({ people: ["ann", "bob", "dan"], browsers: ["ann", "bob"], members: ["bob"] })
+  ;({ server, apis, ids, teamId } = t)
   // A second team ann and bob share (the switcher's badges) and an open one only dan is in (joining).
   otherId = (await apis.ann.createTeam({ name: "night", display_name: "Night Shift", type: "O" } as never)).id
   await apis.ann.addToTeam(otherId, ids.bob)
@@ -35,20 +33,15 @@ beforeAll(async () => {
   await apis.dan.updateTeam({ ...open, allow_open_invite: true } as never).catch(() => undefined)
   await apis.bob.patchMe({ timezone: { useAutomaticTimezone: "false", automaticTimezone: "", manualTimezone: "Asia/Tokyo" } } as never)
   if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "bob"]) contexts.push(await signedInContext(browser, server.url, name))
-  await contexts[0].grantPermissions(["clipboard-read", "clipboard-write"])
-  ann = await contexts[0].newPage()
-  bob = await contexts[1].newPage()
-  for (const page of [ann, bob]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  await t.contexts.ann.grantPermissions(["clipboard-read", "clipboard-write"])
+  ;({ ann, bob } = t.pages)
 }, 60_000)
 
 afterAll(async () => {
-  await closeBrowser?.()
-  await server?.close()
+  await t?.close()
 })
 
-const step = (name: string, body: () => Promise<void>) => withScreenshots(name, () => [ann, bob].filter(Boolean), body)
+const step = (name: string, body: () => Promise<void>) => t.step(name, body)
 const teamMenu = async (page: Page, team: string) => {
   await page.getByRole("button", { name: `${team} team menu` }).click()
   return page.getByRole("menu", { name: `${team} team menu` })

@@ -6,7 +6,7 @@ import { createPeople, signedInContext } from "./People.ts"
 
 /**
  * The setup most browser tests share: a server, people (the first one is the system admin), one team they are all in
- * (created by the first), and a signed-in browser page for each of `browsers`, desktop sized, whose console errors
+ * (created by the first; `members` to add only some), and a signed-in browser page for each of `browsers`, desktop sized, whose console errors
  * are printed. Without Chromium the pages are absent (the tests skip).
  */
 export interface WebTeam {
@@ -27,6 +27,8 @@ export const startWebTeam = async (options: {
   readonly people: ReadonlyArray<string>
   readonly browsers: ReadonlyArray<string>
   readonly team?: { readonly name: string; readonly display_name: string }
+  /** Who is added to the team besides its creator (default: everyone). */
+  readonly members?: ReadonlyArray<string>
   readonly env?: Record<string, string>
 }): Promise<WebTeam> => {
   const server = await startServer(options.env ? { env: options.env } : {})
@@ -34,7 +36,7 @@ export const startWebTeam = async (options: {
   const [first, ...others] = options.people
   const team = options.team ?? { name: "crew", display_name: "Crew" }
   const teamId = (await apis[first].createTeam({ ...team, type: "O" } as never)).id
-  for (const name of others) await apis[first].addToTeam(teamId, ids[name])
+  for (const name of options.members ?? others) await apis[first].addToTeam(teamId, ids[name])
   const contexts: Record<string, BrowserContext> = {}
   const pages: Record<string, Page> = {}
   let browser: Browser | undefined
