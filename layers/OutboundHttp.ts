@@ -31,6 +31,8 @@ export interface OutboundRequest {
   readonly maxBytes?: number
   /** 5 by default; 0 returns the redirect itself. */
   readonly maxRedirects?: number
+  /** How the answer's bytes become `body`: utf8 by default; latin1 keeps every byte (Buffer.from(body, "latin1")). */
+  readonly encoding?: "utf8" | "latin1"
 }
 
 export interface OutboundResponse {
@@ -104,6 +106,7 @@ export interface Hop {
   readonly headers: Readonly<Record<string, string>>
   readonly body: string | undefined
   readonly maxBytes: number
+  readonly encoding?: "utf8" | "latin1"
 }
 
 export interface RawAnswer {
@@ -188,10 +191,10 @@ export const make = (transport: Transport, options: OutboundOptions): Effect.Eff
         return breaker
       })
 
-    const hop = (url: URL, method: string, headers: Readonly<Record<string, string>>, body: string | undefined, maxBytes: number, deadline: number) =>
+    const hop = (url: URL, method: string, headers: Readonly<Record<string, string>>, body: string | undefined, maxBytes: number, deadline: number, encoding: "utf8" | "latin1") =>
       Effect.gen(function*() {
         const addresses = yield* checkedAddresses(transport, policy, url)
-        const send = transport.send({ url, addresses, method, headers, body, maxBytes }).pipe(
+        const send = transport.send({ url, addresses, method, headers, body, maxBytes, encoding }).pipe(
           Effect.timeoutFail({
             duration: Duration.millis(Math.max(0, deadline)),
             onTimeout: () => new OutboundTimeout({ host: url.hostname, afterMs: deadline })
@@ -216,7 +219,7 @@ export const make = (transport: Transport, options: OutboundOptions): Effect.Eff
         let headers = req.headers ?? {}
         const run = Effect.gen(function*() {
           for (let redirects = 0;; redirects++) {
-            const answer = yield* hop(url, method, headers, body, maxBytes, timeoutMs)
+            const answer = yield* hop(url, method, headers, body, maxBytes, timeoutMs, req.encoding ?? "utf8")
             const location = answer.headers["location"]
             if (!REDIRECTS.has(answer.status) || location === undefined || maxRedirects === 0) {
               return { ...answer, url: url.toString() }
@@ -328,7 +331,7 @@ export const liveTransport = (
         })
         res.on("error", (e: NodeJS.ErrnoException) => finish(Effect.fail(new OutboundUnreachable({ host, reason: e.code ?? e.message }))))
         res.on("end", () =>
-          finish(Effect.succeed({ status: res.statusCode ?? 0, headers: lowerHeaders(res), body: Buffer.concat(chunks).toString("utf8") })))
+          finish(Effect.succeed({ status: res.statusCode ?? 0, headers: lowerHeaders(res), body: Buffer.concat(chunks).toString(hop.encoding ?? "utf8") })))
       })
       req.end(hop.body)
       return Effect.sync(() => {

@@ -59,6 +59,7 @@ import * as PendingPostIds from "./posts/PendingPostIds.ts"
 import * as OutgoingDispatch from "./webhooks/OutgoingDispatch.ts"
 import * as LinkPreviewJob from "./links/LinkPreviewJob.ts"
 import * as LinkPreviews from "./links/LinkPreviews.ts"
+import * as ImageProxy from "./links/ImageProxy.ts"
 import * as OutgoingHookCache from "./webhooks/OutgoingHookCache.ts"
 
 /**
@@ -158,6 +159,7 @@ const services = Layer.mergeAll(
   WebApp.layer,
   OutgoingHookCache.layer,
   LinkPreviews.layer,
+  ImageProxy.layer,
   SystemBot.layer.pipe(Layer.provide(UserRepo.layer)), // the same UserRepo (layers are shared by reference)
   CommandFibers.layer
 ).pipe(Layer.provideMerge(EventBus.layer)) // Sessions announce ended sessions on it

@@ -38,6 +38,7 @@ import * as PostActions from "./integrations/PostActionRoutes.ts"
 import * as SlashCommands from "./commands/CommandRoutes.ts"
 import * as Reminders from "./reminders/ReminderRoutes.ts"
 import * as OpenGraph from "./links/OpenGraphRoutes.ts"
+import * as ImageProxyRoutes from "./links/ImageProxyRoutes.ts"
 import * as CustomStatus from "./users/CustomStatusRoutes.ts"
 import * as ProfileImages from "./users/ProfileImageRoutes.ts"
 import * as Preferences from "./preferences/PreferenceRoutes.ts"
@@ -88,6 +89,7 @@ export const served = HttpRouter.concatAll(
   SlashCommands.routes,
   Reminders.routes,
   OpenGraph.routes,
+  ImageProxyRoutes.routes,
   CustomStatus.routes,
   ProfileImages.routes,
   Preferences.routes,

@@ -16,6 +16,10 @@ import { EmojiPicker } from "./EmojiPicker.tsx"
 import { renderMarkdown } from "./markdown.ts"
 import { markMatches } from "./searchMarks.ts"
 import { highlightMentions } from "../notifications/mentions.ts"
+import { Attachments } from "./attachments/Attachments.tsx"
+import { dismissPost, IconAvatar, shownAuthor, SystemAvatar } from "./authors/postAuthor.tsx"
+import { LinkPreview } from "./embeds/LinkPreview.tsx"
+import { highlighted } from "./code/highlight.ts"
 import { addPosts, flagged, formatTime, posts } from "./state.ts"
 
 const time = formatTime
@@ -111,7 +115,8 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
   const [focused, setFocused] = useState(false)
   if (!post) return null
   const author = users.value[post.user_id]
-  const name = author?.username ?? "…"
+  const who = shownAuthor(post, author)
+  const name = who.name
   const mine = post.user_id === me.value?.id
   const deleted = post.delete_at > 0 || post.state === "DELETED"
   const saved = flagged.value.has(post.id)
@@ -144,22 +149,27 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
   }
 
   return (
-    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}${shown.mentioned ? " mentioned" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}
+    <article class={`post${compact ? " compact" : ""}${post.root_id && !inThread ? " reply" : ""}${shown.mentioned ? " mentioned" : ""}${who.system ? " system" : ""}${who.ephemeral ? " ephemeral" : ""}`} aria-label={`${name} at ${time(post.create_at)}`} data-post-id={post.id}
       tabIndex={0} onMouseEnter={() => setHovered(true)} onMouseLeave={() => setHovered(false)}
       onFocusIn={() => setFocused(true)}
       onFocusOut={(e) => { if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocused(false) }}>
-      {!compact ? <Avatar userId={post.user_id} /> : <span class="gutter" aria-hidden="true">{time(post.create_at)}</span>}
+      {compact ? <span class="gutter" aria-hidden="true">{time(post.create_at)}</span>
+        : who.system ? <SystemAvatar /> : who.icon ? <IconAvatar src={who.icon} /> : <Avatar userId={post.user_id} />}
       <div class="body">
         {shown.mentioned && <span class="sr-only">Mentions you</span>}
         {!compact && (
           <header>
-            <button type="button" class="author" onClick={(e) => showProfile(post.user_id, e.currentTarget as HTMLElement)}>{name}</button>
+            {who.system ? <span class="author">{name}</span>
+              : <button type="button" class="author" onClick={(e) => showProfile(post.user_id, e.currentTarget as HTMLElement)}>{name}</button>}
+            {who.bot && <span class="tag bot-tag">BOT</span>}
             <time dateTime={new Date(post.create_at).toISOString()}>{time(post.create_at)}</time>
             {post.is_pinned && <span class="tag">Pinned</span>}
             {saved && <span class="tag">Saved</span>}
+            {who.ephemeral && <span class="muted only-you">(Only visible to you)</span>}
+            {who.ephemeral && <button type="button" class="link dismiss" onClick={() => dismissPost(post)}>Dismiss</button>}
           </header>
         )}
-        {post.root_id && !inThread && posts.value[post.root_id] && (
+        {post.root_id && !inThread && !who.ephemeral && posts.value[post.root_id] && (
           <button type="button" class="link replies" onClick={() => openThread(post.root_id)}>
             Commented on {users.value[posts.value[post.root_id].user_id]?.username ?? "someone"}'s message
           </button>
@@ -169,20 +179,22 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
         ) : editing ? (
           <EditBox initial={post.message} onSave={save} onCancel={() => setEditing(null)} />
         ) : (
-          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: marks ? markMatches(shown.html, marks) : shown.html }} />
+          <div class="message" onClick={openLink} dangerouslySetInnerHTML={{ __html: marks ? markMatches(highlighted(shown.html), marks) : highlighted(shown.html) }} />
         )}
         {confirming && !deleted && (
           <Confirm id={post.id} title="Delete message" text="Delete this message? This cannot be undone." action="Delete"
             onConfirm={() => { setConfirming(false); void client.deletePost(post.id).catch(() => undefined) }} onCancel={() => setConfirming(false)} />
         )}
         {!deleted && post.edit_at > 0 && !editing && <span class="muted edited">(edited)</span>}
+        {!deleted && !editing && <Attachments post={post} />}
+        {!deleted && !editing && <LinkPreview post={post} mine={mine} />}
         {!deleted && <Files post={post} />}
         {!deleted && <Reactions post={post} />}
         {!inThread && !post.root_id && replies > 0 && (
           <button type="button" class="link replies" onClick={() => openThread(post.id)}>{replies === 1 ? "1 reply" : `${replies} replies`}</button>
         )}
       </div>
-      {!deleted && (hovered || focused || menu || picker) && (
+      {!deleted && !who.ephemeral && (hovered || focused || menu || picker) && (
         // The menu and the emoji picker open in the page's top layer (ui/Floating.tsx): never cut off by the list.
         <div class="actions" role="group" aria-label="Message actions">
           <button type="button" ref={reactButton} aria-label="Add reaction" title="Add reaction" aria-expanded={picker} onClick={() => setPicker(!picker)}>☺</button>

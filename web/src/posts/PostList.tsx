@@ -13,7 +13,9 @@ export const PostList = ({ channelId, editing, setEditing }: { channelId: string
   const loadingOlder = useRef(false)
   const heightBefore = useRef(0)
   const collapsed = collapsedThreads.value
-  const order = (line?.order ?? []).filter((id) => posts.value[id] && (!collapsed || !posts.value[id].root_id))
+  // With collapsed threads replies stay in their thread, except ephemeral answers (an action's reply): the person who
+  // clicked sees it where they clicked.
+  const order = (line?.order ?? []).filter((id) => posts.value[id] && (!collapsed || !posts.value[id].root_id || posts.value[id].type === "system_ephemeral"))
 
   useLayoutEffect(() => {
     if (performance.getEntriesByName("channel-data").length > 0) performance.measure("channel-render", "channel-data")

@@ -12,7 +12,10 @@ export const dayLabel = (at: number) => {
 const thisYear = new Intl.DateTimeFormat([], { weekday: "long", month: "long", day: "numeric" })
 const otherYear = new Intl.DateTimeFormat([], { weekday: "long", month: "long", day: "numeric", year: "numeric" })
 
+/** Posts whose author line always shows: system messages, ephemeral answers and integrations' posts (Mattermost's). */
+const standsAlone = (post: Post) => post.type.startsWith("system_") || post.props?.from_webhook === "true"
+
 /** Posts from one author within five minutes, without a date change, show as one group (Mattermost's rule). */
 export const isCompact = (post: Post, prev: Post | undefined) =>
-  prev !== undefined && prev.user_id === post.user_id && post.create_at - prev.create_at < 5 * 60_000 && day(prev.create_at) === day(post.create_at) &&
+  prev !== undefined && !standsAlone(post) && !standsAlone(prev) && prev.user_id === post.user_id && post.create_at - prev.create_at < 5 * 60_000 && day(prev.create_at) === day(post.create_at) &&
   !prev.delete_at && (post.root_id === "" || post.root_id === prev.root_id || post.root_id === prev.id)

@@ -56,6 +56,8 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
     node.setAttribute("target", "_blank")
     node.setAttribute("rel", "noopener noreferrer")
   }
+  // A code block wider than the message scrolls sideways: keyboard users must be able to focus it to scroll it.
+  if (node.tagName === "PRE") node.setAttribute("tabindex", "0")
   // Remote images would leak readers' addresses to whoever posted them; they show as links instead.
   if (node.tagName === "IMG") {
     const src = node.getAttribute("src") ?? ""

@@ -80,7 +80,8 @@ export const postCreated = (post: Post) => {
     addPosts([post])
     addToTimeline(post)
     const root = post.root_id ? posts.value[post.root_id] : undefined
-    if (root && !known) addPosts([{ ...root, reply_count: (root.reply_count ?? 0) + 1 }])
+    // An ephemeral answer is not stored: it is no reply the thread counts.
+    if (root && !known && post.type !== "system_ephemeral") addPosts([{ ...root, reply_count: (root.reply_count ?? 0) + 1 }])
   })
 }
 
