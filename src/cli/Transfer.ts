@@ -18,8 +18,11 @@ const layers = (config: ResolvedConfig) =>
 const describeCounts = (counts: Record<string, number>) =>
   Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(", ") || "nothing"
 
+/** Seconds since `started`, as a progress line's prefix: "[12.3 s]". */
+const elapsed = (started: number) => `[${((performance.now() - started) / 1000).toFixed(1)} s]`
+
 /** One progress line per phase change and every few seconds, so that a large file shows it is moving. */
-const progressPrinter = () => {
+const progressPrinter = (started = performance.now()) => {
   let lastPrint = 0
   let lastPhase = ""
   return (p: Progress) =>
@@ -28,7 +31,7 @@ const progressPrinter = () => {
       lastPrint = now
       lastPhase = p.phase
       const share = p.linesTotal > 0 ? ` (${Math.floor((p.linesDone / p.linesTotal) * 100)}%)` : ""
-      return Console.error(`${p.phase}: ${p.linesDone}${p.linesTotal > 0 ? `/${p.linesTotal}` : ""} lines${share}`)
+      return Console.error(`${elapsed(started)} ${p.phase}: ${p.linesDone}${p.linesTotal > 0 ? `/${p.linesTotal}` : ""} lines${share}`)
     })
 }
 
@@ -78,8 +81,16 @@ export const runTransfer = (
       ? Effect.gen(function*() {
         const dryRun = values["dry-run"] === true
         const file = values["import-slack"]!
-        const result = yield* importSlack(file, values.team!, { dryRun, onProgress: progressPrinter(), note: (text) => Console.error(text) })
+        const started = performance.now()
+        const result = yield* importSlack(file, values.team!, {
+          dryRun,
+          onProgress: progressPrinter(started),
+          note: (text) => Console.error(`${elapsed(started)} ${text}`)
+        })
         yield* Effect.forEach(slackReport(file, dryRun, result), (l) => Console.log(l), { discard: true })
+        // The figures an operator sizes the next, larger import by (maxRSS is in KiB).
+        const seconds = ((performance.now() - started) / 1000).toFixed(1)
+        yield* Console.log(`took ${seconds} s, peak memory ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`)
         return result.result.validation.problems.length > 0 ? 1 : 0
       })
       : values.import !== undefined

@@ -51,6 +51,7 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
     expect(firstRun.code, firstRun.output).toBe(0)
     expect(firstRun.stderr).toMatch(/reading general \(1\/5, 2 days\)/)
     expect(firstRun.stderr).toContain("importing:")
+    expect(firstRun.stdout).toMatch(/^took [\d.]+ s, peak memory \d+ MiB$/m)
     expect(firstRun.stdout).toContain("3 persons (1 matched to an account by email), 2 bots, 3 channels, 2 direct or group conversations, 15 messages, 2 files")
     expect(firstRun.stdout).toContain(`skipped: 1 "pinned_item" events`)
     expect(firstRun.stdout).toContain("skipped: 1 files Slack had deleted or hidden (no bytes, no link)")
