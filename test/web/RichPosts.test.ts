@@ -164,6 +164,9 @@ describe.skipIf(!haveChromium)("integrations and system posts in the web client"
       expect(await post.locator(".field-value strong").textContent()).toBe("PostList")
       // Image and thumbnail, footer with its icon and the time.
       await post.getByRole("img", { name: "Image: Build #42 failed" }).waitFor()
+      // Loaded through the server's image proxy from the loopback host (the client's CSP allows images from itself only).
+      await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth === 400,
+        await post.getByRole("img", { name: "Image: Build #42 failed" }).elementHandle())
       expect(await post.locator(".attachment-thumb").getAttribute("src")).toContain(encodeURIComponent(`${assets.origin}/thumb.png`))
       await post.getByText("Jenkins CI").waitFor()
       expect(await post.locator(".attachment-footer time").getAttribute("datetime")).toBe(new Date(1_700_000_000_000).toISOString())
@@ -254,6 +257,44 @@ describe.skipIf(!haveChromium)("integrations and system posts in the web client"
     })
   })
 
+  it("shows a link's OpenGraph preview under the post, image through the proxy, and lets the author remove it", async () => {
+    await step("rich-preview", async () => {
+      await messageBox(page).fill(`Read this: ${assets.origin}/article-1`)
+      await messageBox(page).press("Enter")
+      const post = postWith("Read this:")
+      const card = post.getByRole("region", { name: "Link preview: Loopback launches rich previews" })
+      await card.waitFor()
+      await card.getByText("Loopback Times").waitFor()
+      expect(await card.getByRole("link", { name: "Loopback launches rich previews" }).getAttribute("href")).toBe(`${assets.origin}/article-1`)
+      await card.getByText("Cards with a title, a description and a picture").waitFor()
+      // The page's picture, at its stored size, loaded through the image proxy (the page's CSP allows no other origin).
+      const image = card.locator("img.link-preview-image")
+      expect(await image.getAttribute("src")).toBe(`/api/v4/image?url=${encodeURIComponent(`${assets.origin}/cover.png`)}`)
+      expect([await image.getAttribute("width"), await image.getAttribute("height")]).toEqual(["640", "320"])
+      await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth === 640, await image.elementHandle())
+      await shot(page, "rich-preview-1280")
+      expect(await axeViolations(page)).toEqual([])
+      // Only the author is offered the removal; once removed nobody gets the preview.
+      const id = await post.getAttribute("data-post-id")
+      const solPage = await (await signedInContext(browser, server.url, "sol")).newPage()
+      try {
+        await solPage.goto(`/${teamName}/channels/builds`)
+        const seen = messages(solPage).getByRole("article").filter({ hasText: "Read this:" })
+        await seen.getByRole("region", { name: /^Link preview/ }).waitFor()
+        expect(await seen.getByRole("button", { name: "Remove link preview" }).count()).toBe(0)
+        await card.getByRole("button", { name: "Remove link preview" }).click()
+        await card.waitFor({ state: "detached" })
+        // The other reader's page follows the edit live.
+        await seen.getByRole("region", { name: /^Link preview/ }).waitFor({ state: "detached" })
+      } finally {
+        await solPage.context().close()
+      }
+      const stored = await people.apis.sol.getPost(id!)
+      expect(stored.props.remove_link_preview).toBe("true")
+      expect(stored.metadata.embeds ?? []).toEqual([])
+    })
+  })
+
   it("fits a phone screen", async () => {
     await step("rich-phone", async () => {
       const phone = await signedInContext(browser, server.url, "rhea", { width: 390, height: 844 })
@@ -264,6 +305,12 @@ describe.skipIf(!haveChromium)("integrations and system posts in the web client"
         await post.scrollIntoViewIfNeeded()
         const box = await post.locator(".attachment-box").boundingBox()
         expect(box!.x + box!.width).toBeLessThanOrEqual(390)
+        await people.apis.sol.createPost({ channel_id: channel.id, message: `Also: ${assets.origin}/article-2` } as Post)
+        const card = messages(small).getByRole("article").filter({ hasText: "Also:" }).getByRole("region", { name: /^Link preview/ })
+        await card.waitFor()
+        await card.scrollIntoViewIfNeeded()
+        const cardBox = await card.boundingBox()
+        expect(cardBox!.x + cardBox!.width).toBeLessThanOrEqual(390)
         await shot(small, "rich-phone-390")
         expect(await axeViolations(small)).toEqual([])
       } finally {
