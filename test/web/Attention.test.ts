@@ -304,6 +304,8 @@ describe.skipIf(!haveChromium)("web client: attention", () => {
       expect(await threads.getAttribute("class")).toContain("unread")
       await bobSays("town-square", "@ann a pointed answer", root.id)
       await expect.poll(() => threads.getAttribute("aria-label"), WITHIN).toBe("Threads, 1 mention")
+      // A mention in a reply notifies even while its channel is on screen (the thread is not open).
+      await waitNote({ title: "bob in Town Square", body: "@ann a pointed answer" })
       await shot(ann, "attention-threads")
       expect(await axeViolations(ann)).toEqual([])
       // One's own reply marks the thread read (never unread), here and on the server.
@@ -315,8 +317,18 @@ describe.skipIf(!haveChromium)("web client: attention", () => {
       await bobSays("town-square", "one more", root.id)
       await expect.poll(() => threads.getAttribute("aria-label"), WITHIN).toBe("Threads, unread")
       await threads.click()
+      await expect.poll(() => ann.title(), WITHIN).toMatch(/^(\(\d+\) |\* )?Threads - Attention$/)
       await ann.getByRole("list", { name: "Followed threads" }).getByRole("button", { name: /a question for the thread/ }).click()
       await expect.poll(() => threads.getAttribute("aria-label"), WITHIN).toBe("Threads")
+
+      // A click on a reply's notification opens its channel with the thread in the side panel.
+      await ann.getByRole("button", { name: "Close thread" }).click()
+      await ann.evaluate(() => {
+        const note = ((window as any).__noteObjects as Array<Notification>).find((n) => n.body === "@ann a pointed answer")!
+        note.onclick!(new Event("click"))
+      })
+      await ann.waitForURL(/\/attn\/channels\/town-square$/, WITHIN)
+      await ann.getByRole("complementary", { name: "Thread" }).getByText("@ann a pointed answer").waitFor(WITHIN)
     })
   }, 60_000)
 })
