@@ -27,6 +27,7 @@ import * as Upgrade from "./system/UpgradeRoutes.ts"
 import * as SiteUrl from "./system/SiteUrlRoutes.ts"
 import * as Analytics from "./system/AnalyticsRoutes.ts"
 import * as ConfigAdmin from "./system/ConfigRoutes.ts"
+import * as ConfigSources from "./system/ConfigSourceRoutes.ts"
 import * as Users from "./users/UserRoutes.ts"
 import * as AdminUsers from "./users/AdminUserRoutes.ts"
 import * as UserSessions from "./users/SessionRoutes.ts"
@@ -76,6 +77,7 @@ export const served = HttpRouter.concatAll(
   SiteUrl.routes,
   Analytics.routes,
   ConfigAdmin.routes,
+  ConfigSources.routes,
   SystemRoles.routes,
   SystemSchemes.routes,
   Users.routes,

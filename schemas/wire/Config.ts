@@ -37,6 +37,8 @@ const ServiceSettings = Schema.Struct({
   EnableInsecureOutgoingConnection: Schema.Boolean,
   AllowCorsFrom: Schema.String,
   CorsAllowCredentials: Schema.Boolean,
+  EnableMultifactorAuthentication: Schema.Boolean,
+  EnforceMultifactorAuthentication: Schema.Boolean,
   SessionLengthWebInHours: Schema.Number,
   SessionLengthMobileInHours: Schema.Number,
   SessionLengthSSOInHours: Schema.Number,

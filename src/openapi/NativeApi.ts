@@ -2,6 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchem
 import { Schema } from "effect"
 import { NativeError, RateLimited } from "../../schemas/native/Errors.ts"
 import { HealthLive, HealthReady, HealthStats, HealthUnavailable } from "../../schemas/native/Health.ts"
+import { ConfigSources, ConsoleTeams, ConsoleTeamsQuery } from "../../schemas/native/Console.ts"
 import { DryRunQuery, ImportIdParams, ImportJob, StartImport } from "../../schemas/native/Import.ts"
 import { SettingsPatch as PushSettingsPatch, SettingsView as PushSettingsView } from "../../schemas/native/Push.ts"
 import {
@@ -200,6 +201,23 @@ const pushAdmin = HttpApiGroup.make("push-admin")
   .middleware(SystemAdmin)
   .annotate(OpenApi.Description, "Push notification credentials, system administrators only (docs/push.md)")
 
+const consoleAdmin = HttpApiGroup.make("console")
+  .add(
+    HttpApiEndpoint.get("configSources", "/api/v1/admin/config/sources")
+      .addSuccess(ConfigSources)
+      .annotate(OpenApi.Summary, "Which settings of GET /api/v4/config can be changed at run time, and which the environment fixes (with the variable)")
+  )
+  .add(
+    HttpApiEndpoint.get("teams", "/api/v1/admin/teams")
+      .setUrlParams(ConsoleTeamsQuery)
+      .addSuccess(ConsoleTeams)
+      .addError(errorsAt(400))
+      .annotate(OpenApi.Summary, "Teams (archived ones too with include_deleted) with their member and channel counts")
+  )
+  .addError(errorsAt(401, 403, 503))
+  .middleware(SystemAdmin)
+  .annotate(OpenApi.Description, "What the web client's System Console reads beyond Mattermost's API, system administrators only")
+
 const imports = HttpApiGroup.make("import")
   .add(
     HttpApiEndpoint.post("start", "/api/v1/admin/import")
@@ -241,6 +259,7 @@ export const NativeApi = HttpApi.make("native")
   .add(sso)
   .add(ssoAdmin)
   .add(pushAdmin)
+  .add(consoleAdmin)
   .add(imports)
   .add(realtime)
   .add(document)

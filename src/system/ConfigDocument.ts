@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { SessionLength } from "../auth/Session.ts"
 import { AppConfig, type ResolvedConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
@@ -12,6 +13,8 @@ import { accountLimits, loginOptions, pushConfigured, siteBranding, siteName, si
  * features it lacks are off, secrets are masked as Mattermost masks them. Which settings can change at run time,
  * and how, is ConfigUpdate.ts.
  */
+const HOUR_MS = 3_600_000
+
 export const MASK = "********************************"
 
 const LOG_LEVELS: Record<string, string> = { Trace: "DEBUG", Debug: "DEBUG", Info: "INFO", Warning: "WARN", Error: "ERROR", Fatal: "ERROR", All: "DEBUG", None: "ERROR" }
@@ -66,9 +69,13 @@ export const configDocument = Effect.gen(function*() {
       EnableInsecureOutgoingConnection: false,
       AllowCorsFrom: app.corsAllowedOrigins.join(" "),
       CorsAllowCredentials: app.corsAllowedOrigins.length > 0,
-      SessionLengthWebInHours: 720,
-      SessionLengthMobileInHours: 720,
-      SessionLengthSSOInHours: 720,
+      // Everyone may turn on a second factor (src/mfa/); it is never required here.
+      EnableMultifactorAuthentication: true,
+      EnforceMultifactorAuthentication: false,
+      // The lengths sessions are really given (src/auth/Session.ts), in hours.
+      SessionLengthWebInHours: SessionLength.web / HOUR_MS,
+      SessionLengthMobileInHours: SessionLength.mobile / HOUR_MS,
+      SessionLengthSSOInHours: SessionLength.sso / HOUR_MS,
       SessionCacheInMinutes: 10,
       WebsocketURL: "",
       EnableCustomEmoji: true,
@@ -319,6 +326,32 @@ export const configDocument = Effect.gen(function*() {
 })
 
 export type ConfigDocument = Effect.Effect.Success<typeof configDocument>
+
+/**
+ * Settings the environment fixes ("Section.Setting"), with the variable that sets them: PUT /config names it when
+ * refusing a change, and the console shows the setting read-only with it (GET /api/v1/admin/config/sources).
+ */
+export const FROM_ENVIRONMENT: Record<string, string> = {
+  "ServiceSettings.SiteURL": "SERVICE_SITE_URL",
+  "ServiceSettings.ListenAddress": "SERVICE_HOST and SERVICE_PORT",
+  "ServiceSettings.AllowCorsFrom": "SERVICE_CORS_ALLOWED_ORIGINS",
+  "ServiceSettings.CorsAllowCredentials": "SERVICE_CORS_ALLOWED_ORIGINS",
+  "ServiceSettings.WebserverMode": "SERVICE_WEBAPP_DIR",
+  "SqlSettings.DataSource": "SERVICE_DATABASE_URL",
+  "SqlSettings.MaxOpenConns": "SERVICE_DB_POOL__MAX_CONNECTIONS",
+  "SqlSettings.MaxIdleConns": "SERVICE_DB_POOL__MIN_CONNECTIONS",
+  "LogSettings.ConsoleLevel": "SERVICE_LOG_LEVEL",
+  "RateLimitSettings.Enable": "SERVICE_SECURITY_RATE_LIMIT_ENABLED",
+  "RateLimitSettings.PerSec": "SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE",
+  "RateLimitSettings.MaxBurst": "SERVICE_SECURITY_RATE_LIMIT_AUTH_PER_MINUTE",
+  "EmailSettings.SendEmailNotifications": "SERVICE_SMTP_URL",
+  "EmailSettings.EnableEmailBatching": "SERVICE_SMTP_URL",
+  "EmailSettings.EmailBatchingInterval": "SERVICE_EMAIL_BATCHING_CHECK_MS",
+  "FileSettings.DriverName": "SERVICE_FILES_S3_BUCKET",
+  "FileSettings.Directory": "SERVICE_DATA_DIR",
+  "ClusterSettings.Enable": "SERVICE_CACHE_URL",
+  "CacheSettings.CacheType": "SERVICE_CACHE_URL"
+}
 
 /**
  * GET /config/environment: the settings fixed by the environment (SERVICE_* variables), which the console shows

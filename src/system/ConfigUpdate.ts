@@ -4,7 +4,7 @@ import { invalid } from "../../schemas/Errors.ts"
 import { SWITCHES } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
-import { type ConfigDocument, MASK } from "./ConfigDocument.ts"
+import { type ConfigDocument, FROM_ENVIRONMENT, MASK } from "./ConfigDocument.ts"
 
 /**
  * PUT /config and PUT /config/patch: the System Console saves the whole document it read with its page's fields
@@ -122,18 +122,6 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
   "OpenIdSettings.Enable": (value, writes) => Effect.map(bool("OpenIdSettings.Enable", value), (b) => void (writes.enableSso = (writes.enableSso ?? false) || b))
 }
 
-/** Settings the environment fixes, with the variable to change instead, for the refusal message. */
-const FROM_ENVIRONMENT: Record<string, string> = {
-  "ServiceSettings.SiteURL": "SERVICE_SITE_URL",
-  "ServiceSettings.ListenAddress": "SERVICE_HOST and SERVICE_PORT",
-  "ServiceSettings.AllowCorsFrom": "SERVICE_CORS_ALLOWED_ORIGINS",
-  "SqlSettings.DataSource": "SERVICE_DATABASE_URL",
-  "SqlSettings.MaxOpenConns": "SERVICE_DB_POOL__MAX_CONNECTIONS",
-  "SqlSettings.MaxIdleConns": "SERVICE_DB_POOL__MIN_CONNECTIONS",
-  "LogSettings.ConsoleLevel": "SERVICE_LOG_LEVEL",
-  "RateLimitSettings.Enable": "SERVICE_SECURITY_RATE_LIMIT_ENABLED"
-}
-
 const refusal = (paths: ReadonlyArray<{ path: string; known: boolean }>) => {
   const shown = paths.slice(0, 5).map(({ path, known }) => {
     const env = FROM_ENVIRONMENT[path]
@@ -146,6 +134,9 @@ const refusal = (paths: ReadonlyArray<{ path: string; known: boolean }>) => {
     `These settings cannot be changed on this server while it runs: ${shown.join(", ")}${more}. Nothing was changed.`
   )
 }
+
+/** The settings PUT /config/patch changes at run time ("Section.Setting"), for the console's forms. */
+export const writableSettings = (): ReadonlyArray<string> => Object.keys(WRITABLE)
 
 /** Applies `incoming` (a whole document, or a part of one for /config/patch) over `current`. */
 export const applyConfig = (current: ConfigDocument, incoming: unknown) =>

@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { newId } from "../../layers/Crypto.ts"
 import { Db } from "../../layers/Db.ts"
 import { Int8, Int8Text, rows } from "../../layers/Rows.ts"
+import { likeContaining } from "../search/Like.ts"
 import * as Membership from "./Membership.ts"
 import type { TeamRow } from "./TeamWire.ts"
 import { TeamRow as TeamRowSchema } from "./TeamRows.ts"
@@ -222,4 +223,32 @@ export const search = (viewer: Viewer, s: TeamSearch) =>
       SELECT count(*) AS n FROM teams t WHERE t.delete_at = 0 AND ${visible} AND ${open}
         AND (lower(t.name) LIKE lower(${s.pattern}) OR lower(t.display_name) LIKE lower(${s.pattern}))`.pipe(Counts)))[0].n)
     return { rows, total }
+  })
+
+const ConsoleTeams = rows(
+  "TeamRepo consolePage",
+  Schema.Struct({ ...TeamRowSchema.fields, total: Int8Text, member_count: Int8Text, active_member_count: Int8Text, channel_count: Int8Text })
+)
+
+/**
+ * The System Console's team list (system admins): teams whose name or display name contains the term, archived ones
+ * too when asked, each with its member counts and its open and private channels, in one statement.
+ */
+export const consolePage = (q: { readonly term: string; readonly includeDeleted: boolean; readonly limit: number; readonly offset: number }) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const sql = db.sql
+    const term = q.term.trim()
+    const filters = [
+      q.includeDeleted ? sql`TRUE` : sql`t.delete_at = 0`,
+      term === "" ? sql`TRUE` : sql`(t.name ILIKE ${likeContaining(term)} OR t.display_name ILIKE ${likeContaining(term)})`
+    ]
+    return yield* db.read(sql`
+      SELECT t.*, count(*) OVER () AS total,
+        (SELECT count(*) FROM team_members tm WHERE tm.team_id = t.id AND tm.delete_at = 0) AS member_count,
+        (SELECT count(*) FROM team_members tm JOIN users u ON u.id = tm.user_id
+          WHERE tm.team_id = t.id AND tm.delete_at = 0 AND u.delete_at = 0) AS active_member_count,
+        (SELECT count(*) FROM channels c WHERE c.team_id = t.id AND c.delete_at = 0 AND c.type IN ('O', 'P')) AS channel_count
+      FROM teams t WHERE ${sql.and(filters)}
+      ORDER BY t.display_name, t.id LIMIT ${q.limit} OFFSET ${q.offset}`.pipe(ConsoleTeams))
   })

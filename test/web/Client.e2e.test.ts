@@ -168,6 +168,8 @@ describe.skipIf(!haveChromium)("web client, two people", () => {
     await step("admin-sso", async () => {
       await alice.getByRole("button", { name: /Account menu/ }).click()
       await alice.getByRole("menuitem", { name: "System console" }).click()
+      await alice.getByRole("heading", { name: "Users", exact: true }).waitFor()
+      await alice.getByRole("navigation", { name: "System console" }).getByRole("link", { name: "Single sign-on" }).click()
       await alice.getByRole("heading", { name: "Single sign-on" }).waitFor()
       await alice.getByLabel("Display name").fill("Corp SSO")
       await alice.getByLabel("Key").fill("corp")

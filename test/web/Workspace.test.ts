@@ -316,19 +316,27 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
   it("administers users, push and SSO providers from the console", async () => {
     await step("console-users", async () => {
       await erin.goto("/admin_console/users")
+      await erin.waitForURL(/\/admin_console\/user_management\/users$/)
       await erin.getByLabel("Search users").fill("frank")
       const row = erin.getByRole("row").filter({ hasText: "frank@example.com" })
-      await row.getByRole("button", { name: "Promote frank" }).click()
+      // Deactivation asks first; reactivation does not.
+      await row.getByRole("button", { name: "Deactivate frank" }).click()
+      await erin.getByRole("alertdialog", { name: "Deactivate frank" }).getByRole("button", { name: "Deactivate" }).click()
+      await row.getByRole("cell", { name: "Deactivated" }).waitFor()
+      await row.getByRole("button", { name: "Reactivate frank" }).click()
+      await row.getByRole("cell", { name: "Active", exact: true }).waitFor()
+      // Deactivation ended frank's sessions.
+      await frankApi.login("frank", PASSWORD)
+      await row.getByRole("link", { name: "frank" }).click()
+      await erin.getByRole("heading", { name: "frank", exact: true }).waitFor()
+      await erin.getByRole("button", { name: "Make system admin" }).click()
       await erin.getByRole("status").getByText("frank is now a system admin").waitFor()
       expect((await frankApi.getMe()).roles).toContain("system_admin")
-      await row.getByRole("button", { name: "Demote frank" }).click()
+      await erin.getByRole("button", { name: "Remove system admin role" }).click()
+      await erin.getByRole("alertdialog", { name: "Remove the system admin role of frank" }).getByRole("button", { name: "Remove system admin" }).click()
       await erin.getByRole("status").getByText("frank is no longer a system admin").waitFor()
-      await row.getByRole("button", { name: "Deactivate frank" }).click()
-      await row.getByRole("cell", { name: "Deactivated" }).waitFor()
-      await row.getByRole("button", { name: "Activate frank" }).click()
-      await row.getByRole("cell", { name: "Active", exact: true }).waitFor()
-      await frankApi.login("frank", PASSWORD)
-      await row.getByRole("button", { name: "Revoke sessions of frank" }).click()
+      await erin.getByRole("button", { name: "Revoke all sessions" }).click()
+      await erin.getByRole("alertdialog", { name: "Revoke all sessions of frank" }).getByRole("button", { name: "Revoke sessions" }).click()
       await erin.getByRole("status").getByText("Sessions of frank revoked").waitFor()
       // Every session is gone: frank's browser and his API client are signed out.
       expect((await frank.request.get("/api/v4/users/me", { headers: { "X-Requested-With": "XMLHttpRequest" } })).status()).toBe(401)
@@ -348,8 +356,9 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
     })
 
     await step("console-teams-health", async () => {
-      await erin.getByRole("navigation", { name: "System console" }).getByRole("link", { name: "Teams" }).click()
-      await erin.getByRole("row").filter({ hasText: "Works" }).getByText(/\/signup_user_complete\?id=\w+/).waitFor()
+      await erin.getByRole("navigation", { name: "System console" }).getByRole("link", { name: "Teams", exact: true }).click()
+      await erin.getByRole("row").filter({ hasText: "Works" }).getByRole("link", { name: "Works" }).click()
+      await erin.getByText(/\/signup_user_complete\/\?id=\w+/).waitFor()
       await erin.getByRole("navigation", { name: "System console" }).getByRole("link", { name: "Health and statistics" }).click()
       await erin.getByRole("heading", { name: "Readiness" }).waitFor()
       await erin.getByText(/"status"/).first().waitFor()
