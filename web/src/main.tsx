@@ -7,6 +7,7 @@ import { boot, home } from "./app/session.ts"
 import { config, isAdmin, me, teams } from "./app/state.ts"
 import "./app/styles.css"
 import { startAttention } from "./notifications/events.ts"
+import { Permalink } from "./posts/Permalink.tsx"
 import { Chat } from "./shell/Chat.tsx"
 
 const Admin = lazy(() => import("./admin/Admin.tsx"))
@@ -53,6 +54,7 @@ const App = () => {
     return <Suspense fallback={<p class="muted center">Loading…</p>}><Admin /></Suspense>
   }
   const parts = p.split("/").filter(Boolean).map(decodeURIComponent)
+  if (parts.length === 3 && parts[1] === "pl") return <Permalink teamName={parts[0]} postId={parts[2]} />
   if (parts.length === 2 && parts[1] === "threads") return <Chat teamName={parts[0]} threadsView />
   if (parts.length >= 3 && parts[1] === "channels") return <Chat teamName={parts[0]} channelName={parts[2]} />
   if (parts.length >= 3 && parts[1] === "messages") {

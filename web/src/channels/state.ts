@@ -75,13 +75,14 @@ export const toggleFavourite = async (channel: Channel) => {
   await reloadCategories()
 }
 
-export const markViewed = async (channelId: string) => {
+/** `remote` false: read here at once, told to the server later (the channel view first reads its unread posts). */
+export const markViewed = async (channelId: string, remote = true) => {
   const channel = channels.value[channelId]
   const member = members.value[channelId]
   if (channel && member) {
     members.value = { ...members.value, [channelId]: { ...member, msg_count: channel.total_msg_count, mention_count: 0, last_viewed_at: Date.now() } }
   }
-  await client.viewMyChannel(channelId).catch(() => {})
+  if (remote) await client.viewMyChannel(channelId).catch(() => {})
 }
 
 export const refreshChannels = async () => {

@@ -20,6 +20,7 @@ import { Attachments } from "./attachments/Attachments.tsx"
 import { dismissPost, IconAvatar, shownAuthor, SystemAvatar } from "./authors/postAuthor.tsx"
 import { LinkPreview } from "./embeds/LinkPreview.tsx"
 import { highlighted } from "./code/highlight.ts"
+import { permalink } from "./Permalink.tsx"
 import { addPosts, flagged, formatTime, posts } from "./state.ts"
 
 const time = formatTime
@@ -202,6 +203,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
           <MenuButton label="More actions" title="More actions" buttonClass="" placement="bottom-end" onToggle={setMenu} items={() => [
             { label: post.is_pinned ? "Unpin" : "Pin to channel", onSelect: () => void togglePin() },
             { label: saved ? "Remove from saved" : "Save", onSelect: () => void toggleSave() },
+            { label: "Copy link", onSelect: () => void navigator.clipboard?.writeText(permalink(teams.value.find((t) => t.id === currentTeamId.value)?.name ?? "", post.id)).catch(() => undefined) },
             mine && { label: "Edit", onSelect: () => setEditing(post.id) },
             mine && { label: "Delete", danger: true, onSelect: () => setConfirming(true) }
           ]}>⋯</MenuButton>
