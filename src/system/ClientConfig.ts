@@ -5,7 +5,7 @@ import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
 import { Installation } from "./Installation.ts"
-import { loginOptions, noAccounts, pushConfigured, siteBranding, siteName, siteSwitches } from "./ServerSettings.ts"
+import { loginOptions, noAccounts, pushConfigured, siteBranding, siteName, siteNameDisplay, siteSwitches } from "./ServerSettings.ts"
 import { SigningKey } from "./SigningKey.ts"
 import { BUILD_DATE, BUILD_HASH, BUILD_NUMBER, MATTERMOST_VERSION } from "./Version.ts"
 
@@ -29,6 +29,7 @@ export const clientConfig = (full: boolean) =>
     const switches = yield* siteSwitches
     const branding = yield* siteBranding
     const empty = yield* noAccounts
+    const names = yield* siteNameDisplay
     // The features that mail (password reset, notifications) are offered only when an SMTP server is configured.
     const mail = (yield* Mailer).enabled
 
@@ -248,7 +249,7 @@ export const clientConfig = (full: boolean) =>
       LdapNicknameAttributeSet: "false",
       LdapPictureAttributeSet: "false",
       LdapPositionAttributeSet: "false",
-      LockTeammateNameDisplay: "false",
+      LockTeammateNameDisplay: flag(names.lockTeammateNameDisplay),
       // Computed, not configured (ClientConfigWithComputed): when this installation began, in milliseconds.
       InstallationDate: String(installation.installedAt),
       IsDefaultMarketplace: "true",
@@ -284,7 +285,7 @@ export const clientConfig = (full: boolean) =>
       ShowEmailAddress: "false",
       ShowFullName: "true",
       SQLDriverName: "postgres",
-      TeammateNameDisplay: "username",
+      TeammateNameDisplay: names.teammateNameDisplay,
       TimeBetweenUserTypingUpdatesMilliseconds: "5000",
       UniqueEmojiReactionLimitPerPost: "50",
       UpgradedFromTE: "false",

@@ -5,7 +5,7 @@ import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
-import { accountLimits, loginOptions, pushConfigured, siteBranding, siteName, siteSwitches } from "./ServerSettings.ts"
+import { accountLimits, loginOptions, pushConfigured, siteBranding, siteName, siteNameDisplay, siteSwitches } from "./ServerSettings.ts"
 
 /**
  * GET /config: the service's real settings in the shape of Mattermost's config document (what the System Console
@@ -45,6 +45,7 @@ export const configDocument = Effect.gen(function*() {
   const cluster = Option.isSome(app.cacheUrl)
   const integrations = yield* integrationSwitches
   const limits = yield* accountLimits
+  const names = yield* siteNameDisplay
   return {
     ServiceSettings: {
       SiteURL: app.siteUrl,
@@ -147,10 +148,10 @@ export const configDocument = Effect.gen(function*() {
       MaxChannelsPerTeam: limits.maxChannelsPerTeam,
       MaxNotificationsPerChannel: 1000,
       EnableConfirmNotificationsToChannel: true,
-      TeammateNameDisplay: "username",
+      TeammateNameDisplay: names.teammateNameDisplay,
       ExperimentalViewArchivedChannels: true,
       ExperimentalEnableAutomaticReplies: false,
-      LockTeammateNameDisplay: false,
+      LockTeammateNameDisplay: names.lockTeammateNameDisplay,
       ExperimentalPrimaryTeam: "",
       ExperimentalDefaultChannels: [],
       EnableLastActiveTime: true,

@@ -5,6 +5,7 @@ import { SWITCHES } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { type ConfigDocument, FROM_ENVIRONMENT, MASK } from "./ConfigDocument.ts"
+import { NAME_DISPLAYS } from "./ServerSettings.ts"
 
 /**
  * PUT /config and PUT /config/patch: the System Console saves the whole document it read with its page's fields
@@ -81,6 +82,15 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
     limit(value, writes, "max_users_per_team", "model.config.is_valid.max_users.app_error", "TeamSettings.MaxUsersPerTeam must be a whole number above 0."),
   "TeamSettings.MaxChannelsPerTeam": (value, writes) =>
     limit(value, writes, "max_channels_per_team", "model.config.is_valid.max_channels.app_error", "TeamSettings.MaxChannelsPerTeam must be a whole number above 0."),
+  "TeamSettings.TeammateNameDisplay": (value, writes) => {
+    if (!NAME_DISPLAYS.some((d) => d === value)) {
+      return Effect.fail(invalid("model.config.is_valid.teammate_name_display.app_error", "TeamSettings.TeammateNameDisplay must be username, nickname_full_name or full_name."))
+    }
+    writes.site.teammate_name_display = value as string
+    return Effect.void
+  },
+  "TeamSettings.LockTeammateNameDisplay": (value, writes) =>
+    Effect.map(bool("TeamSettings.LockTeammateNameDisplay", value), (b) => void (writes.site.lock_teammate_name_display = b)),
   "TeamSettings.EnableUserCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableUserCreation", value), (b) => void (writes.site.enable_user_creation = b)),
   "TeamSettings.EnableOpenServer": (value, writes) => Effect.map(bool("TeamSettings.EnableOpenServer", value), (b) => void (writes.site.enable_open_server = b)),
   "TeamSettings.EnableTeamCreation": (value, writes) => Effect.map(bool("TeamSettings.EnableTeamCreation", value), (b) => void (writes.site.enable_team_creation = b)),

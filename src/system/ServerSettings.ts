@@ -94,6 +94,23 @@ export const siteBranding: Effect.Effect<SiteBranding, DbError, Db> = Effect.map
   customDescriptionText: typeof site.custom_description_text === "string" ? site.custom_description_text : ""
 }))
 
+/** Mattermost's TeamSettings.TeammateNameDisplay values: how the clients show people's names by default. */
+export const NAME_DISPLAYS = ["username", "nickname_full_name", "full_name"] as const
+
+/**
+ * How the clients show people's names (TeamSettings.TeammateNameDisplay, a person's name_format preference overrides
+ * it unless LockTeammateNameDisplay), from the `site` section; Mattermost's defaults: username, not locked.
+ */
+export interface SiteNameDisplay {
+  readonly teammateNameDisplay: (typeof NAME_DISPLAYS)[number]
+  readonly lockTeammateNameDisplay: boolean
+}
+
+export const siteNameDisplay: Effect.Effect<SiteNameDisplay, DbError, Db> = Effect.map(section("site"), (site) => ({
+  teammateNameDisplay: NAME_DISPLAYS.find((d) => d === site.teammate_name_display) ?? "username",
+  lockTeammateNameDisplay: site.lock_teammate_name_display === true
+}))
+
 /** True until the first account exists: the web app then offers sign-up to the first visitor (NoAccounts). */
 export const noAccounts: Effect.Effect<boolean, DbError, Db> = Effect.flatMap(Db, (db) =>
   Effect.map(db.read(db.sql`SELECT EXISTS (SELECT 1 FROM users WHERE NOT is_bot) AS any`.pipe(AnyUser)), (rows) => !rows[0].any))

@@ -4,6 +4,7 @@ import { me } from "../app/state.ts"
 import { Modal } from "../ui/Modal.tsx"
 import { requestPermission } from "../notifications/desktop.ts"
 import { SoundSetting } from "../notifications/SoundSetting.tsx"
+import { NameFormatSetting, ThemeSetting } from "./Appearance.tsx"
 import { applyDisplay, collapsedThreads, militaryTime } from "./preferences.ts"
 
 const LEVELS = [
@@ -70,7 +71,8 @@ export const Settings = () => {
         <button type="submit">Save profile</button>
       </form>
       <h3>Display</h3>
-      <p class="muted">The theme follows your system's light or dark setting.</p>
+      <ThemeSetting onError={setError} onSaved={(m) => { setError(""); setMessage(m) }} />
+      <NameFormatSetting onError={setError} />
       <label class="check"><input type="checkbox" checked={militaryTime.value} onChange={(e) => void display("use_military_time", e.currentTarget.checked ? "true" : "false")} /> 24-hour clock</label>
       <label class="check"><input type="checkbox" checked={collapsedThreads.value} onChange={(e) => void display("collapsed_reply_threads", e.currentTarget.checked ? "on" : "off")} /> Collapsed reply threads (replies only in the thread panel)</label>
       <h3>Notifications</h3>

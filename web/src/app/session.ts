@@ -2,6 +2,7 @@ import { effect } from "@preact/signals"
 import { client, cookie } from "./api.ts"
 import { navigate } from "./router.ts"
 import { applyDisplay } from "../account/preferences.ts"
+import { loadThemePrefs } from "../account/theme.ts"
 import { applyConversationPrefs } from "../channels/actions.ts"
 import { applyEmojiPrefs } from "../emoji/prefs.ts"
 import { refreshChannels } from "../channels/state.ts"
@@ -24,6 +25,7 @@ const loadPreferences = async () => {
   const prefs = (await client.getMyPreferences().catch(() => [])) as unknown as Array<{ category: string; name: string; value: string }>
   flagged.value = new Set(prefs.filter((p) => p.category === "flagged_post").map((p) => p.name))
   applyDisplay(prefs)
+  loadThemePrefs(prefs)
   applyConversationPrefs(prefs)
   applyEmojiPrefs(prefs)
 }

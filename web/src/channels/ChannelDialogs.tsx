@@ -7,6 +7,7 @@ import { navigate } from "../app/router.ts"
 import { me, put } from "../app/state.ts"
 import { LocalTime } from "../people/LocalTime.tsx"
 import { users } from "../people/state.ts"
+import { PersonName } from "../people/PersonName.tsx"
 import { fullName, UserPicker } from "../people/UserPicker.tsx"
 import { renderMarkdown } from "../posts/markdown.ts"
 import { Avatar } from "../people/Avatar.tsx"
@@ -108,7 +109,7 @@ const Members = ({ channel, team }: { channel: Channel; team: Team }) => {
             const self = m.user_id === me.value?.id
             return (
               <li key={m.user_id}>
-                <span class="who"><Avatar userId={m.user_id} size={24} /> <strong>@{name}</strong> <span class="muted">{u ? fullName(u) : ""}</span></span>
+                <span class="who"><Avatar userId={m.user_id} size={24} /> <PersonName user={u} fallback={name} /></span>
                 <span class="row nowrap">
                   {!conversation && <span class={isAdminRole ? "tag strong" : "tag"}>{isAdminRole ? "Channel admin" : "Member"}</span>}
                   {!conversation && channel.delete_at === 0 && (admin || !self) && (

@@ -3,7 +3,7 @@ import type { ServerChannel as Channel, ChannelMembership } from "@mattermost/ty
 import { client } from "../app/api.ts"
 import { navigate } from "../app/router.ts"
 import { currentChannelId, currentTeamId, me, put, teams } from "../app/state.ts"
-import { users } from "../people/state.ts"
+import { displayName, users } from "../people/state.ts"
 import { json, type Handlers } from "../realtime/handlers.ts"
 import { applyConversationPrefs } from "./actions.ts"
 import { channelLabel, channelPath, channels, dropChannel, members, membersChanged, refreshChannels, reloadCategories } from "./state.ts"
@@ -86,8 +86,8 @@ export const channelEvents: Handlers = {
     if (!mine) return membersChanged(channelId)
     if (!channels.value[channelId]) return
     const self = !data.remover_id || data.remover_id === me.value?.id
-    const remover = self ? undefined : users.value[data.remover_id]?.username
-    dropChannel(channelId, self ? `You left ${name(channelId)}.` : `You were removed from ${name(channelId)}${remover ? ` by @${remover}` : ""}.`)
+    const remover = self ? undefined : (users.value[data.remover_id] && displayName(users.value[data.remover_id]))
+    dropChannel(channelId, self ? `You left ${name(channelId)}.` : `You were removed from ${name(channelId)}${remover ? ` by ${remover}` : ""}.`)
   },
   // Direct and group messages closed or opened again on another device.
   preferences_changed: (data) => applyConversationPrefs(json(data.preferences, [])),

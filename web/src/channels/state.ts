@@ -5,7 +5,7 @@ import type { Team } from "@mattermost/types/teams"
 import { client } from "../app/api.ts"
 import { navigate } from "../app/router.ts"
 import { currentChannelId, currentTeamId, me, notice, put, teams } from "../app/state.ts"
-import { needUsers, users } from "../people/state.ts"
+import { displayName, needUsers, users } from "../people/state.ts"
 
 export const channels = signal<Record<string, Channel>>({})
 export const members = signal<Record<string, ChannelMembership>>({})
@@ -14,7 +14,7 @@ export const categories = signal<Array<ChannelCategory>>([])
 export const channelLabel = (channel: Channel) => {
   if (channel.type === "D") {
     const other = channel.name.split("__").find((id) => id !== me.value?.id) ?? me.value?.id ?? ""
-    return users.value[other]?.username ?? "Direct message"
+    return displayName(users.value[other], "Direct message")
   }
   return channel.display_name || channel.name
 }

@@ -5,7 +5,7 @@ import { collapsedThreads } from "../account/preferences.ts"
 import { navigate } from "../app/router.ts"
 import { currentChannelId, me, teams } from "../app/state.ts"
 import { channelLabel, channelPath, members } from "../channels/state.ts"
-import { statuses, users } from "../people/state.ts"
+import { displayName, statuses, users } from "../people/state.ts"
 import { posts } from "../posts/state.ts"
 import { highlight, openThread, panel } from "../shell/panels.ts"
 import { textMentionsMe } from "./mentions.ts"
@@ -93,7 +93,7 @@ const excerpt = (message: string) => message.replace(/\s+/g, " ").trim().slice(0
 export const notifyPost = (post: Post, channel: Channel, serverMentions: ReadonlyArray<string>) => {
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return
   if (!shouldNotify(post, channel, serverMentions)) return
-  const sender = users.value[post.user_id]?.username ?? (post.props as { override_username?: string } | undefined)?.override_username ?? "Someone"
+  const sender = (users.value[post.user_id] && displayName(users.value[post.user_id])) ?? (post.props as { override_username?: string } | undefined)?.override_username ?? "Someone"
   // A DM is titled by its sender alone ("frank in frank" says nothing more).
   const title = channel.type !== "D" ? `${sender} in ${channelLabel(channel)}` : sender
   const sound = soundFor(post.channel_id)

@@ -10,6 +10,7 @@ import { MenuButton } from "../ui/Menu.tsx"
 import { Modal } from "../ui/Modal.tsx"
 import { users } from "./state.ts"
 import { isTeamAdmin, loadMyTeams } from "./teams.ts"
+import { PersonName } from "./PersonName.tsx"
 import { fullName, UserPicker } from "./UserPicker.tsx"
 
 const inviteLink = (team: Team) => `${location.origin}/signup_user_complete/?id=${team.invite_id}`
@@ -149,7 +150,7 @@ const Members = ({ team }: { team: Team }) => {
             const self = m.user_id === me.value?.id
             return (
               <li key={m.user_id}>
-                <span class="who"><Avatar userId={m.user_id} size={24} /> <strong>@{name}</strong> <span class="muted">{u ? fullName(u) : ""}</span></span>
+                <span class="who"><Avatar userId={m.user_id} size={24} /> <PersonName user={u} fallback={name} /></span>
                 <span class="row nowrap">
                   <span class={teamAdmin ? "tag strong" : "tag"}>{teamAdmin ? "Team admin" : "Member"}</span>
                   {admin && !self && (

@@ -8,7 +8,7 @@ import { profile } from "../shell/panels.ts"
 import { Floating } from "../ui/Floating.tsx"
 import { useFocus } from "../ui/focus.ts"
 import { LocalTime } from "./LocalTime.tsx"
-import { statuses, users } from "./state.ts"
+import { displayName, statuses, users } from "./state.ts"
 import { fullName } from "./UserPicker.tsx"
 
 const STATUS: Record<string, string> = { online: "Online", away: "Away", dnd: "Do not disturb", offline: "Offline" }
@@ -43,7 +43,7 @@ const ProfileCard = ({ p }: { p: { userId: string; anchor: HTMLElement } }) => {
         <div class="profile-card">
           <Avatar userId={p.userId} size={56} />
           <div>
-            <p><strong>{(user && fullName(user)) || user?.username}</strong></p>
+            <p><strong>{(user && displayName(user) !== user.username ? displayName(user) : user && fullName(user)) || user?.username}</strong></p>
             <p class="muted">@{user?.username}{user?.nickname ? ` · ${user.nickname}` : ""}</p>
             <p class="muted small">{STATUS[status] ?? status}</p>
           </div>

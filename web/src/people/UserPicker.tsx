@@ -4,6 +4,7 @@ import { me } from "../app/state.ts"
 import { Avatar } from "./Avatar.tsx"
 import { put } from "../app/state.ts"
 import { users } from "./state.ts"
+import { PersonName } from "./PersonName.tsx"
 
 export const fullName = (u: UserProfile) => [u.first_name, u.last_name].filter(Boolean).join(" ")
 
@@ -39,7 +40,7 @@ export const UserPicker = ({ label, find, action, exclude = [], busy }: {
       <ul class="list people">
         {shown.map((u) => (
           <li key={u.id}>
-            <span class="who"><Avatar userId={u.id} size={24} /> <strong>@{u.username}</strong> <span class="muted">{fullName(u)}</span></span>
+            <span class="who"><Avatar userId={u.id} size={24} /> <PersonName user={u} /></span>
             <button type="button" class="secondary" aria-label={`${action.verb} ${u.username}`} disabled={busy === u.id} onClick={() => action.run(u)}>{action.verb}</button>
           </li>
         ))}

@@ -4,7 +4,7 @@ import { client, errorMessage, socket, uploadFile } from "../app/api.ts"
 import { navigate } from "../app/router.ts"
 import { currentTeamId, me } from "../app/state.ts"
 import { channels } from "../channels/state.ts"
-import { users } from "../people/state.ts"
+import { displayName, mentionDetail, users } from "../people/state.ts"
 import { Icon } from "../ui/Icon.tsx"
 import { searchEmoji, EMOJI } from "./emoji.ts"
 import { suggestEmoji } from "../emoji/suggest.ts"
@@ -96,7 +96,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast, onReplyLas
       const found = await client.autocompleteUsers(term, channel?.team_id ?? "", channelId).catch(() => null)
       if (ask !== asked.current) return
       const list = [...(found?.users ?? []), ...(found?.out_of_channel ?? [])].slice(0, 8)
-      setSuggestions(list.map((u) => ({ label: `@${u.username}${u.first_name ? ` ${u.first_name} ${u.last_name}` : ""}`, insert: `@${u.username} ` })))
+      setSuggestions(list.map((u) => ({ label: `@${u.username}${mentionDetail(u)}`, insert: `@${u.username} ` })))
     } else {
       const channel = channels.value[channelId]
       const found = channel?.team_id ? await client.autocompleteChannels(channel.team_id, term).catch(() => []) : []
@@ -241,7 +241,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast, onReplyLas
 }
 
 export const typingText = (who: Array<string>) => {
-  const names = who.map((id) => users.value[id]?.username ?? "Someone")
+  const names = who.map((id) => displayName(users.value[id], "Someone"))
   if (names.length === 0) return ""
   if (names.length === 1) return `${names[0]} is typing…`
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]} are typing…`

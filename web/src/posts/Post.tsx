@@ -6,7 +6,7 @@ import { client, errorMessage } from "../app/api.ts"
 import { navigate } from "../app/router.ts"
 import { currentTeamId, me, teams } from "../app/state.ts"
 import { Avatar } from "../people/Avatar.tsx"
-import { users } from "../people/state.ts"
+import { displayName, users } from "../people/state.ts"
 import { openThread, showProfile } from "../shell/panels.ts"
 import { Confirm } from "../ui/Confirm.tsx"
 import { useFocus } from "../ui/focus.ts"
@@ -84,7 +84,7 @@ const Reactions = ({ post }: { post: Post }) => {
     <div class="reactions">
       {[...byName].map(([name, who]) => {
         const mine = who.includes(myId)
-        const label = `${name} reaction by ${who.map((id) => users.value[id]?.username ?? (id === myId ? me.value?.username : undefined) ?? "someone").join(", ")}`
+        const label = `${name} reaction by ${who.map((id) => displayName(users.value[id] ?? (id === myId ? me.value ?? undefined : undefined))).join(", ")}`
         return (
           <button key={name} type="button" class={mine ? "reaction mine" : "reaction"} aria-pressed={mine} aria-label={`${label}, ${who.length}`} title={label}
             onClick={() => (mine ? client.removeReaction(myId, post.id, name) : client.addReaction(myId, post.id, name)).catch(() => undefined)}>
@@ -172,7 +172,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
         )}
         {post.root_id && !inThread && !who.ephemeral && posts.value[post.root_id] && (
           <button type="button" class="link replies" onClick={() => openThread(post.root_id)}>
-            Commented on {users.value[posts.value[post.root_id].user_id]?.username ?? "someone"}'s message
+            Commented on {displayName(users.value[posts.value[post.root_id].user_id])}'s message
           </button>
         )}
         {deleted ? (

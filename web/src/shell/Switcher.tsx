@@ -8,7 +8,7 @@ import { navigate } from "../app/router.ts"
 import { currentChannelId, me, put } from "../app/state.ts"
 import { otherUserId } from "../channels/actions.ts"
 import { channelLabel, channelPath, channels, members, refreshChannels, unread } from "../channels/state.ts"
-import { users } from "../people/state.ts"
+import { displayName, users } from "../people/state.ts"
 import { Icon } from "../ui/Icon.tsx"
 import { Modal } from "../ui/Modal.tsx"
 import { closeModal } from "./modal.ts"
@@ -85,8 +85,8 @@ export default function Switcher({ team }: { team: Team }) {
     }
     for (const u of people) {
       if (u.id === me.value?.id || dmWith.has(u.id)) continue
-      scored.push([fuzzyScore(`${u.username} ${u.first_name} ${u.last_name}`, typed) - 20, {
-        key: u.id, label: u.username, detail: [u.first_name, u.last_name].filter(Boolean).join(" ") || "Person", glyph: "@", unread: false, mentions: 0,
+      scored.push([fuzzyScore(`${u.username} ${u.first_name} ${u.last_name} ${u.nickname}`, typed) - 20, {
+        key: u.id, label: displayName(u), detail: displayName(u) !== u.username ? `@${u.username}` : [u.first_name, u.last_name].filter(Boolean).join(" ") || "Person", glyph: "@", unread: false, mentions: 0,
         open: () => go(`/${team.name}/messages/@${u.username}`)
       }])
     }

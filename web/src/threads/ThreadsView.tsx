@@ -1,7 +1,7 @@
 import type { Post } from "@mattermost/types/posts"
 import { useEffect, useState } from "preact/hooks"
 import { client, errorMessage } from "../app/api.ts"
-import { users } from "../people/state.ts"
+import { displayName, users } from "../people/state.ts"
 import { addPosts, posts } from "../posts/state.ts"
 import { openThread, panel } from "../shell/panels.ts"
 
@@ -30,7 +30,7 @@ export const ThreadsView = ({ teamId }: { teamId: string }) => {
         {threads?.map((t) => (
           <li key={t.id}>
             <button type="button" class="thread-link" onClick={() => openThread(t.id)}>
-              <strong>{users.value[t.post.user_id]?.username ?? "…"}</strong>
+              <strong>{displayName(users.value[t.post.user_id], "…")}</strong>
               <span class="excerpt">{(posts.value[t.id]?.message ?? t.post.message).slice(0, 140)}</span>
               <span class="muted">{new Date(t.last_reply_at || t.post.create_at).toLocaleString()} · {t.reply_count === 1 ? "1 reply" : `${t.reply_count} replies`}{t.unread_replies ? ` · ${t.unread_replies} new` : ""}</span>
             </button>

@@ -2,6 +2,7 @@ import type { Post } from "@mattermost/types/posts"
 import type { UserProfile } from "@mattermost/types/users"
 import { batch } from "@preact/signals"
 import { config } from "../../app/state.ts"
+import { displayName } from "../../people/state.ts"
 import { imageUrl } from "../embeds/imageUrl.ts"
 import { posts, timelines } from "../state.ts"
 import "./authors.css"
@@ -40,7 +41,7 @@ export const shownAuthor = (post: Post, user: UserProfile | undefined): ShownAut
   // An integration's ephemeral answer (an action's ephemeral_text) keeps its webhook marks: it shows as the integration.
   if (isSystemPost(post) && !(ephemeral && integration)) return { name: "System", icon: undefined, bot: false, system: true, ephemeral }
   return {
-    name: name || user?.username || "…",
+    name: name || (user ? displayName(user) : "…"),
     icon,
     bot: fromWebhook(post) || user?.is_bot === true,
     system: false,
