@@ -159,6 +159,7 @@ export const themeProperties = (t: Theme): Record<string, string> => {
   const sideFg = readable(t.sidebarText, side)
   const buttonBg = t.buttonBg
   const mark = t.mentionHighlightBg
+  const accent = readable(t.linkColor, bg)
   const dark = luminance(toRgb(bg)) < 0.18
   return {
     "--bg": hex(toRgb(bg)),
@@ -166,8 +167,9 @@ export const themeProperties = (t: Theme): Record<string, string> => {
     "--muted": readable(mix(fg, bg, 0.72), bg),
     "--line": mix(fg, bg, 0.18),
     "--hover": mix(fg, bg, 0.07),
-    "--accent": readable(t.linkColor, bg),
-    "--accent-fg": readable(t.buttonColor, buttonBg),
+    "--accent": accent,
+    // Text on accent-coloured surfaces (banners, the skip link), apart from the buttons' own pair below.
+    "--accent-fg": readable(t.buttonColor, accent),
     "--button-bg": buttonBg,
     "--button-fg": readable(t.buttonColor, buttonBg),
     "--danger": readable(t.errorTextColor, bg),
