@@ -1,10 +1,11 @@
 import { Clock, Effect, Layer, Metric, Option, Queue, Runtime } from "effect"
-import { DomainEvent, type EventPost } from "../../schemas/Events.ts"
+import { DomainEvent, type EventPost, eventPost } from "../../schemas/Events.ts"
 import { EventBus, type LocalEnvelope } from "../events/EventBus.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
 import { setLinkPreview } from "./LinkPreviewRepo.ts"
-import { firstLink, LinkPreviews, toLinkPreview } from "./LinkPreviews.ts"
+import { imageSize } from "./ImageSize.ts"
+import { firstLink, isImageLink, type LinkPreview, LinkPreviews, toLinkPreview } from "./LinkPreviews.ts"
 
 /**
  * Previews of the links users post (issue 28). POST /posts answers at once (it is benchmarked: docs/performance.md);
@@ -32,20 +33,52 @@ interface Wanted {
   readonly url: string
 }
 
-/** A user's (or bot's) post with a link, unless it is a system message or its author asked for no preview. */
+/** The link a post's stored preview is of, as its wire form carries it. */
+const previewedLink = (post: EventPost) => (post.metadata as { readonly embeds?: ReadonlyArray<{ readonly url?: string }> } | undefined)?.embeds?.[0]?.url
+
+/**
+ * A user's (or bot's) post with a link, unless it is a system message or its author asked for no preview; an edited
+ * post again when its first link is no longer the one previewed (the post_edited this job publishes carries the
+ * preview of the same link, so it is not taken again).
+ */
 const wantedBy = ({ domain: event }: LocalEnvelope): Wanted | undefined => {
-  if (event?._tag !== "Posted") return undefined
-  const post = event.post
+  if (event?._tag !== "Posted" && event?._tag !== "PostEdited") return undefined
+  const post = event._tag === "Posted" ? event.post : eventPost(event.post)
+  if (typeof post.message !== "string" || typeof post.type !== "string" || typeof post.props !== "object" || post.props === null) return undefined
   if (post.type.startsWith("system_") || post.props.remove_link_preview === "true" || !post.message.includes("http")) return undefined
   const url = firstLink(post.message)
-  return url === undefined ? undefined : { post, url }
+  if (url === undefined || (event._tag === "PostEdited" && previewedLink(post) === url)) return undefined
+  return { post, url }
 }
+
+/**
+ * The preview of a link: a picture's own size (an "image" embed), or the page's OpenGraph data with the size of its
+ * image, measured when the page does not declare it.
+ */
+const previewOf = (url: string) =>
+  Effect.gen(function*() {
+    if (isImageLink(url)) {
+      const size = yield* imageSize(url)
+      return Option.map(size, (s): LinkPreview => ({ embeds: [{ type: "image", url }], images: { [url]: s } }))
+    }
+    const data = yield* Effect.flatMap(LinkPreviews, (previews) => previews.openGraph(url))
+    if (Option.isNone(data)) return Option.none<LinkPreview>()
+    const preview = toLinkPreview(url, data.value)
+    const images = { ...preview.images }
+    for (const image of data.value.images) {
+      const src = image.secure_url ?? image.url
+      if (src === "" || src in images) continue
+      const size = yield* imageSize(src)
+      if (Option.isSome(size)) images[src] = size.value
+    }
+    return Option.some<LinkPreview>({ ...preview, images })
+  })
 
 const preview = ({ post, url }: Wanted) =>
   Effect.gen(function*() {
     if (!(yield* siteSwitches).enableLinkPreviews) return yield* counted("disabled")
-    const data = yield* Effect.flatMap(LinkPreviews, (previews) => previews.openGraph(url))
-    if (Option.isNone(data) || !(yield* setLinkPreview(post.id, toLinkPreview(url, data.value), yield* Clock.currentTimeMillis))) {
+    const made = yield* previewOf(url)
+    if (Option.isNone(made) || !(yield* setLinkPreview(post.id, url, made.value, yield* Clock.currentTimeMillis))) {
       return yield* counted("none")
     }
     yield* counted("previewed")

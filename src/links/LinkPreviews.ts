@@ -18,9 +18,15 @@ const CACHE_MAX = 1000
 /** URLs longer than this are not fetched (Mattermost refuses link metadata for URLs over 2048 characters too). */
 export const URL_MAX = 2048
 
-/** `metadata.embeds` and `metadata.images` of a post with a preview, as stored in posts.link_preview. */
+/**
+ * `metadata.embeds` and `metadata.images` of a post with a preview, as stored in posts.link_preview: a page's
+ * OpenGraph data, or (a link to a picture itself) an embed of type "image" whose size is in `images`.
+ */
 export interface LinkPreview {
-  readonly embeds: ReadonlyArray<{ readonly type: "opengraph"; readonly url: string; readonly data: OpenGraph }>
+  readonly embeds: ReadonlyArray<
+    | { readonly type: "opengraph"; readonly url: string; readonly data: OpenGraph }
+    | { readonly type: "image"; readonly url: string }
+  >
   readonly images: Readonly<Record<string, { readonly width: number; readonly height: number; readonly format: string; readonly frame_count: number }>>
 }
 
@@ -60,6 +66,15 @@ export const toLinkPreview = (url: string, data: OpenGraph): LinkPreview => ({
     return [[src, { width: image.width, height: image.height, format: formatOf(image.type, src), frame_count: 0 }]]
   }))
 })
+
+/** A link whose path names a picture is previewed as the picture (Mattermost's "image" embed), not as a page. */
+export const isImageLink = (url: string) => {
+  try {
+    return /\.(png|jpe?g|gif|webp|bmp)$/i.test(new URL(url).pathname)
+  } catch {
+    return false
+  }
+}
 
 /**
  * The first http(s) link of a message, as a reader sees it: trailing punctuation is not part of it, and neither are

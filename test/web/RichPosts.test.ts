@@ -292,6 +292,13 @@ describe.skipIf(!haveChromium)("integrations and system posts in the web client"
       const stored = await people.apis.sol.getPost(id!)
       expect(stored.props.remove_link_preview).toBe("true")
       expect(stored.metadata.embeds ?? []).toEqual([])
+      // A link to a picture shows the picture itself, at the size the server measured.
+      await messageBox(page).fill(`The chart: ${assets.origin}/chart.png`)
+      await messageBox(page).press("Enter")
+      const picture = postWith("The chart:").getByRole("region", { name: "Image preview" }).getByRole("img", { name: "Image from 127.0.0.1" })
+      await picture.waitFor()
+      expect([await picture.getAttribute("width"), await picture.getAttribute("height")]).toEqual(["400", "200"])
+      await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth === 400, await picture.elementHandle())
     })
   })
 

@@ -30,6 +30,36 @@ export const LinkPreview = ({ post, mine }: { post: Post; mine: boolean }) => {
   if (config.value.EnableLinkPreviews === "false") return null
   if (Array.isArray(post.props?.attachments) && post.props.attachments.length > 0) return null
   if (post.props?.remove_link_preview === "true") return null
+  const remove = async () => {
+    setRemoving(true)
+    setError("")
+    try {
+      addPosts([await client.patchPost({ id: post.id, props: { ...post.props, remove_link_preview: "true" } } as unknown as Post)])
+    } catch (e) {
+      setError(errorMessage(e, "The preview could not be removed"))
+      setRemoving(false)
+    }
+  }
+  const removeButton = mine && (
+    <button type="button" class="icon link-preview-remove" aria-label="Remove link preview" title="Remove link preview" disabled={removing}
+      onClick={() => void remove()}>×</button>
+  )
+  // A link to a picture itself: the picture, at the size the server measured.
+  const image = post.metadata?.embeds?.find((e) => e.type === "image")
+  const imageLink = safeLink(image?.url)
+  if (image && imageLink) {
+    const size = post.metadata?.images?.[image.url]
+    return (
+      <section class="link-preview image-embed" aria-label="Image preview">
+        <a href={imageLink} target="_blank" rel="noopener noreferrer">
+          <img class="link-preview-image" src={imageUrl(imageLink)} alt={`Image from ${new URL(imageLink).hostname}`} loading="lazy"
+            {...(size ? { width: size.width, height: size.height } : {})} />
+        </a>
+        {removeButton}
+        {error && <p class="alert" role="alert">{error}</p>}
+      </section>
+    )
+  }
   const embed = post.metadata?.embeds?.find((e) => e.type === "opengraph")
   if (!embed) return null
   const data = (embed.data ?? {}) as OpenGraphData
@@ -41,17 +71,6 @@ export const LinkPreview = ({ post, mine }: { post: Post; mine: boolean }) => {
   const picture = imageUrl(src)
   const large = picture !== undefined && (size?.width ?? first?.width ?? 0) >= LARGE_MIN_WIDTH
   const site = data.site_name || new URL(link).hostname
-
-  const remove = async () => {
-    setRemoving(true)
-    setError("")
-    try {
-      addPosts([await client.patchPost({ id: post.id, props: { ...post.props, remove_link_preview: "true" } } as unknown as Post)])
-    } catch (e) {
-      setError(errorMessage(e, "The preview could not be removed"))
-      setRemoving(false)
-    }
-  }
 
   return (
     <section class={`link-preview${large ? " large" : ""}`} aria-label={`Link preview: ${data.title || site}`}>
@@ -65,10 +84,7 @@ export const LinkPreview = ({ post, mine }: { post: Post; mine: boolean }) => {
         )}
       </div>
       {picture && !large && <img class="link-preview-thumb" src={picture} alt="" width={80} height={80} loading="lazy" />}
-      {mine && (
-        <button type="button" class="icon link-preview-remove" aria-label="Remove link preview" title="Remove link preview" disabled={removing}
-          onClick={() => void remove()}>×</button>
-      )}
+      {removeButton}
       {error && <p class="alert" role="alert">{error}</p>}
     </section>
   )
