@@ -46,7 +46,7 @@ beforeAll(async () => {
   ;({ apis, ids } = await createPeople(server.url, ["ann", "bob"]))
   teamId = (await apis.ann.createTeam({ name: "reads", display_name: "Reads", type: "O" } as never)).id
   await apis.ann.addToTeam(teamId, ids.bob)
-  for (const name of ["long", "huge", "news"]) {
+  for (const name of ["long", "huge", "news", "quiet", "deep"]) {
     const c = await apis.ann.createChannel({ team_id: teamId, name, display_name: name[0].toUpperCase() + name.slice(1), type: "O" } as never)
     channelIds[name] = c.id
     await apis.ann.addToChannel(ids.bob, c.id)
@@ -294,6 +294,34 @@ describe.skipIf(!haveChromium)("reading a channel without losing one's place", (
     } finally {
       await phone.close()
     }
+  }, 60_000)
+
+  it("shows the line above unread posts within the newest page without leaving the newest posts", async () => {
+    await step("unread-recent", async () => {
+      await seed("quiet", 20, "quiet")
+      const fresh: Array<string> = []
+      for (let i = 1; i <= 3; i++) fresh.push((await apis.bob.createPost({ channel_id: channelIds.quiet, message: `fresh ${i}` } as never)).id)
+      await ann.goto("/reads/channels/quiet")
+      const line = list().getByRole("separator", { name: "New messages" })
+      await line.waitFor()
+      expect(await line.evaluate((el) => el.parentElement!.querySelector("article")!.dataset.postId)).toBe(fresh[0])
+      await expect.poll(() => inView(fresh[2])).toBe(true)
+      expect(await ann.getByRole("button", { name: "Jump to recent messages" }).count()).toBe(0)
+    })
+  }, 60_000)
+
+  it("opens a permalink to a reply: its root lit up in the channel, the reply in the thread", async () => {
+    await step("permalink-reply", async () => {
+      const roots = await seed("deep", 100, "deep")
+      const rootId = (await oldestFirst("deep"))[10]
+      expect(roots).toContain(rootId)
+      const reply = await apis.bob.createPost({ channel_id: channelIds.deep, root_id: rootId, message: "an answer deep in history" } as never)
+      await ann.goto(`/reads/pl/${reply.id}`)
+      await ann.waitForURL(/\/reads\/channels\/deep$/)
+      await ann.getByRole("complementary", { name: "Thread" }).getByText("an answer deep in history").waitFor()
+      await expect.poll(() => inView(rootId)).toBe(true)
+      await expect.poll(() => list().locator(`article[data-post-id="${rootId}"]`).evaluate((el) => el.parentElement!.classList.contains("flash"))).toBe(true)
+    })
   }, 60_000)
 })
 
