@@ -203,9 +203,32 @@ export type Line = typeof Line.Type
 export const LINE_TYPES = ["version", "team", "channel", "user", "post", "direct_channel", "direct_post", "emoji", "scheme", "role", "bot"] as const
 
 /** GET /api/v1/admin/import/{id}: an import job as it runs and when it ended. */
+/** What a Slack import job read from the export (src/imports/slack/Convert.ts), on the job once it has ended. */
+export const SlackImportReport = Schema.Struct({
+  people: Schema.Number,
+  matched: Schema.Number,
+  bots: Schema.Number,
+  channels: Schema.Number,
+  direct: Schema.Number,
+  messages: Schema.Number,
+  files: Schema.Number,
+  linked_total: Schema.Number,
+  /** Files the export only links to (the first 1000): fetch them from Slack. */
+  linked: Schema.Array(Schema.Struct({ conversation: Str, ts: Str, name: Str, url: Str })),
+  skipped: Schema.Record({ key: Str, value: Schema.Number })
+})
+export type SlackImportReport = typeof SlackImportReport.Type
+
+export const ImportFormat = Schema.Literal("mattermost", "slack")
+
 export const ImportJob = Schema.Struct({
   id: Str,
-  status: Schema.Literal("pending", "validating", "importing", "succeeded", "failed"),
+  /** A Slack import reads the export first ("converting": lines_done/lines_total count its conversations). */
+  status: Schema.Literal("pending", "converting", "validating", "importing", "succeeded", "failed"),
+  format: ImportFormat,
+  /** The team a Slack export goes into; "" for Mattermost's format. */
+  team: Str,
+  report: Schema.NullOr(SlackImportReport),
   dry_run: Schema.Boolean,
   create_at: Schema.Number,
   update_at: Schema.Number,
@@ -221,5 +244,7 @@ export type ImportJob = typeof ImportJob.Type
 /** POST /api/v1/admin/import with a JSON body: a file already on the server, inside SERVICE_DATA_DIR/imports. */
 export const StartImport = Schema.Struct({
   path: Str,
-  dry_run: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  dry_run: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  format: Schema.optionalWith(ImportFormat, { default: () => "mattermost" as const }),
+  team: Schema.optional(Str)
 })

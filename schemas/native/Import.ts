@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ImportJob as BulkImportJob } from "../BulkImport.ts"
+import { ImportFormat, ImportJob as BulkImportJob } from "../BulkImport.ts"
 import { Id, QueryBool } from "../Params.ts"
 
 /**
@@ -11,6 +11,11 @@ export { StartImport } from "../BulkImport.ts"
 export const ImportJob = BulkImportJob.annotations({ identifier: "ImportJob" })
 
 /** With an uploaded file: `?dry_run=true` validates without importing. */
-export const DryRunQuery = Schema.Struct({ dry_run: Schema.optionalWith(QueryBool, { default: () => false }) })
+export const DryRunQuery = Schema.Struct({
+  dry_run: Schema.optionalWith(QueryBool, { default: () => false }),
+  /** `slack` for a Slack workspace export, which goes into `team` (created when missing). */
+  format: Schema.optionalWith(ImportFormat, { default: () => "mattermost" as const }),
+  team: Schema.optional(Schema.String)
+})
 
 export const ImportIdParams = Schema.Struct({ id: Id })

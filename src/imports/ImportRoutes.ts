@@ -12,10 +12,12 @@ import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import * as RequestBody from "../http/RequestBody.ts"
 import { respondWith } from "../http/Respond.ts"
+import { teamNameProblem } from "../teams/TeamValidation.ts"
 import * as ImportJobs from "./ImportJobs.ts"
 
 /**
- * POST /api/v1/admin/import starts a Mattermost bulk import as a job and answers 201 with it; GET
+ * POST /api/v1/admin/import starts a Mattermost bulk import (or, with format=slack and team=NAME, a Slack workspace
+ * export's import into that team) as a job and answers 201 with it; GET
  * /api/v1/admin/import/{id} shows its progress, counts and problems. System administrators only. The file is either
  * the request body (a .zip or .jsonl, any content type but JSON; `?dry_run=true` to validate only), streamed to disk
  * under SERVICE_DATA_DIR/imports and removed when the job ends, or, with a JSON body `{"path": ..., "dry_run": ...}`,
@@ -70,19 +72,30 @@ const receiveUpload = (id: string) =>
     return file
   })
 
+/** A Slack export needs the team it goes into, with a valid name; checked before any upload is read. */
+const slackTeam = (format: "mattermost" | "slack", team: string | undefined) =>
+  Effect.gen(function*() {
+    if (format === "mattermost") return undefined
+    if (team === undefined || team === "") return yield* badRequest("api.import.team.app_error", "A Slack import needs the team it goes into: team=NAME.")
+    const problem = teamNameProblem(team)
+    return problem === undefined ? team : yield* badRequest("api.import.team.app_error", `team: ${problem}`)
+  })
+
 const startImport = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const request = yield* HttpServerRequest.HttpServerRequest
   const contentType = request.headers["content-type"] ?? ""
   if (contentType.startsWith("application/json")) {
     const input = yield* Decode.body(StartImport)
+    const team = yield* slackTeam(input.format, input.team)
     const file = yield* serverSideFile(input.path)
-    return yield* respondWith(ImportJob, yield* ImportJobs.start({ creatorId: caller.userId, path: file, uploaded: false, dryRun: input.dry_run }), 201)
+    return yield* respondWith(ImportJob, yield* ImportJobs.start({ creatorId: caller.userId, path: file, uploaded: false, dryRun: input.dry_run, slackTeam: team }), 201)
   }
-  const { dry_run } = yield* Decode.query(DryRunQuery)
+  const { dry_run, format, team: teamName } = yield* Decode.query(DryRunQuery)
+  const team = yield* slackTeam(format, teamName)
   const id = newId()
   const file = yield* receiveUpload(id)
-  return yield* respondWith(ImportJob, yield* ImportJobs.start({ id, creatorId: caller.userId, path: file, uploaded: true, dryRun: dry_run }), 201)
+  return yield* respondWith(ImportJob, yield* ImportJobs.start({ id, creatorId: caller.userId, path: file, uploaded: true, dryRun: dry_run, slackTeam: team }), 201)
 })
 
 const getImport = Effect.gen(function*() {

@@ -225,7 +225,7 @@ const imports = HttpApiGroup.make("import")
       .setPayload(Schema.Union(StartImport, HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" })))
       .addSuccess(ImportJob, { status: 201 })
       .addError(errorsAt(400))
-      .annotate(OpenApi.Summary, "Starts a Mattermost bulk import: the .zip or .jsonl as the body (any type but JSON), or JSON naming a file in SERVICE_DATA_DIR/imports")
+      .annotate(OpenApi.Summary, "Starts a Mattermost bulk import (or with format=slack&team=NAME a Slack workspace export's): the .zip or .jsonl as the body (any type but JSON), or JSON naming a file in SERVICE_DATA_DIR/imports")
   )
   .add(
     HttpApiEndpoint.get("get", "/api/v1/admin/import/:id")

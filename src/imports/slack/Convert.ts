@@ -48,7 +48,8 @@ export interface ConvertOptions {
   readonly team: string
   readonly now: number
   readonly server: ServerPeople
-  readonly progress: (text: string) => Effect.Effect<void>
+  /** After each conversation's start: a line for the terminal, and the conversations read so far of all. */
+  readonly progress: (text: string, done: number, total: number) => Effect.Effect<void, unknown>
 }
 
 const cut = (text: string, max: number) => [...text].slice(0, max).join("")
@@ -213,7 +214,7 @@ export const convert = (zip: ExportZip, file: string, dir: string, options: Conv
     for (const [index, c] of conversations.entries()) {
       const days = zip.names.filter((n) => n.startsWith(`${c.folder}/`) && DAY.test(n.slice(c.folder.length + 1))).sort()
       conversation = c.folder
-      yield* options.progress(`reading ${c.folder} (${index + 1}/${conversations.length}, ${days.length} days)`)
+      yield* options.progress(`reading ${c.folder} (${index + 1}/${conversations.length}, ${days.length} days)`, index, conversations.length)
       const all: Array<Slack.Message> = []
       for (const day of days) all.push(...((yield* zip.read(day, Slack.Day)) ?? []))
       const converted = convertMessages(all, authors, skip, c.members)

@@ -32,7 +32,11 @@ export interface SlackResult {
   readonly result: ImportResult
 }
 
-export const importSlack = (file: string, team: string, options: ImportOptions & { readonly note: (text: string) => Effect.Effect<void> }) =>
+export const importSlack = (
+  file: string,
+  team: string,
+  options: ImportOptions & { readonly note: (text: string, done: number, total: number) => Effect.Effect<void, unknown> }
+) =>
   Effect.scoped(Effect.gen(function*() {
     const problem = teamNameProblem(team)
     if (problem !== undefined) return yield* Effect.fail(new SourceError({ message: `--team ${team}: ${problem}` }))
