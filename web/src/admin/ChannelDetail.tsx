@@ -26,7 +26,10 @@ export default function ChannelDetail({ id }: { id: string }) {
   const isPrivate = c.type === "P"
   const others = (teams.data ?? []).filter((t) => t.id !== c.team_id && !t.delete_at)
   const targetTeam = others.find((t) => t.id === target)
-  const reload = () => channel.reload()
+  const reload = () => {
+    setTarget("")
+    return channel.reload()
+  }
   return (
     <section aria-labelledby="channel-title">
       <p><a href={consolePath("user_management/channels")} onClick={link(consolePath("user_management/channels"))}>Channels</a> ›</p>
