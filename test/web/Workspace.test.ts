@@ -150,6 +150,9 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       const react = message.getByRole("button", { name: "Add reaction" })
       for (let i = 0; i < 8 && !(await react.evaluate((el) => el === document.activeElement).catch(() => false)); i++) await erin.keyboard.press("Tab")
       await erin.keyboard.press("Enter")
+      // The picker is a lazily loaded chunk: type once its search box has the focus, as a person would once it shows.
+      const emojiSearch = erin.getByRole("dialog", { name: "Emoji picker" }).getByRole("searchbox", { name: "Search emoji" })
+      await expect.poll(() => emojiSearch.evaluate((el) => el === document.activeElement).catch(() => false)).toBe(true)
       await erin.keyboard.type("rocket")
       await erin.keyboard.press("Enter")
       await message.getByRole("button", { name: "rocket reaction by erin" }).waitFor()
@@ -271,7 +274,7 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await erin.getByRole("menuitem", { name: "Settings" }).click()
       const settings = erin.getByRole("dialog", { name: "Settings" })
       await settings.getByLabel("First name").fill("Erin")
-      await settings.getByLabel("Nickname").fill("E")
+      await settings.getByLabel("Nickname", { exact: true }).fill("E")
       await settings.getByRole("combobox", { name: "Mobile push notifications for" }).selectOption("all")
       await expect.poll(async () => ((await erinApi.getMe()).notify_props as { push?: string }).push).toBe("all")
       await settings.getByRole("button", { name: "Save profile" }).click()
