@@ -72,6 +72,18 @@ const rendition = (kind: "thumbnail" | "preview") =>
     const { file_id } = yield* Decode.params(FileParams)
     const file = yield* readableFile(caller, file_id)
     const key = kind === "thumbnail" ? file.thumbnail_path : file.preview_path
+    // A PDF has no preview image; its preview is the document itself, inline and framable by the web client's own
+    // pages (Mattermost's /preview answers 400 here; its clients ask for a preview only when has_preview_image says so).
+    if (key === "" && kind === "preview" && file.mime_type === "application/pdf") {
+      return yield* serveBlob({
+        key: file.path,
+        filename: file.name,
+        contentType: "application/pdf",
+        forceDownload: yield* downloadRequested,
+        lastModified: Number(file.update_at),
+        embeddable: true
+      })
+    }
     if (key === "") {
       return yield* kind === "thumbnail"
         ? badRequest("api.file.get_file_thumbnail.no_thumbnail.app_error", "File doesn't have a thumbnail image.")

@@ -17,6 +17,12 @@ export interface ServeOptions {
   readonly forceDownload: boolean
   readonly lastModified: number
   readonly cacheControl?: string
+  /**
+   * Inline and framable by the service's own pages (not by other sites): the web client's PDF viewer, which shows the
+   * file in the browser's built-in viewer in an iframe. Only for types that viewer draws without running anything in
+   * this origin (PDF); nosniff keeps the browser from reading the bytes as anything else.
+   */
+  readonly embeddable?: boolean
 }
 
 /** Go's strconv.ParseBool truths, which is what `?download=` accepts. */
@@ -48,7 +54,8 @@ export const serveBlob = (options: ServeOptions) =>
       Effect.catchTag("FileNotFound", () => notFound("api.file.file_reader.app_error", "Unable to find the file content."))
     )
     const contentType = servedContentType(options.contentType)
-    const disposition = options.forceDownload || !isInlineMedia(contentType) ? "attachment" : "inline"
+    const inline = options.embeddable === true || isInlineMedia(contentType)
+    const disposition = options.forceDownload || !inline ? "attachment" : "inline"
     const escaped = encodeURIComponent(options.filename)
     const headers = {
       "accept-ranges": "bytes",
@@ -56,8 +63,8 @@ export const serveBlob = (options: ServeOptions) =>
       "cache-control": options.cacheControl ?? "private, no-cache",
       "last-modified": new Date(options.lastModified).toUTCString(),
       "x-content-type-options": "nosniff",
-      "x-frame-options": "DENY",
-      "content-security-policy": "Frame-ancestors 'none'"
+      "x-frame-options": options.embeddable === true ? "SAMEORIGIN" : "DENY",
+      "content-security-policy": options.embeddable === true ? "frame-ancestors 'self'" : "Frame-ancestors 'none'"
     }
     // Video players (AVPlayer on iOS) read media in ranges and will not play from a server that ignores them.
     const range = parseRange(request.headers["range"], size)

@@ -10,8 +10,8 @@ import { displayName, users } from "../people/state.ts"
 import { openThread, showProfile } from "../shell/panels.ts"
 import { Confirm } from "../ui/Confirm.tsx"
 import { useFocus } from "../ui/focus.ts"
-import { Icon } from "../ui/Icon.tsx"
 import { EmojiGlyph } from "../emoji/Glyph.tsx"
+import { FileAttachments } from "../files/FileAttachments.tsx"
 import { EmojiPicker } from "./EmojiPicker.tsx"
 import { renderMarkdown } from "./markdown.ts"
 import { markMatches } from "./searchMarks.ts"
@@ -24,38 +24,6 @@ import { permalink } from "./Permalink.tsx"
 import { addPosts, flagged, formatTime, posts } from "./state.ts"
 
 const time = formatTime
-
-const Files = ({ post }: { post: Post }) => {
-  const files = post.metadata?.files ?? []
-  const [open, setOpen] = useState<string | null>(null)
-  if (files.length === 0) return null
-  return (
-    <div class="files">
-      {files.map((f) =>
-        f.mime_type?.startsWith("image/") ? (
-          <button key={f.id} class="thumb" type="button" aria-label={`Open image ${f.name}`} onClick={() => setOpen(f.id)}>
-            <img src={`/api/v4/files/${f.id}/thumbnail`} alt={f.name} loading="lazy" />
-          </button>
-        ) : (
-          <a key={f.id} class="file" href={`/api/v4/files/${f.id}?download=1`} download={f.name}><Icon name="paperclip" /> {f.name} <span class="muted">{Math.ceil((f.size ?? 0) / 1024)} KB</span></a>
-        )
-      )}
-      {open && <Lightbox file={files.find((f) => f.id === open)} onClose={() => setOpen(null)} />}
-    </div>
-  )
-}
-
-/** An image at preview size over the page; a click anywhere, Escape or the button closes it. */
-const Lightbox = ({ file, onClose }: { file: { id: string; name: string } | undefined; onClose: () => void }) => {
-  const close = useFocus<HTMLButtonElement>()
-  if (!file) return null
-  return (
-    <div class="lightbox" role="dialog" aria-modal="true" aria-label="Image preview" onClick={onClose} onKeyDown={(e) => e.key === "Escape" && onClose()}>
-      <img src={`/api/v4/files/${file.id}/preview`} alt={file.name} />
-      <button type="button" class="close" ref={close} onClick={onClose}>Close preview</button>
-    </div>
-  )
-}
 
 /** A click on an @mention opens that person's profile; on a ~channel, opens the channel (joining it if public). */
 export const openLink = (event: MouseEvent) => {
@@ -189,7 +157,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
         {!deleted && post.edit_at > 0 && !editing && <span class="muted edited">(edited)</span>}
         {!deleted && !editing && <Attachments post={post} />}
         {!deleted && !editing && <LinkPreview post={post} mine={mine} />}
-        {!deleted && <Files post={post} />}
+        {!deleted && <FileAttachments post={post} />}
         {!deleted && <Reactions post={post} />}
         {!inThread && !post.root_id && replies > 0 && (
           <button type="button" class="link replies" onClick={() => openThread(post.id)}>{replies === 1 ? "1 reply" : `${replies} replies`}</button>
