@@ -69,6 +69,11 @@ export interface AccessService {
   readonly channelGate: (caller: Caller, channelId: string, mode: "read" | "write") => ChannelGate
   /** Resolves a post to its channel and checks the channel for the caller. */
   readonly post: (caller: Caller, postId: string, mode: "read" | "write") => Effect.Effect<ChannelAccess & { readonly postUserId: string }, AccessError>
+  /**
+   * Per team, whether the caller holds a permission there (system roles, and team roles where they are a live member):
+   * one statement for a list of teams (lists sanitized team by team).
+   */
+  readonly teamPermissions: (caller: Caller, teamIds: ReadonlyArray<string>) => Effect.Effect<(teamId: string) => (permission: string) => boolean, DbError>
   /** Channel ids the caller may read (member channels), for search and bulk queries. */
   readonly readableChannelIds: (caller: Caller) => Effect.Effect<ReadonlyArray<string>, DbError>
 }
@@ -91,6 +96,7 @@ type ChannelAccessRow = typeof ChannelAccessRow.Type
 const ChannelAccessRows = rows("Access channel", ChannelAccessRow)
 const PostChannels = rows("Access post channel", Schema.Struct({ ...ChannelAccessRow.fields, post_user_id: Schema.String }))
 const TeamMembers = rows("Access team member", Schema.Struct({ team_roles: Schema.NullOr(Schema.String) }))
+const TeamRoles = rows("Access team roles", Schema.Struct({ team_id: Schema.String, team_roles: Schema.String }))
 const ChannelIds = rows("Access channel ids", Schema.Struct({ channel_id: Schema.String }))
 
 /** A member row's roles, as Mattermost renders them: the scheme flags' roles, then the explicit ones. */
@@ -202,6 +208,15 @@ export const make = Effect.gen(function*() {
         if (rows.length === 0) return yield* new NotFound({ id: "app.post.get.app_error", message: "Post not found." })
         const access = yield* decide(caller, rows[0], mode)
         return { ...access, postUserId: rows[0].post_user_id }
+      }),
+    teamPermissions: (caller, teamIds) =>
+      Effect.gen(function*() {
+        if (teamIds.length === 0) return () => caller.can
+        const found = yield* db.read(sql`
+          SELECT tm.team_id, ${sql.literal(memberRoles("tm", "team"))} AS team_roles FROM team_members tm
+          WHERE tm.user_id = ${caller.userId} AND tm.delete_at = 0 AND tm.team_id IN ${sql.in([...new Set(teamIds)])}`.pipe(TeamRoles))
+        const byTeam = new Map(found.map((r) => [r.team_id, resolver(caller, splitRoles(r.team_roles))]))
+        return (teamId: string) => byTeam.get(teamId) ?? caller.can
       }),
     readableChannelIds: (caller) =>
       Effect.map(

@@ -35,8 +35,6 @@ export interface CallRepoService {
   /** The caller's channels that have a call or an explicit switch. */
   readonly statesForUser: (userId: string) => Effect.Effect<ReadonlyArray<ChannelCallState>, DbError>
   readonly setEnabled: (channelId: string, enabled: boolean) => Effect.Effect<void, DbError>
-  /** Whether the user is an admin of the channel itself (team and system admins aside). */
-  readonly isChannelAdmin: (channelId: string, userId: string) => Effect.Effect<boolean, DbError>
 }
 
 export class CallRepo extends Context.Tag("service/CallRepo")<CallRepo, CallRepoService>() {}
@@ -74,7 +72,6 @@ const StateRow = Schema.Struct({
 })
 type StateRow = typeof StateRow.Type
 const StateRows = rows("CallRepo channel states", StateRow)
-const Admins = rows("CallRepo isChannelAdmin", Schema.Struct({ scheme_admin: Schema.Boolean }))
 
 const stateFromRow = (row: StateRow): ChannelCallState => ({
   channel_id: row.channel_id,
@@ -140,12 +137,6 @@ export const make = Effect.gen(function*() {
       db.execute(sql`
         INSERT INTO calls_channels (channel_id, enabled) VALUES (${channelId}, ${enabled})
         ON CONFLICT (channel_id) DO UPDATE SET enabled = EXCLUDED.enabled`).pipe(Effect.asVoid),
-    isChannelAdmin: (channelId, userId) =>
-      Effect.map(
-        db.read(sql`
-          SELECT scheme_admin FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${userId}`.pipe(Admins)),
-        (rows) => rows[0]?.scheme_admin === true
-      )
   }
   return service
 })

@@ -45,14 +45,17 @@ const channelState = Effect.gen(function*() {
   return yield* respondWith(CallChannelState, toChannelState(yield* repo.channelState(channel_id)))
 })
 
-/** Switches calls on or off in a channel: system admins, channel admins, and members of a DM or group channel. */
+/**
+ * Switches calls on or off in a channel: whoever may manage the channel's roles (manage_channel_roles: channel, team
+ * and system admins by default, as the Calls plugin checks), and the members of a DM or group channel.
+ */
 const setEnabled = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParam)
-  const { channel } = yield* (yield* Access).channel(caller, channel_id, "write")
+  const access = yield* (yield* Access).channel(caller, channel_id, "write")
   const { enabled } = yield* Decode.body(EnabledBody)
   const repo = yield* CallRepo
-  if (!caller.isSystemAdmin && !isDirectOrGroup(channel.type) && !(yield* repo.isChannelAdmin(channel_id, caller.userId))) {
+  if (!isDirectOrGroup(access.channel.type) && !access.can("manage_channel_roles")) {
     return yield* forbidden("api.context.permissions.app_error", "Only channel admins may switch calls on or off here.")
   }
   yield* repo.setEnabled(channel_id, enabled)

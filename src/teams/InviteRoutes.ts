@@ -8,6 +8,7 @@ import { respondWith, respondWithAll } from "../http/Respond.ts"
 import { likePrefix } from "../search/Like.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { toTeam } from "./TeamWire.ts"
+import { viewTeams } from "./TeamViews.ts"
 
 /** A team's public face for its invite link, and team search (the System Console's Teams list and the team picker). */
 
@@ -52,7 +53,7 @@ const search = Effect.gen(function*() {
     offset: paged ? body.page! * body.per_page! : 0,
     withTotal: paged
   })
-  const teams = rows.map((r) => toTeam(r, caller.isSystemAdmin))
+  const teams = yield* viewTeams(caller, rows)
   if (total === undefined) return yield* respondWithAll(Team, teams)
   return yield* respondWith(TeamsWithCount, { teams, total_count: total })
 })

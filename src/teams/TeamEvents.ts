@@ -21,4 +21,4 @@ export const left = (bus: EventBusService, teamId: string, userId: string) =>
   )
 
 export const updated = (bus: EventBusService, row: TeamRow) =>
-  bus.publish(DomainEvent.TeamUpdated({ team: toTeam(row, false) }), { team_id: row.id })
+  bus.publish(DomainEvent.TeamUpdated({ team: toTeam(row, "public") }), { team_id: row.id })

@@ -21,6 +21,7 @@ import * as TeamRepo from "./TeamRepo.ts"
 import { domainAllowed } from "./TeamValidation.ts"
 import { CountRepo } from "../counts/CountRepo.ts"
 import { toTeam, toTeamMember, toTeamUnread } from "./TeamWire.ts"
+import { viewTeams } from "./TeamViews.ts"
 
 /** Team memberships: join, add, leave, list, roles, and each user's teams and unread totals. */
 
@@ -216,7 +217,8 @@ const userTeams = Effect.gen(function*() {
   const params = yield* Decode.params(UserParams)
   const userId = yield* selfOrAdmin(params.user_id)
   const rows = yield* TeamMemberRepo.teamsOfUser(userId)
-  return yield* respondWithAll(Team, rows.map((r) => toTeam(r, caller.isSystemAdmin || (userId === caller.userId && r.admin))))
+  // Sanitized by the caller's permissions in each team (an admin looking at someone else's teams sees them as theirs).
+  return yield* respondWithAll(Team, yield* viewTeams(caller, rows))
 })
 
 const userTeamMembers = Effect.gen(function*() {

@@ -18,6 +18,7 @@ import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { DESCRIPTION_MAX, displayNameProblem, teamNameProblem } from "./TeamValidation.ts"
 import { type TeamRow, toTeam } from "./TeamWire.ts"
+import { viewTeams } from "./TeamViews.ts"
 
 /** Teams: create, read, update, archive, list and stats (mattermost-compat.md section 5, Teams). */
 
@@ -64,7 +65,6 @@ const validatePatch = (patch: typeof TeamPatch.Type) =>
 interface ReadableTeam {
   readonly row: TeamRow
   readonly isMember: boolean
-  readonly isAdmin: boolean
 }
 
 /**
@@ -79,7 +79,7 @@ export const readableTeam = (caller: Caller, where: "id" | "name", value: string
     if (!row.member && !caller.isSystemAdmin && !(row.allow_open_invite && row.delete_at === "0")) {
       return yield* forbidden("api.context.permissions.app_error", "You are not a member of this team.")
     }
-    return { row, isMember: row.member, isAdmin: caller.isSystemAdmin || row.admin } satisfies ReadableTeam
+    return { row, isMember: row.member } satisfies ReadableTeam
   })
 
 const createTeam = Effect.gen(function*() {
@@ -112,21 +112,21 @@ const createTeam = Effect.gen(function*() {
   const { team, join } = created
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, id, join)
-  return yield* respondWith(Team, toTeam(team, true), 201)
+  return yield* respondWith(Team, toTeam(team, "full"), 201)
 })
 
 const getTeam = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const team = yield* readableTeam(caller, "id", team_id)
-  return yield* respondWith(Team, toTeam(team.row, team.isAdmin))
+  return yield* respondWith(Team, (yield* viewTeams(caller, [team.row]))[0])
 })
 
 const getTeamByName = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { name } = yield* Decode.params(TeamNameParams)
   const team = yield* readableTeam(caller, "name", name)
-  return yield* respondWith(Team, toTeam(team.row, team.isAdmin))
+  return yield* respondWith(Team, (yield* viewTeams(caller, [team.row]))[0])
 })
 
 /** Whether a team name is taken; Mattermost answers only for teams the caller could see, so does this. */
@@ -153,7 +153,7 @@ const applyPatch = (partial: boolean) =>
     const updated = yield* TeamRepo.patch(team_id, patch, now)
     const bus = yield* EventBus
     yield* TeamEvents.updated(bus, updated)
-    return yield* respondWith(Team, toTeam(updated, true))
+    return yield* respondWith(Team, toTeam(updated, "full"))
   })
 
 /** The `{team_id}` of the path, once the caller is known to hold manage_team there (team and system admins by default). */
@@ -170,7 +170,7 @@ const regenerateInvite = Effect.gen(function*() {
   const team = yield* TeamRepo.regenerateInvite(team_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
   yield* TeamEvents.updated(bus, team)
-  return yield* respondWith(Team, toTeam(team, true))
+  return yield* respondWith(Team, toTeam(team, "full"))
 })
 
 const PrivacyBody = Schema.Struct({ privacy: Schema.String })
@@ -187,7 +187,7 @@ const setPrivacy = Effect.gen(function*() {
   }
   const updated = yield* TeamRepo.patch(team_id, { allow_open_invite: privacy === "O" }, yield* Clock.currentTimeMillis)
   yield* TeamEvents.updated(yield* EventBus, updated)
-  return yield* respondWith(Team, toTeam(updated, true))
+  return yield* respondWith(Team, toTeam(updated, "full"))
 })
 
 /** Archives the team (soft delete); `permanent=true` is not offered. */
@@ -198,7 +198,7 @@ const archiveTeam = Effect.gen(function*() {
   const archived = yield* TeamRepo.archive(team_id, yield* Clock.currentTimeMillis)
   if (Option.isSome(archived)) {
     const bus = yield* EventBus
-    yield* bus.publish(DomainEvent.TeamDeleted({ team: toTeam(archived.value, false) }), { team_id })
+    yield* bus.publish(DomainEvent.TeamDeleted({ team: toTeam(archived.value, "public") }), { team_id })
   }
   return ok()
 })
@@ -207,8 +207,8 @@ const restoreTeam = Effect.gen(function*() {
   const team_id = yield* administeredTeamId
   const team = yield* TeamRepo.restore(team_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
-  yield* bus.publish(DomainEvent.TeamRestored({ team: toTeam(team, false) }), { team_id })
-  return yield* respondWith(Team, toTeam(team, true))
+  yield* bus.publish(DomainEvent.TeamRestored({ team: toTeam(team, "public") }), { team_id })
+  return yield* respondWith(Team, toTeam(team, "full"))
 })
 
 const ListQuery = Schema.Struct({
@@ -221,7 +221,7 @@ const listTeams = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const q = yield* Decode.query(ListQuery)
   const { rows, total } = yield* TeamRepo.listVisible(caller, q.per_page, q.page * q.per_page, q.include_total_count)
-  const teams = rows.map((r) => toTeam(r, caller.isSystemAdmin))
+  const teams = yield* viewTeams(caller, rows)
   if (total === undefined) return yield* respondWithAll(Team, teams)
   return yield* respondWith(TeamsWithCount, { teams, total_count: total })
 })

@@ -33,7 +33,16 @@ export interface TeamMemberRow {
 }
 
 /** Team admins see the team's email; everyone else gets it blanked, as Mattermost's Team.Sanitize does. */
-export const toTeam = (row: TeamRow, canManage: boolean): Team => ({
+/**
+ * How much of a team a caller sees, as Mattermost's SanitizeTeam: everything with manage_team in it; the invite id too
+ * with invite_user (its members by default); otherwise neither the invite id nor the email (what a non-member browsing
+ * open teams, and every WebSocket event, gets).
+ */
+export type TeamView = "full" | "invite" | "public"
+export const teamView = (can: (permission: string) => boolean): TeamView =>
+  can("manage_team") ? "full" : can("invite_user") ? "invite" : "public"
+
+export const toTeam = (row: TeamRow, view: TeamView): Team => ({
   id: row.id,
   create_at: Number(row.create_at),
   update_at: Number(row.update_at),
@@ -41,11 +50,11 @@ export const toTeam = (row: TeamRow, canManage: boolean): Team => ({
   display_name: row.display_name,
   name: row.name,
   description: row.description,
-  email: canManage ? row.email : "",
+  email: view === "full" ? row.email : "",
   type: row.type as Team["type"],
   company_name: row.company_name,
   allowed_domains: row.allowed_domains,
-  invite_id: row.invite_id,
+  invite_id: view === "public" ? "" : row.invite_id,
   allow_open_invite: row.allow_open_invite,
   scheme_id: "",
   group_constrained: row.group_constrained,
