@@ -16,7 +16,7 @@ const list = Effect.gen(function*() {
   const rows = yield* TeamRepo.consolePage({ term: q.term, includeDeleted: q.include_deleted, limit: q.per_page, offset: q.page * q.per_page })
   return yield* respondWith(ConsoleTeams, {
     teams: rows.map((row) => ({
-      ...toTeam(row, true),
+      ...toTeam(row, "full"),
       member_count: Number(row.member_count),
       active_member_count: Number(row.active_member_count),
       channel_count: Number(row.channel_count)
