@@ -1,5 +1,7 @@
 import type { Post } from "@mattermost/types/posts"
 import { Redacted } from "effect"
+import { readFile, writeFile } from "node:fs/promises"
+import * as path from "node:path"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FROM_BUILD, runCli } from "../cli/Cli.ts"
@@ -22,7 +24,7 @@ const posts = async (client: ReturnType<typeof client4>, channelId: string) => {
   return list.order.map((id) => list.posts[id]).reverse()
 }
 
-describe("import a Slack workspace export", { timeout: 120_000 }, () => {
+describe("import a Slack workspace export", { timeout: 240_000 }, () => {
   let zip: string
   let firstRun: Awaited<ReturnType<typeof cli>>
   let robert: ReturnType<typeof client4>
@@ -186,5 +188,32 @@ describe("import a Slack workspace export", { timeout: 120_000 }, () => {
     const notSlack = await cli(["--import-slack", await writeSlackZip({ "import.jsonl": "{}" }), "--team", "broken-team"])
     expect(notSlack.code).toBe(1)
     expect(notSlack.stderr).toContain("no users.json")
+    // More broken files: each refused with its entry (or the zip) named, the team never created.
+    const cases: ReadonlyArray<[Record<string, unknown> | string, RegExp]> = [
+      [{ ...exportFiles(), "users.json": { members: [] } }, /entry users\.json: Expected ReadonlyArray/],
+      [{ ...exportFiles(), ...withNewcomer, "channels.json": [{ name: "no-id" }] }, /entry channels\.json: 0\.id: is missing/],
+      [{ ...exportFiles(), ...withNewcomer, "dms.json": "" }, /entry dms\.json is not valid JSON/],
+      ["not a zip at all", /not a readable zip/]
+    ]
+    for (const [files, message] of cases) {
+      let zipFile: string
+      if (typeof files === "string") {
+        zipFile = path.join(path.dirname(broken), "plain.zip")
+        await writeFile(zipFile, files)
+      } else zipFile = await writeSlackZip(files)
+      const refused = await cli(["--import-slack", zipFile, "--team", "broken-team"])
+      expect(refused.code, refused.output).toBe(1)
+      expect(refused.stderr).toMatch(message)
+      expect(refused.stderr).toContain(zipFile)
+    }
+    // A zip cut short (a download that stopped): refused as unreadable.
+    const whole = await readFile(zip)
+    const cut = path.join(path.dirname(broken), "cut.zip")
+    await writeFile(cut, whole.subarray(0, Math.floor(whole.length / 2)))
+    const truncated = await cli(["--import-slack", cut, "--team", "broken-team"])
+    expect(truncated.code, truncated.output).toBe(1)
+    expect(truncated.stderr).toMatch(/not a readable zip/)
+    expect(await failureOf(robert.getUserByUsername("latecomer"))).toMatchObject({ status: 404 })
+    expect(await failureOf(robert.getTeamByName("broken-team"))).toMatchObject({ status: 404 })
   })
 })
