@@ -4,7 +4,7 @@ import { fileUrl, sizeLabel } from "./kinds.ts"
 
 /**
  * The first 256 KB of a text or code file (one byte-range request, so a large log costs no more), with line numbers,
- * highlighted by highlight.js (loaded on first use) when the extension names a language it knows and the text is
+ * highlighted by highlight.js (the grammars of posts/code, loaded on first use) when the extension names a language it knows and the text is
  * short enough to highlight at once.
  */
 const LIMIT = 256 * 1024
@@ -29,7 +29,8 @@ const load = async (file: FileInfo, signal: AbortSignal): Promise<Loaded> => {
 
 const highlight = async (text: string, extension: string) => {
   if (text.length > HIGHLIGHT_LIMIT || extension === "" || extension === "txt" || extension === "log") return undefined
-  const { default: hljs } = await import("highlight.js/lib/common")
+  // The grammars messages use (posts/code/languages.ts registers them on highlight.js's core): one shared chunk.
+  const [{ default: hljs }] = await Promise.all([import("highlight.js/lib/core"), import("../posts/code/languages.ts")])
   if (!hljs.getLanguage(extension)) return undefined
   // highlight.js escapes the text it is given; its output is spans of classes only.
   return hljs.highlight(text, { language: extension, ignoreIllegals: true }).value
