@@ -93,7 +93,10 @@ const excerpt = (message: string) => message.replace(/\s+/g, " ").trim().slice(0
 export const notifyPost = (post: Post, channel: Channel, serverMentions: ReadonlyArray<string>) => {
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return
   if (!shouldNotify(post, channel, serverMentions)) return
-  const sender = (users.value[post.user_id] && displayName(users.value[post.user_id])) ?? (post.props as { override_username?: string } | undefined)?.override_username ?? "Someone"
+  // A webhook's post carries the name it chose; anyone else is named as the client names people everywhere.
+  const props = (post.props ?? {}) as { override_username?: string; from_webhook?: string }
+  const known = users.value[post.user_id]
+  const sender = props.from_webhook === "true" && props.override_username ? props.override_username : known ? displayName(known) : "Someone"
   // A DM is titled by its sender alone ("frank in frank" says nothing more).
   const title = channel.type !== "D" ? `${sender} in ${channelLabel(channel)}` : sender
   const sound = soundFor(post.channel_id)
