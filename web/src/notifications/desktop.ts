@@ -4,10 +4,10 @@ import type { Post } from "@mattermost/types/posts"
 import { collapsedThreads } from "../account/preferences.ts"
 import { navigate } from "../app/router.ts"
 import { currentChannelId, me, teams } from "../app/state.ts"
-import { channelLabel, channelPath, members } from "../channels/state.ts"
+import { channelLabel, members } from "../channels/state.ts"
 import { displayName, statuses, users } from "../people/state.ts"
 import { posts } from "../posts/state.ts"
-import { highlight, openThread, panel } from "../shell/panels.ts"
+import { panel } from "../shell/panels.ts"
 import { textMentionsMe } from "./mentions.ts"
 import { playSound } from "./sound.ts"
 
@@ -76,15 +76,13 @@ const soundFor = (channelId: string) => {
   return on ? own.desktop_notification_sound || account.desktop_notification_sound || "Bing" : undefined
 }
 
-/** Where a click on the notification leads: the thread for a reply in collapsed threads, else the post in its channel. */
+/** A click on the notification focuses the window and opens the post by its permalink (posts/Permalink.tsx): its
+ * channel with the post centred, or a reply in its thread. */
 const open = (post: Post, channel: Channel) => {
   window.focus()
   // Direct messages belong to no team: they open in the team of the address.
   const team = teams.value.find((t) => t.id === channel.team_id) ?? teams.value.find((t) => location.pathname.startsWith(`/${t.name}/`)) ?? teams.value[0]
-  if (!team) return
-  navigate(channelPath(team.name, channel))
-  if (post.root_id && collapsedThreads.value) openThread(post.root_id)
-  else highlight.value = post.id
+  if (team) navigate(`/${team.name}/pl/${post.id}`)
 }
 
 const excerpt = (message: string) => message.replace(/\s+/g, " ").trim().slice(0, 200)
