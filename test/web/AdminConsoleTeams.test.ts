@@ -77,7 +77,7 @@ describe.skipIf(!haveChromium)("System Console: teams and channels", () => {
       expect((await apis.ann.getChannel(planning)).team_id).toBe(crew)
       expect((await apis.ann.getTeamMember(crew, ids.bob)).scheme_admin).toBe(false)
     })
-  })
+  }, 90_000)
 
   it("lists teams with their counts, creates one, and edits a team's settings", async () => {
     await step("teams", async () => {
@@ -125,7 +125,7 @@ describe.skipIf(!haveChromium)("System Console: teams and channels", () => {
       expect(after).not.toBe(before)
       await ann.getByText(`/signup_user_complete/?id=${after}`).waitFor()
     })
-  })
+  }, 90_000)
 
   it("manages a team's members and roles, archives and restores it", async () => {
     await step("team-members", async () => {
@@ -159,7 +159,7 @@ describe.skipIf(!haveChromium)("System Console: teams and channels", () => {
       await status("Crew Room restored")
       expect((await apis.ann.getTeam(crew)).delete_at).toBe(0)
     })
-  })
+  }, 90_000)
 
   it("lists channels across teams with search and filters", async () => {
     await step("channels", async () => {
@@ -179,7 +179,7 @@ describe.skipIf(!haveChromium)("System Console: teams and channels", () => {
       await ann.getByLabel("Search channels").fill("plan")
       await expect.poll(() => table.getByRole("row").count()).toBe(2)
     })
-  })
+  }, 90_000)
 
   it("converts, archives, unarchives and moves a channel, and manages its members", async () => {
     await step("channel-detail", async () => {
@@ -233,5 +233,5 @@ describe.skipIf(!haveChromium)("System Console: teams and channels", () => {
       await status("bob removed from Planning")
       expect((await apis.ann.getChannelMembers(planning)).map((m) => m.user_id)).not.toContain(ids.bob)
     })
-  })
+  }, 90_000)
 })

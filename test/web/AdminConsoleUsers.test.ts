@@ -86,7 +86,7 @@ describe.skipIf(!haveChromium)("System Console: users", () => {
       expect(dora.delete_at).toBe(0)
       expect(dora.mfa_active).toBe(true)
     })
-  })
+  }, 90_000)
 
   it("lists users: search, role and state filters, bots, sorting and paging", async () => {
     await step("list", async () => {
@@ -140,7 +140,7 @@ describe.skipIf(!haveChromium)("System Console: users", () => {
       expect((await apis.ann.getUser(user05.id)).delete_at).toBe(0)
       await ann.getByLabel("Show").selectOption("all")
     })
-  })
+  }, 90_000)
 
   it("creates a user, refusing a taken email with the server's reason", async () => {
     await step("create", async () => {
@@ -161,7 +161,7 @@ describe.skipIf(!haveChromium)("System Console: users", () => {
       expect(carol.first_name).toBe("Carol")
       await client4(server.url).login("carol", "violet-harbor-engine")
     })
-  })
+  }, 90_000)
 
   it("manages a user from their page: password, roles, team role, sessions, activity, deactivation", async () => {
     await step("detail", async () => {
@@ -220,7 +220,7 @@ describe.skipIf(!haveChromium)("System Console: users", () => {
       await status("bob reactivated")
       expect((await apis.ann.getUser(ids.bob)).delete_at).toBe(0)
     })
-  })
+  }, 90_000)
 
   it("resets a user's second factor after a confirmation", async () => {
     await step("mfa", async () => {
@@ -234,5 +234,5 @@ describe.skipIf(!haveChromium)("System Console: users", () => {
       expect((await apis.ann.getUser(ids.dora)).mfa_active).toBe(false)
       await client4(server.url).login("dora", PASSWORD)
     })
-  })
+  }, 90_000)
 })

@@ -110,7 +110,13 @@ export default function SettingsPage({ page }: { page: Page }) {
           : (
             <label>
               {s.label}
-              {s.kind === "textarea"
+              {s.kind === "select"
+                ? (
+                  <select id={id} value={String(value)} disabled={!canEdit} aria-describedby={describedBy} onChange={(e) => set(e.currentTarget.value)}>
+                    {s.options?.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
+                  </select>
+                )
+                : s.kind === "textarea"
                 ? <textarea id={id} rows={3} value={String(value)} readOnly={!canEdit} aria-invalid={!!error} aria-describedby={describedBy}
                     onInput={(e) => set(e.currentTarget.value)} />
                 : <input id={id} type={(s.kind === "number" ? "number" : s.kind === "url" ? "url" : "text") as "text"} value={String(value)} readOnly={!canEdit}

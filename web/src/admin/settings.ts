@@ -5,7 +5,7 @@
  * (GET /api/v1/admin/config/sources), not this list's: a setting is editable, fixed by an environment variable
  * (shown with it), or fixed on this server.
  */
-export type Kind = "text" | "textarea" | "number" | "bool" | "url"
+export type Kind = "text" | "textarea" | "number" | "bool" | "url" | "select"
 
 export interface Setting {
   readonly key: string
@@ -18,6 +18,8 @@ export interface Setting {
   readonly maxLength?: number
   /** Shown in this unit, stored in the server's (e.g. megabytes shown, bytes stored). */
   readonly scale?: { readonly unit: string; readonly factor: number }
+  /** The values a select offers, each with its label. */
+  readonly options?: ReadonlyArray<readonly [string, string]>
 }
 
 export interface SettingsPage {
@@ -54,7 +56,12 @@ export const SETTINGS_PAGES: ReadonlyArray<SettingsPage> = [
       whole("TeamSettings.MaxChannelsPerTeam", "Max channels per team", "Public and private channels a team may hold, archived ones aside; creating one past it is refused."),
       bool("TeamSettings.EnableTeamCreation", "Enable team creation", "When off, only system admins can create teams."),
       text("TeamSettings.RestrictDirectMessage", "Enable users to open direct message channels with", "Who can be messaged directly: any user of the server."),
-      text("TeamSettings.TeammateNameDisplay", "Teammate name display", "How names are shown in posts and the channel list."),
+      {
+        key: "TeamSettings.TeammateNameDisplay", label: "Teammate name display", kind: "select",
+        help: "How people's names are shown in posts, the channel list and member lists, unless someone picks their own in Settings > Display.",
+        options: [["username", "Show username"], ["nickname_full_name", "Show nickname if one exists, otherwise first and last name"], ["full_name", "Show first and last name"]]
+      },
+      bool("TeamSettings.LockTeammateNameDisplay", "Lock teammate name display for all users", "When on, people cannot choose another name display in their settings."),
       bool("TeamSettings.EnableCustomUserStatuses", "Enable custom statuses", "People can set a status message with an emoji."),
       bool("TeamSettings.EnableLastActiveTime", "Enable last active time", "Profiles show when someone was last online.")
     ]
