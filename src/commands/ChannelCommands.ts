@@ -53,12 +53,22 @@ const teamName = (teamId: string) =>
     Effect.map((rows) => rows[0]?.name ?? "")
   )
 
-/** Whether the caller may see and change this channel's members (a member of it, or an admin). */
-const managesMembers = (ctx: CommandContext, channelId: string) =>
+/**
+ * Whether the caller may read the channel and holds the permission its type names there (as the REST routes check:
+ * system, team and channel roles together); none is needed in a DM or group message.
+ */
+const allowedIn = (ctx: CommandContext, channelId: string, permission: (type: string) => string | undefined) =>
   Effect.flatMap(Access, (a) => a.channel(ctx.caller, channelId, "read")).pipe(
-    Effect.map((access) => access.isMember || access.isAdmin),
+    Effect.map((access) => {
+      const needed = isDirect(access.channel) ? undefined : permission(access.channel.type)
+      return needed === undefined || access.can(needed)
+    }),
     Effect.orElseSucceed(() => false)
   )
+const membersPermission = (type: string) => type === "P" ? "manage_private_channel_members" : "manage_public_channel_members"
+const propertiesPermission = (type: string) => type === "P" ? "manage_private_channel_properties" : "manage_public_channel_properties"
+/** A private channel opens only for whom may read it (its members, system admins). */
+const readable = (ctx: CommandContext, channelId: string) => allowedIn(ctx, channelId, () => undefined)
 
 const addMember = (channel: ChannelRef, userId: string) =>
   Effect.gen(function*() {
@@ -90,7 +100,7 @@ const join = (ctx: CommandContext, message: string) =>
     if (Option.isNone(found)) return ephemeral("An error occurred while listing channels.")
     const channel = found.value
     if (channel.type === "P") {
-      if (!(yield* managesMembers(ctx, channel.id))) return ephemeral("Unable to find the channel.")
+      if (!(yield* readable(ctx, channel.id))) return ephemeral("Unable to find the channel.")
     } else if (channel.type !== "O" || !(ctx.caller.isSystemAdmin || (yield* isTeamMember(channel.team_id, ctx.caller.userId)))) {
       return failed
     }
@@ -149,7 +159,7 @@ const invite = (ctx: CommandContext, message: string) =>
         notes.push("You can't add someone to a direct message channel.")
         continue
       }
-      if (!(yield* managesMembers(ctx, channel.id))) {
+      if (!(yield* allowedIn(ctx, channel.id, membersPermission))) {
         notes.push(channel.type === "P"
           ? `Could not find the channel ${channel.name}. ${CHANNEL_HELP}`
           : `You don't have enough permissions to add ${users[0].username} in ${channel.name}.`)
@@ -179,7 +189,7 @@ const kick = (ctx: CommandContext, message: string) =>
   Effect.gen(function*() {
     const channel = ctx.channel
     if (isDirect(channel)) return ephemeral("You can't remove someone from a direct message channel.")
-    if (!(yield* managesMembers(ctx, channel.id))) return ephemeral("You don't have the appropriate permissions to remove the member.")
+    if (!(yield* allowedIn(ctx, channel.id, membersPermission))) return ephemeral("You don't have the appropriate permissions to remove the member.")
     if (message.trim() === "") return ephemeral("A message must be provided with the /remove or /kick command.")
     const user = yield* userNamed(message.trim().split(" ")[0].replace(/^@/, ""))
     if (Option.isNone(user)) return ephemeral("We couldn't find the user. They may have been deactivated by the System Administrator.")
@@ -216,12 +226,12 @@ interface PropertyCommand {
 }
 
 /**
- * /header, /purpose and /rename: who may edit (for a team channel its members and admins, for a DM or GM its
- * members), then Mattermost's checks in its order, then the update.
+ * /header, /purpose and /rename: who may edit (for a team channel manage_public/private_channel_properties in it, its
+ * members by default; for a DM or GM its members), then Mattermost's checks in its order, then the update.
  */
 const propertyCommand = (spec: PropertyCommand) => (ctx: CommandContext, message: string) =>
   Effect.gen(function*() {
-    if (!(yield* managesMembers(ctx, ctx.channel.id))) return ephemeral(spec.denied)
+    if (!(yield* allowedIn(ctx, ctx.channel.id, propertiesPermission))) return ephemeral(spec.denied)
     if (spec.notForDirect !== undefined && isDirect(ctx.channel)) return ephemeral(spec.notForDirect)
     if (message === "") return ephemeral(spec.empty)
     if (runes(message) > spec.max) return ephemeral(spec.tooLong)
