@@ -11,6 +11,7 @@ import { Permalink } from "./posts/Permalink.tsx"
 import { Chat } from "./shell/Chat.tsx"
 
 const Admin = lazy(() => import("./admin/Admin.tsx"))
+const Integrations = lazy(() => import("./integrations/Integrations.tsx"))
 
 // The tab title and favicon carry the unread and mention marks, as in Mattermost (notifications/badge.ts).
 startAttention()
@@ -55,6 +56,9 @@ const App = () => {
   }
   const parts = p.split("/").filter(Boolean).map(decodeURIComponent)
   if (parts.length === 3 && parts[1] === "pl") return <Permalink teamName={parts[0]} postId={parts[2]} />
+  if (parts.length >= 2 && parts[1] === "integrations" && teams.value.some((t) => t.name === parts[0])) {
+    return <Suspense fallback={<p class="muted center">Loading…</p>}><Integrations teamName={parts[0]} rest={parts.slice(2)} /></Suspense>
+  }
   if (parts.length === 2 && parts[1] === "threads") return <Chat teamName={parts[0]} threadsView />
   if (parts.length >= 3 && parts[1] === "channels") return <Chat teamName={parts[0]} channelName={parts[2]} />
   if (parts.length >= 3 && parts[1] === "messages") {

@@ -5,14 +5,21 @@ import { navigate } from "../app/router.ts"
 import { openModal } from "../shell/modal.ts"
 import { Icon } from "../ui/Icon.tsx"
 import { MenuButton } from "../ui/Menu.tsx"
+import { allowedKinds, loadRolePermissions } from "../integrations/access.ts"
+import { useEffect } from "preact/hooks"
 import { isTeamAdmin, teamUnreads } from "./teams.ts"
 
 /** The team's name at the top of the sidebar opens the team menu: people, other teams, leaving. */
-export const TeamMenu = ({ team }: { team: Team }) => (
+export const TeamMenu = ({ team }: { team: Team }) => {
+  // The roles' permissions decide whether the menu offers Integrations (asked once per new role name).
+  useEffect(() => void loadRolePermissions(team.id), [team.id])
+  const integrations = allowedKinds(team.id)
+  return (
   <div class="team-name">
     <MenuButton label={`${team.display_name} team menu`} buttonClass="team-button" items={() => [
       { label: "Invite people", onSelect: () => openModal({ kind: "invite" }) },
       { label: "View members", onSelect: () => openModal({ kind: "team-members" }) },
+      integrations.length > 0 && { label: "Integrations", onSelect: () => navigate(`/${team.name}/integrations/${integrations[0]}`) },
       "-",
       { label: "Join another team", onSelect: () => openModal({ kind: "join-team" }) },
       { label: "Create a team", onSelect: () => navigate("/create_team") },
@@ -24,7 +31,8 @@ export const TeamMenu = ({ team }: { team: Team }) => (
     {isTeamAdmin(team.id) && <span class="sr-only">, you administer this team</span>}
     <span class="muted small" aria-hidden="true">@{me.value?.username}</span>
   </div>
-)
+  )
+}
 
 /**
  * The team switcher: a link per team with its initials, named in full with what is unread there ("Design, 2

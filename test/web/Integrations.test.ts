@@ -1,0 +1,137 @@
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { haveChromium } from "./support/Chromium.ts"
+import { checkConsolePage } from "./support/Console.ts"
+import { startWebTeam, type WebTeam } from "./support/WebTeam.ts"
+
+/**
+ * Issue 29, the team's integrations pages (/{team}/integrations/...), in the browser: ann (system admin) reaches them
+ * from the team menu, adds an incoming webhook (title, description, channel, locked), copies its URL, which then
+ * posts; edits and deletes it after a confirmation. Every change is read back through the API. bob, a member without
+ * manage_incoming_webhooks (nor any other integration permission), has no Integrations entry and is told he lacks
+ * access at the address.
+ */
+let web: WebTeam
+let ann: Page
+let bob: Page
+let planning = ""
+let townSquare = ""
+
+beforeAll(async () => {
+  web = await startWebTeam({ people: ["ann", "bob"], browsers: ["ann", "bob"] })
+  planning = (await web.apis.ann.createChannel({ team_id: web.teamId, name: "planning", display_name: "Planning", type: "O" } as never)).id
+  townSquare = (await web.apis.ann.getChannelByName(web.teamId, "town-square")).id
+  if (!haveChromium) return
+  ann = web.pages.ann
+  bob = web.pages.bob
+  await web.contexts.ann.grantPermissions(["clipboard-read", "clipboard-write"])
+}, 60_000)
+
+afterAll(async () => {
+  await web?.close()
+})
+
+const teamMenu = async (page: Page) => {
+  await page.getByRole("button", { name: "Crew team menu" }).click()
+  return page.getByRole("menu", { name: "Crew team menu" })
+}
+const status = (text: string | RegExp) => ann.getByRole("status").getByText(text).first().waitFor()
+const hooksOf = () => web.apis.ann.getIncomingWebhooks(web.teamId) as Promise<Array<any>>
+
+describe.skipIf(!haveChromium)("Integrations pages", () => {
+  it("offers a member without the permissions nothing, and says so at the address", async () => {
+    await web.step("member", async () => {
+      await bob.goto("/crew/channels/town-square")
+      const menu = await teamMenu(bob)
+      await menu.getByRole("menuitem", { name: "View members" }).waitFor()
+      expect(await menu.getByRole("menuitem", { name: "Integrations" }).count()).toBe(0)
+      await bob.keyboard.press("Escape")
+      await bob.goto("/crew/integrations/incoming_webhooks")
+      await bob.getByRole("heading", { name: "Not allowed" }).waitFor()
+      await bob.getByText("You do not have permission to manage integrations in Crew").waitFor()
+      expect(await bob.getByRole("navigation", { name: "Integrations" }).count()).toBe(0)
+      const refused = await bob.request.post("/api/v4/hooks/incoming", { data: { channel_id: townSquare }, headers: { "X-Requested-With": "XMLHttpRequest" } })
+      expect(refused.status()).toBe(403)
+    })
+  })
+
+  it("incoming webhooks: add, copy the URL that posts, edit, delete", async () => {
+    let url = ""
+    await web.step("add", async () => {
+      await ann.goto("/crew/channels/town-square")
+      await (await teamMenu(ann)).getByRole("menuitem", { name: "Integrations" }).click()
+      await ann.waitForURL(/\/crew\/integrations\/incoming_webhooks$/)
+      await ann.getByRole("heading", { name: "Incoming webhooks" }).waitFor()
+      await ann.getByText("No incoming webhooks yet.").waitFor()
+      await ann.getByRole("button", { name: "Add incoming webhook" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Add incoming webhook" })
+      await dialog.getByLabel("Title").fill("Build alerts")
+      await dialog.getByLabel("Description").fill("From the CI")
+      await dialog.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "Town Square" })
+      await dialog.getByLabel("Lock to this channel").check()
+      await dialog.getByRole("button", { name: "Add", exact: true }).click()
+      const made = ann.getByRole("dialog", { name: "Incoming webhook created" })
+      await made.waitFor()
+      const hooks = await hooksOf()
+      expect(hooks).toHaveLength(1)
+      expect(hooks[0]).toMatchObject({ display_name: "Build alerts", description: "From the CI", channel_id: townSquare, channel_locked: true })
+      url = `${web.server.url}/hooks/${hooks[0].id}`
+      await made.getByText(url).waitFor()
+      await made.getByRole("button", { name: "Copy webhook URL" }).click()
+      await status("Copied to the clipboard")
+      expect(await ann.evaluate(() => navigator.clipboard.readText())).toBe(url)
+      await made.getByRole("button", { name: "Done" }).click()
+      const row = ann.getByRole("region", { name: "Incoming webhooks" }).getByRole("row").filter({ hasText: "Build alerts" })
+      await row.getByText(url).waitFor()
+      await row.getByText("Town Square (locked)").waitFor()
+      await row.getByRole("button", { name: "Copy URL of Build alerts" }).waitFor()
+    })
+
+    await web.step("the URL posts", async () => {
+      const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "Deploy finished through the hook" }) })
+      expect(response.status).toBe(200)
+      const posts = await web.apis.ann.getPosts(townSquare)
+      expect(Object.values(posts.posts).some((p) => p.message === "Deploy finished through the hook")).toBe(true)
+      await bob.goto("/crew/channels/town-square")
+      await bob.getByRole("log", { name: "Messages" }).getByText("Deploy finished through the hook").waitFor()
+    })
+
+    await web.step("look", async () => {
+      await checkConsolePage(ann, "integrations-incoming")
+      await ann.getByRole("button", { name: "Add incoming webhook" }).click()
+      await checkConsolePage(ann, "integrations-incoming-add")
+      await ann.getByRole("dialog", { name: "Add incoming webhook" }).getByRole("button", { name: "Cancel" }).click()
+    })
+
+    await web.step("edit", async () => {
+      await ann.getByRole("button", { name: "Edit Build alerts" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Edit incoming webhook" })
+      expect(await dialog.getByLabel("Title").inputValue()).toBe("Build alerts")
+      expect(await dialog.getByLabel("Lock to this channel").isChecked()).toBe(true)
+      expect(await dialog.getByRole("combobox", { name: "Channel", exact: true }).inputValue()).toBe(townSquare)
+      await dialog.getByLabel("Title").fill("Release alerts")
+      await dialog.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "Planning" })
+      await dialog.getByLabel("Lock to this channel").uncheck()
+      await dialog.getByRole("button", { name: "Save" }).click()
+      await status("Release alerts saved")
+      const [hook] = await hooksOf()
+      expect(hook).toMatchObject({ display_name: "Release alerts", channel_id: planning, channel_locked: false })
+      await ann.getByRole("region", { name: "Incoming webhooks" }).getByRole("row").filter({ hasText: "Release alerts" }).getByText("Planning").waitFor()
+    })
+
+    await web.step("delete", async () => {
+      await ann.getByRole("button", { name: "Delete Release alerts" }).click()
+      const confirm = ann.getByRole("alertdialog", { name: "Delete Release alerts?" })
+      await confirm.getByRole("button", { name: "Cancel" }).click()
+      expect(await hooksOf()).toHaveLength(1)
+      await ann.getByRole("button", { name: "Delete Release alerts" }).click()
+      await confirm.getByRole("button", { name: "Delete", exact: true }).click()
+      await status("Release alerts deleted")
+      await ann.getByText("No incoming webhooks yet.").waitFor()
+      expect(await hooksOf()).toHaveLength(0)
+      const gone = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "too late" }) })
+      expect(gone.status).toBeGreaterThanOrEqual(400)
+      expect(gone.status).toBeLessThan(500)
+    })
+  })
+})
