@@ -102,6 +102,18 @@ export const PostList = ({ channelId, editing, setEditing, opened = { unread: nu
     } else if (pinned.current) el.scrollTop = el.scrollHeight
     else if (anchor.current) restorePlace(el, anchor.current)
   })
+  // A post that grows after it is shown (an image or a link preview loading) keeps a reader at the newest posts there;
+  // above the reader, the browser's own scroll anchoring (overflow-anchor) keeps the view still.
+  const content = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const el = scroller.current
+    if (!el || !content.current || typeof ResizeObserver === "undefined") return
+    const observer = new ResizeObserver(() => {
+      if (pinned.current) el.scrollTop = el.scrollHeight
+    })
+    observer.observe(content.current)
+    return () => observer.disconnect()
+  }, [])
   // Time from the channel's posts arriving to the end of the first frame that shows them (read by the paint-time
   // test): the DOM is committed here, the next animation frame runs just before that frame's style, layout and paint,
   // and a task queued from it runs once they are done.
@@ -215,6 +227,7 @@ export const PostList = ({ channelId, editing, setEditing, opened = { unread: nu
   return (
     <div class="post-list">
       <div class="posts" ref={scroller} onScroll={onScroll} role="log" aria-label="Messages" aria-live="polite" tabIndex={0}>
+        <div ref={content}>
         {line === undefined && <p class="muted center">Loading…</p>}
         {line && !line.more && start === 0 && <p class="muted center intro">This is the start of the channel.</p>}
         {days.map((d) => (
@@ -234,6 +247,7 @@ export const PostList = ({ channelId, editing, setEditing, opened = { unread: nu
             })}
           </div>
         ))}
+        </div>
       </div>
       {far && (
         <button type="button" class="jump-recent" onClick={() => void jumpToRecent().catch(() => undefined)}>Jump to recent messages</button>
