@@ -17,6 +17,10 @@ export interface ImageMetadata {
   readonly height: number
   /** EXIF orientation, 1 to 8 (1 when absent). */
   readonly orientation: number
+  /** The decoder's name of the format ("png", "jpeg", "gif", ...), "" when it gives none. */
+  readonly format: string
+  /** Frames of an animated image (1 for a still one); `height` above is one frame's. */
+  readonly frames: number
 }
 
 export interface Resize {
@@ -72,7 +76,14 @@ export const sharpImages: ImagesService = {
     Effect.flatMap(run(() => sharp(bytes).metadata()), (meta) =>
       meta.width === undefined || meta.height === undefined
         ? Effect.fail(new ImageError({ reason: "no dimensions" }))
-        : Effect.succeed({ width: meta.width, height: meta.height, orientation: meta.orientation ?? 1 })),
+        : Effect.succeed({
+          width: meta.width,
+          // An animated image's frames are stacked: one frame is pageHeight tall.
+          height: meta.pageHeight ?? meta.height,
+          orientation: meta.orientation ?? 1,
+          format: String(meta.format ?? ""),
+          frames: meta.pages ?? 1
+        })),
   render: (bytes, maxPixels, renditions) => run(() => Promise.all(renditions.map((r) => renderOne(bytes, maxPixels, r)))),
   pngFromRgb: (pixels, width, height) =>
     run(() => sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer().then((b) => new Uint8Array(b)))
