@@ -134,4 +134,73 @@ describe.skipIf(!haveChromium)("Integrations pages", () => {
       expect(gone.status).toBeLessThan(500)
     })
   })
+
+  it("slash commands: add with autocomplete, the token shown and regenerated, edit, delete", async () => {
+    const commandsOf = async () => (await web.apis.ann.getCustomTeamCommands(web.teamId)) as Array<any>
+    let token = ""
+    await web.step("add command", async () => {
+      await ann.goto("/crew/integrations/incoming_webhooks")
+      await ann.getByRole("navigation", { name: "Integrations" }).getByRole("link", { name: "Slash commands" }).click()
+      await ann.waitForURL(/\/crew\/integrations\/commands$/)
+      await ann.getByText("No slash commands yet.").waitFor()
+      await ann.getByRole("button", { name: "Add slash command" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Add slash command" })
+      await dialog.getByLabel("Title").fill("Deploy")
+      await dialog.getByLabel("Description").fill("Ships a build")
+      await dialog.getByLabel("Command trigger word").fill("deploy")
+      await dialog.getByLabel("Request URL").fill("https://ci.example.com/deploy")
+      await dialog.getByRole("combobox", { name: "Request method" }).selectOption({ label: "GET" })
+      await dialog.getByRole("checkbox", { name: "Autocomplete" }).check()
+      await dialog.getByLabel("Autocomplete hint").fill("[service]")
+      await dialog.getByLabel("Autocomplete description").fill("Deploy a service")
+      await dialog.getByRole("button", { name: "Add", exact: true }).click()
+      const made = ann.getByRole("dialog", { name: "Slash command created" })
+      await made.waitFor()
+      const commands = await commandsOf()
+      expect(commands).toHaveLength(1)
+      expect(commands[0]).toMatchObject({
+        trigger: "deploy", url: "https://ci.example.com/deploy", method: "G", display_name: "Deploy", description: "Ships a build",
+        auto_complete: true, auto_complete_hint: "[service]", auto_complete_desc: "Deploy a service", team_id: web.teamId
+      })
+      token = commands[0].token
+      expect(token).toMatch(/^[a-z0-9]{26}$/)
+      await made.getByText(token).waitFor()
+      await made.getByRole("button", { name: "Done" }).click()
+      const row = ann.getByRole("region", { name: "Slash commands" }).getByRole("row").filter({ hasText: "/deploy" })
+      await row.getByText(token).waitFor()
+      await row.getByText("Autocomplete: /deploy [service]").waitFor()
+      await checkConsolePage(ann, "integrations-commands")
+    })
+
+    await web.step("regenerate token", async () => {
+      await ann.getByRole("button", { name: "Regenerate token of Deploy" }).click()
+      await ann.getByRole("alertdialog", { name: "Regenerate the token of Deploy?" }).getByRole("button", { name: "Regenerate" }).click()
+      await status("Token of Deploy regenerated")
+      const [command] = await commandsOf()
+      expect(command.token).not.toBe(token)
+      await ann.getByRole("region", { name: "Slash commands" }).getByText(command.token).waitFor()
+    })
+
+    await web.step("edit command", async () => {
+      await ann.getByRole("button", { name: "Edit Deploy" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Edit slash command" })
+      expect(await dialog.getByLabel("Command trigger word").inputValue()).toBe("deploy")
+      expect(await dialog.getByRole("combobox", { name: "Request method" }).inputValue()).toBe("G")
+      await dialog.getByLabel("Command trigger word").fill("ship")
+      await dialog.getByRole("combobox", { name: "Request method" }).selectOption({ label: "POST" })
+      await dialog.getByRole("checkbox", { name: "Autocomplete" }).uncheck()
+      await dialog.getByRole("button", { name: "Save" }).click()
+      await status("/ship saved")
+      const [command] = await commandsOf()
+      expect(command).toMatchObject({ trigger: "ship", method: "P", auto_complete: false, url: "https://ci.example.com/deploy" })
+    })
+
+    await web.step("delete command", async () => {
+      await ann.getByRole("button", { name: "Delete Deploy" }).click()
+      await ann.getByRole("alertdialog", { name: "Delete Deploy?" }).getByRole("button", { name: "Delete", exact: true }).click()
+      await status("Deploy deleted")
+      await ann.getByText("No slash commands yet.").waitFor()
+      expect(await commandsOf()).toHaveLength(0)
+    })
+  })
 })

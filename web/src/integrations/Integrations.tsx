@@ -12,6 +12,7 @@ import { allowedKinds, loadRolePermissions } from "./access.ts"
  * team and while the site's settings switch it on; the server refuses the same calls from anyone else.
  */
 const IncomingWebhooks = lazy(() => import("./IncomingWebhooks.tsx"))
+const Commands = lazy(() => import("./Commands.tsx"))
 
 const LABELS = {
   incoming_webhooks: "Incoming webhooks",
@@ -47,6 +48,7 @@ export default function Integrations({ teamName, rest }: { teamName: string; res
     return null
   }
   const page = kind === "incoming_webhooks" ? <IncomingWebhooks team={team} />
+    : kind === "commands" ? <Commands team={team} />
     : <section><h2>{LABELS[kind as keyof typeof LABELS]}</h2><p>This page is not available in the web client yet; the API serves it.</p></section>
   return (
     <div class="admin">
