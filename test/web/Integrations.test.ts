@@ -203,4 +203,62 @@ describe.skipIf(!haveChromium)("Integrations pages", () => {
       expect(await commandsOf()).toHaveLength(0)
     })
   })
+
+  it("outgoing webhooks: add with triggers, callbacks and content type, regenerate the token, edit, delete", async () => {
+    const hooks = async () => (await web.apis.ann.getOutgoingWebhooks("", web.teamId)) as Array<any>
+    let token = ""
+    await web.step("add outgoing", async () => {
+      await ann.goto("/crew/integrations/outgoing_webhooks")
+      await ann.getByText("No outgoing webhooks yet.").waitFor()
+      await ann.getByRole("button", { name: "Add outgoing webhook" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Add outgoing webhook" })
+      await dialog.getByLabel("Title").fill("Weather")
+      await dialog.getByRole("combobox", { name: "Content type" }).selectOption({ label: "application/json" })
+      await dialog.getByRole("combobox", { name: "Channel" }).selectOption({ label: "Planning" })
+      await dialog.getByLabel("Trigger words (one per line)").fill("weather\nforecast")
+      await dialog.getByRole("combobox", { name: "Trigger when" }).selectOption({ label: "First word starts with a trigger word" })
+      await dialog.getByLabel("Callback URLs (one per line)").fill("https://bot.example.com/weather\nhttps://backup.example.com/weather")
+      await dialog.getByRole("button", { name: "Add", exact: true }).click()
+      await status("Weather created")
+      const [hook] = await hooks()
+      expect(hook).toMatchObject({
+        display_name: "Weather", content_type: "application/json", channel_id: planning, trigger_words: ["weather", "forecast"], trigger_when: 1,
+        callback_urls: ["https://bot.example.com/weather", "https://backup.example.com/weather"], team_id: web.teamId
+      })
+      token = hook.token
+      const row = ann.getByRole("region", { name: "Outgoing webhooks" }).getByRole("row").filter({ hasText: "Weather" })
+      await row.getByText(token).waitFor()
+      await row.getByText("weather, forecast").waitFor()
+      await checkConsolePage(ann, "integrations-outgoing")
+    })
+
+    await web.step("regenerate outgoing token", async () => {
+      await ann.getByRole("button", { name: "Regenerate token of Weather" }).click()
+      await ann.getByRole("alertdialog", { name: "Regenerate the token of Weather?" }).getByRole("button", { name: "Regenerate" }).click()
+      await status("Token of Weather regenerated")
+      const [hook] = await hooks()
+      expect(hook.token).not.toBe(token)
+      await ann.getByRole("region", { name: "Outgoing webhooks" }).getByText(hook.token).waitFor()
+    })
+
+    await web.step("edit outgoing", async () => {
+      await ann.getByRole("button", { name: "Edit Weather" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Edit outgoing webhook" })
+      expect(await dialog.getByRole("combobox", { name: "Channel" }).inputValue()).toBe(planning)
+      await dialog.getByLabel("Trigger words (one per line)").fill("rain")
+      await dialog.getByRole("combobox", { name: "Content type" }).selectOption({ label: "application/x-www-form-urlencoded" })
+      await dialog.getByRole("button", { name: "Save" }).click()
+      await status("Weather saved")
+      const [hook] = await hooks()
+      expect(hook).toMatchObject({ trigger_words: ["rain"], content_type: "application/x-www-form-urlencoded", channel_id: planning })
+    })
+
+    await web.step("delete outgoing", async () => {
+      await ann.getByRole("button", { name: "Delete Weather" }).click()
+      await ann.getByRole("alertdialog", { name: "Delete Weather?" }).getByRole("button", { name: "Delete", exact: true }).click()
+      await status("Weather deleted")
+      await ann.getByText("No outgoing webhooks yet.").waitFor()
+      expect(await hooks()).toHaveLength(0)
+    })
+  })
 })

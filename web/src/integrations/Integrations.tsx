@@ -13,6 +13,7 @@ import { allowedKinds, loadRolePermissions } from "./access.ts"
  */
 const IncomingWebhooks = lazy(() => import("./IncomingWebhooks.tsx"))
 const Commands = lazy(() => import("./Commands.tsx"))
+const OutgoingWebhooks = lazy(() => import("./OutgoingWebhooks.tsx"))
 
 const LABELS = {
   incoming_webhooks: "Incoming webhooks",
@@ -49,6 +50,7 @@ export default function Integrations({ teamName, rest }: { teamName: string; res
   }
   const page = kind === "incoming_webhooks" ? <IncomingWebhooks team={team} />
     : kind === "commands" ? <Commands team={team} />
+    : kind === "outgoing_webhooks" ? <OutgoingWebhooks team={team} />
     : <section><h2>{LABELS[kind as keyof typeof LABELS]}</h2><p>This page is not available in the web client yet; the API serves it.</p></section>
   return (
     <div class="admin">

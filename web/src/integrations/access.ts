@@ -38,7 +38,7 @@ export const can = (teamId: string, permission: string) =>
   roleNames(teamId).some((n) => rolePermissions.value[n]?.includes(permission))
 
 /** The kinds whose pages the web client has so far (the others are served by the API only). */
-const BUILT: ReadonlyArray<string> = ["incoming_webhooks", "commands"]
+const BUILT: ReadonlyArray<string> = ["incoming_webhooks", "outgoing_webhooks", "commands"]
 
 const on = (key: string) => config.value[key] !== "false"
 
