@@ -261,4 +261,51 @@ describe.skipIf(!haveChromium)("Integrations pages", () => {
       expect(await hooks()).toHaveLength(0)
     })
   })
+
+  it("bot accounts: add, a token created and shown once that works, disable and enable", async () => {
+    await web.apis.ann.patchConfig({ ServiceSettings: { EnableBotAccountCreation: true, EnableUserAccessTokens: true } } as never)
+    const botsOf = async () => (await web.apis.ann.getBotsIncludeDeleted(0, 200)) as Array<any>
+    let botId = ""
+    await web.step("add bot", async () => {
+      await ann.goto("/crew/integrations/bots")
+      await ann.getByText("No bot accounts yet.").waitFor()
+      await ann.getByRole("button", { name: "Add bot account" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Add bot account" })
+      await dialog.getByLabel("Username").fill("reporter")
+      await dialog.getByLabel("Display name").fill("Reporter")
+      await dialog.getByLabel("Description").fill("Daily reports")
+      await dialog.getByRole("button", { name: "Add", exact: true }).click()
+      await status("@reporter created")
+      const [bot] = await botsOf()
+      expect(bot).toMatchObject({ username: "reporter", display_name: "Reporter", description: "Daily reports", delete_at: 0 })
+      botId = bot.user_id
+      await checkConsolePage(ann, "integrations-bots")
+    })
+
+    await web.step("bot token", async () => {
+      await ann.getByRole("button", { name: "Create token for Reporter" }).click()
+      const dialog = ann.getByRole("dialog", { name: "Create a token for @reporter" })
+      await dialog.getByLabel("Token description").fill("CI")
+      await dialog.getByRole("button", { name: "Create token" }).click()
+      await dialog.getByText("it will not be shown again").waitFor()
+      const token = (await dialog.locator("code").textContent()) ?? ""
+      expect(token).toMatch(/^[a-z0-9]{26}$/)
+      const tokens = (await web.apis.ann.getUserAccessTokensForUser(botId, 0, 100)) as Array<any>
+      expect(tokens.map((t) => t.description)).toEqual(["CI"])
+      const asBot = await fetch(`${web.server.url}/api/v4/users/me`, { headers: { authorization: `Bearer ${token}` } })
+      expect(asBot.status).toBe(200)
+      expect((await asBot.json()).username).toBe("reporter")
+      await dialog.getByRole("button", { name: "Done" }).click()
+    })
+
+    await web.step("disable and enable bot", async () => {
+      await ann.getByRole("button", { name: "Disable Reporter" }).click()
+      await ann.getByRole("alertdialog", { name: "Disable Reporter?" }).getByRole("button", { name: "Disable", exact: true }).click()
+      await status("Reporter disabled")
+      expect((await botsOf())[0].delete_at).toBeGreaterThan(0)
+      await ann.getByRole("button", { name: "Enable Reporter" }).click()
+      await status("Reporter enabled")
+      expect((await botsOf())[0].delete_at).toBe(0)
+    })
+  })
 })

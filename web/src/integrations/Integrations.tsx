@@ -14,6 +14,7 @@ import { allowedKinds, loadRolePermissions } from "./access.ts"
 const IncomingWebhooks = lazy(() => import("./IncomingWebhooks.tsx"))
 const Commands = lazy(() => import("./Commands.tsx"))
 const OutgoingWebhooks = lazy(() => import("./OutgoingWebhooks.tsx"))
+const Bots = lazy(() => import("./Bots.tsx"))
 
 const LABELS = {
   incoming_webhooks: "Incoming webhooks",
@@ -51,6 +52,7 @@ export default function Integrations({ teamName, rest }: { teamName: string; res
   const page = kind === "incoming_webhooks" ? <IncomingWebhooks team={team} />
     : kind === "commands" ? <Commands team={team} />
     : kind === "outgoing_webhooks" ? <OutgoingWebhooks team={team} />
+    : kind === "bots" ? <Bots />
     : <section><h2>{LABELS[kind as keyof typeof LABELS]}</h2><p>This page is not available in the web client yet; the API serves it.</p></section>
   return (
     <div class="admin">

@@ -38,7 +38,7 @@ export const can = (teamId: string, permission: string) =>
   roleNames(teamId).some((n) => rolePermissions.value[n]?.includes(permission))
 
 /** The kinds whose pages the web client has so far (the others are served by the API only). */
-const BUILT: ReadonlyArray<string> = ["incoming_webhooks", "outgoing_webhooks", "commands"]
+const BUILT: ReadonlyArray<string> = ["incoming_webhooks", "outgoing_webhooks", "commands", "bots"]
 
 const on = (key: string) => config.value[key] !== "false"
 
@@ -48,6 +48,6 @@ export const allowedKinds = (teamId: string) => {
   if (on("EnableIncomingWebhooks") && can(teamId, "manage_incoming_webhooks")) kinds.push("incoming_webhooks")
   if (on("EnableOutgoingWebhooks") && can(teamId, "manage_outgoing_webhooks")) kinds.push("outgoing_webhooks")
   if (on("EnableCommands") && can(teamId, "manage_slash_commands")) kinds.push("commands")
-  if (can(teamId, "manage_bots") || can(teamId, "create_bot")) kinds.push("bots")
+  if (can(teamId, "read_bots") || can(teamId, "manage_bots") || can(teamId, "create_bot")) kinds.push("bots")
   return kinds.filter((k) => BUILT.includes(k))
 }
