@@ -5,11 +5,13 @@ import { checkConsolePage } from "./support/Console.ts"
 import { startWebTeam, type WebTeam } from "./support/WebTeam.ts"
 
 /**
- * Issue 29, the team's integrations pages (/{team}/integrations/...), in the browser: ann (system admin) reaches them
- * from the team menu, adds an incoming webhook (title, description, channel, locked), copies its URL, which then
- * posts; edits and deletes it after a confirmation. Every change is read back through the API. bob, a member without
- * manage_incoming_webhooks (nor any other integration permission), has no Integrations entry and is told he lacks
- * access at the address.
+ * Issue 29, the team's integrations pages (/{team}/integrations/...), in the browser. ann (system admin) reaches them
+ * from the team menu: an incoming webhook added (title, description, channel, locked), its URL copied and posting,
+ * edited, deleted after a confirmation; a slash command (trigger, URL, method, autocomplete) with its token shown and
+ * regenerated, edited, deleted; an outgoing webhook (triggers, callbacks, content type) likewise; a bot account
+ * added, a token made for it (shown once, signing in as the bot), disabled and enabled. Every change is read back
+ * through the API. cyd, a team admin, gets the team's webhooks and commands but not the bots; bob, a member, has no
+ * Integrations entry and is told he lacks access at the address (his API call is refused).
  */
 let web: WebTeam
 let ann: Page
@@ -18,7 +20,8 @@ let planning = ""
 let townSquare = ""
 
 beforeAll(async () => {
-  web = await startWebTeam({ people: ["ann", "bob"], browsers: ["ann", "bob"] })
+  web = await startWebTeam({ people: ["ann", "bob", "cyd"], browsers: ["ann", "bob", "cyd"] })
+  await web.apis.ann.updateTeamMemberSchemeRoles(web.teamId, web.ids.cyd, true, true)
   planning = (await web.apis.ann.createChannel({ team_id: web.teamId, name: "planning", display_name: "Planning", type: "O" } as never)).id
   townSquare = (await web.apis.ann.getChannelByName(web.teamId, "town-square")).id
   if (!haveChromium) return
@@ -52,6 +55,21 @@ describe.skipIf(!haveChromium)("Integrations pages", () => {
       expect(await bob.getByRole("navigation", { name: "Integrations" }).count()).toBe(0)
       const refused = await bob.request.post("/api/v4/hooks/incoming", { data: { channel_id: townSquare }, headers: { "X-Requested-With": "XMLHttpRequest" } })
       expect(refused.status()).toBe(403)
+    })
+  })
+
+  it("offers a team admin the team's webhooks and commands, not the bots (a system admin's)", async () => {
+    await web.step("team admin", async () => {
+      const cyd = web.pages.cyd
+      await cyd.goto("/crew/channels/town-square")
+      await (await teamMenu(cyd)).getByRole("menuitem", { name: "Integrations" }).click()
+      await cyd.waitForURL(/\/crew\/integrations\/incoming_webhooks$/)
+      const nav = cyd.getByRole("navigation", { name: "Integrations" })
+      await nav.getByRole("link", { name: "Incoming webhooks" }).waitFor()
+      for (const name of ["Outgoing webhooks", "Slash commands"]) expect(await nav.getByRole("link", { name }).count(), name).toBe(1)
+      expect(await nav.getByRole("link", { name: "Bot accounts" }).count()).toBe(0)
+      await cyd.goto("/crew/integrations/bots")
+      await cyd.waitForURL(/\/crew\/integrations\/incoming_webhooks$/)
     })
   })
 
