@@ -84,7 +84,7 @@ describe.skipIf(!haveChromium)("web client: live state", () => {
       await messages(ben).getByText("the plan, version one").waitFor()
       await annApi.removeFromChannel(benId, plansId)
       await ben.waitForURL(/\/live\/channels\/town-square$/, WITHIN)
-      await ben.getByRole("status").getByText("You were removed from ~Big Plans by @ann.").waitFor(WITHIN)
+      await ben.getByRole("status").getByText("You were removed from ~Big Plans by ann.").waitFor(WITHIN)
       expect(await sidebar(ben).getByRole("link", { name: "Big Plans" }).count()).toBe(0)
       await ben.screenshot({ path: join(RESULTS_DIR, "live-removed.png") })
       expect(await axeViolations(ben)).toEqual([])

@@ -146,11 +146,14 @@ export const PostList = ({ channelId, editing, setEditing, opened = { unread: nu
 
   // A search result's "Jump" or a permalink: the post, centred, focused and briefly highlighted.
   const target = highlight.value
+  // A jump the reader asked for wins over where the channel would open by itself (its first unread, a saved place).
+  const jumped = useRef(false)
   useEffect(() => {
     if (!target || !line) return
     const known = posts.value[target]
     if (known && known.channel_id !== channelId) return
     highlight.value = null
+    jumped.current = true
     void focusOn({ id: target, how: "center", flash: true }).catch(() => undefined)
   }, [target, !line])
 
@@ -161,6 +164,10 @@ export const PostList = ({ channelId, editing, setEditing, opened = { unread: nu
     if (!opened || !line || started.current) return
     started.current = true
     const place = takeSavedPlace(channelId)
+    if (jumped.current) {
+      if (opened.unread) setUnread(opened.unread)
+      return
+    }
     if (place) {
       void focusOn({ id: place.id, how: place, flash: false }).catch(() => undefined)
       return
