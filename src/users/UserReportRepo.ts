@@ -89,6 +89,7 @@ export const reportPage = (f: ReportFilter, p: ReportPage) =>
   })
 
 /** Each user's live posts since `since`: how many, the last one's time, on how many days (one aggregate). */
+/** A user's own posting: the system posts written in their name (joins, header changes) are not theirs to count. */
 export const postingActivity = (userIds: ReadonlyArray<string>, since: number) =>
   Effect.gen(function*() {
     if (userIds.length === 0) return []
@@ -98,6 +99,7 @@ export const postingActivity = (userIds: ReadonlyArray<string>, since: number) =
       SELECT user_id, count(*) AS total, max(create_at) AS last,
              count(DISTINCT (create_at / ${DAY})) AS days
       FROM posts WHERE user_id IN ${sql.in(userIds)} AND delete_at = 0 AND create_at >= ${since}
+        AND type NOT LIKE 'system\_%'
       GROUP BY user_id`.pipe(Activity))
   })
 

@@ -216,16 +216,22 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
     await step("resync", async () => {
       // The page's socket goes through a route the test can cut (network emulation leaves open sockets alone).
       const routes: Array<import("playwright-core").WebSocketRoute> = []
-      await page.routeWebSocket(/\/api\/v4\/websocket/, (ws) => {
+      // The reconnection is held until the post has been made, so the post can only arrive by the resync.
+      let release = () => {}
+      const outage = new Promise<void>((resolve) => (release = resolve))
+      await page.routeWebSocket(/\/api\/v4\/websocket/, async (ws) => {
         routes.push(ws)
+        if (routes.length > 1) await outage
         ws.connectToServer()
       })
       await page.reload()
       await messages().getByText("history message 79").waitFor()
       await expect.poll(() => routes.length).toBe(1)
-      routes[0].close({ code: 1006 })
+      await routes[0].close({ code: 1006 })
       const channel = await carol.getChannelByName(teamId, "history")
       await carol.createPost({ channel_id: channel.id, message: "posted during the outage" } as never)
+      await expect.poll(() => routes.length, { timeout: 20_000 }).toBe(2)
+      release()
       await messages().getByText("posted during the outage").waitFor({ timeout: 20_000 })
       expect(routes.length).toBe(2)
       await page.unrouteAll()
