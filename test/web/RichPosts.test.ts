@@ -263,7 +263,7 @@ describe.skipIf(!haveChromium)("integrations and system posts in the web client"
       await messageBox(page).press("Enter")
       const post = postWith("Read this:")
       const card = post.getByRole("region", { name: "Link preview: Loopback launches rich previews" })
-      await card.waitFor()
+      await card.waitFor({ timeout: 25_000 }) // made by a background job after the post is written
       await card.getByText("Loopback Times").waitFor()
       expect(await card.getByRole("link", { name: "Loopback launches rich previews" }).getAttribute("href")).toBe(`${assets.origin}/article-1`)
       await card.getByText("Cards with a title, a description and a picture").waitFor()
@@ -296,7 +296,7 @@ describe.skipIf(!haveChromium)("integrations and system posts in the web client"
       await messageBox(page).fill(`The chart: ${assets.origin}/chart.png`)
       await messageBox(page).press("Enter")
       const picture = postWith("The chart:").getByRole("region", { name: "Image preview" }).getByRole("img", { name: "Image from 127.0.0.1" })
-      await picture.waitFor()
+      await picture.waitFor({ timeout: 25_000 })
       expect([await picture.getAttribute("width"), await picture.getAttribute("height")]).toEqual(["400", "200"])
       await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth === 400, await picture.elementHandle())
     })

@@ -234,7 +234,7 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await search.fill("needle")
       await search.press("Enter")
       const results = erin.getByRole("complementary", { name: /Search results/ })
-      await results.getByText("the needle in the haystack").waitFor()
+      await results.getByText("the needle in the haystack").waitFor({ timeout: 20_000 })
       await results.getByRole("button", { name: "Jump" }).click()
       await erin.waitForURL(/\/works\/channels\/archive$/)
       const needle = messages(erin).getByRole("article").filter({ hasText: "the needle in the haystack" })
