@@ -16,7 +16,10 @@ export const timelines = signal<Record<string, Timeline>>({})
 export const flagged = signal<Set<string>>(new Set())
 
 export const addPosts = (list: Array<Post>) => {
-  put(posts, list)
+  // The newer of two copies wins: a post's own POST answer or an old page can arrive after the post_edited that
+  // carries its link preview (written by a background job moments later), and must not take it back.
+  const known = posts.value
+  put(posts, list.filter((p) => !(known[p.id] && (known[p.id].update_at ?? 0) > (p.update_at ?? 0))))
   needUsers(list.map((p) => p.user_id))
 }
 
