@@ -14,6 +14,9 @@ export default defineConfig({
     // reset by test/support/fileSetup.ts, the official client's log by test/realtime/Sockets.ts, process.env by the
     // file that sets it; a test about a fresh process's state (Effect's global metrics) starts one of its own.
     isolate: false,
+    // expect.poll waits for a condition (never a fixed sleep); its 1 s default is shorter than a busy machine needs for
+    // a browser to show what a server did (search results, a background job's preview): a waiting limit, not a delay.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ["default"]
   }
 })
