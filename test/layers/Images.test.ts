@@ -8,7 +8,7 @@ describe("Images (sharp)", () => {
   it.effect("encodes raw pixels, reads their size back and renders each rendition in order", () =>
     Effect.gen(function*() {
       const png = yield* images.pngFromRgb(new Uint8Array(40 * 20 * 3).fill(200), 40, 20)
-      expect(yield* images.metadata(png)).toEqual({ width: 40, height: 20, orientation: 1 })
+      expect(yield* images.metadata(png)).toEqual({ width: 40, height: 20, orientation: 1, format: "png", frames: 1 })
       const [small, square] = yield* images.render(png, 10_000, [
         { resize: { width: 10 }, output: { format: "jpeg", quality: 90, background: "#ffffff" } },
         { resize: { width: 8, height: 8, fit: "cover" }, output: { format: "png" } }
