@@ -65,6 +65,7 @@ beforeAll(async () => {
   }
   erin = await contexts[0].newPage()
   frank = await contexts[1].newPage()
+  for (const p of [erin, frank]) { p.on("pageerror", (e) => console.log("PAGEERROR", e.stack)); p.on("console", (m) => m.type() === "error" && console.log("CONSOLE", m.text())) }
 }, 60_000)
 
 afterAll(async () => {

@@ -8,6 +8,8 @@ export interface MenuItem {
   readonly danger?: boolean
   /** A menuitemcheckbox / menuitemradio's state; plain items leave it out. */
   readonly checked?: boolean
+  /** One of a group of choices (menuitemradio) rather than an on/off item (menuitemcheckbox). */
+  readonly radio?: boolean
   readonly hint?: string
 }
 
@@ -83,7 +85,7 @@ const MenuList = ({ label, anchor, items, placement, onClose }: {
         {entries.map((item, i) =>
           item === "-" ? <hr key={`sep-${i}`} role="separator" /> : (
             <button key={item.label} type="button" tabIndex={-1} class={item.danger ? "danger" : undefined}
-              role={item.checked === undefined ? "menuitem" : "menuitemcheckbox"} aria-checked={item.checked}
+              role={item.checked === undefined ? "menuitem" : item.radio ? "menuitemradio" : "menuitemcheckbox"} aria-checked={item.checked}
               onClick={() => { onClose(); anchor?.focus(); item.onSelect() }}>
               {item.label}{item.hint && <span class="muted hint">{item.hint}</span>}
             </button>
