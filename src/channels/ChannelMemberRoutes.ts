@@ -9,6 +9,7 @@ import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { badRequest, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import { need } from "../access/Permission.ts"
 import { json, ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
@@ -92,6 +93,10 @@ const addMembers = Effect.gen(function*() {
   const added = yield* ChannelMemberRepo.add(target, userIds, now)
   const bus = yield* EventBus
   yield* ChannelEvents.usersAdded(bus, added)
+  // Mattermost: joining oneself posts system_join_channel, adding someone system_add_to_channel by the adder.
+  const addedIds = added.map((m) => m.userId)
+  if (addedIds.includes(caller.userId)) yield* SystemPosts.joinedChannel(channel, caller.userId)
+  yield* SystemPosts.addedToChannel(channel, caller.userId, addedIds.filter((id) => id !== caller.userId))
   const rows = yield* membersOf(channel_id, userIds)
   const members = rows.map(toChannelMember)
   return yield* (body.user_ids !== undefined ? respondWithAll(ChannelMember, members, 201) : respondWith(ChannelMember, members[0], 201))
@@ -116,6 +121,7 @@ const removeMember = Effect.gen(function*() {
   if (!(yield* ChannelMemberRepo.remove(channel.id, userId))) return yield* memberMissing()
   const bus = yield* EventBus
   yield* ChannelEvents.userRemoved(bus, channel.id, userId, caller.userId)
+  yield* SystemPosts.leftOrRemoved(channel, caller.userId, userId)
   return ok()
 })
 

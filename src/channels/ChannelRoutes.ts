@@ -15,6 +15,7 @@ import { channelNameProblem, fieldsProblem } from "./ChannelValidation.ts"
 import { toChannel } from "./ChannelWire.ts"
 import { openDirect, openGroup } from "./DirectChannels.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import { accountLimits } from "../system/ServerSettings.ts"
 
 /** Channels: create, read, patch, archive, restore, privacy, DMs and GMs, stats. */
@@ -111,6 +112,7 @@ const patchChannel = (partial: boolean) =>
     }
     yield* fieldError(patch)
     const now = yield* Clock.currentTimeMillis
+    const before = yield* ChannelRepo.channelById(channel.id)
     const updated = yield* ChannelRepo.patch(channel, {
       name,
       displayName: patch.display_name?.trim(),
@@ -119,6 +121,7 @@ const patchChannel = (partial: boolean) =>
     }, now)
     const bus = yield* EventBus
     yield* ChannelEvents.channelUpdated(bus, updated)
+    yield* SystemPosts.propertiesChanged(channel, caller.userId, before, updated)
     return yield* respondWith(Channel, toChannel(updated))
   })
 
@@ -139,6 +142,8 @@ const archiveChannel = Effect.gen(function*() {
   if (channel.delete_at !== 0) {
     return yield* badRequest("api.channel.delete_channel.deleted.app_error", "The channel has been archived or deleted.")
   }
+  // Posted before the channel is archived, as Mattermost does: the post is the channel's last.
+  yield* SystemPosts.archived(channel, caller.userId)
   const now = yield* Clock.currentTimeMillis
   yield* ChannelRepo.archive(channel_id, now)
   const bus = yield* EventBus
@@ -159,6 +164,7 @@ const restoreChannel = Effect.gen(function*() {
   const restored = yield* ChannelRepo.restore(channel_id, yield* Clock.currentTimeMillis)
   const bus = yield* EventBus
   yield* bus.publish(DomainEvent.ChannelRestored({ channelId: channel_id }), { team_id: channel.team_id })
+  yield* SystemPosts.restored({ ...channel, delete_at: 0 }, caller.userId)
   return yield* respondWith(Channel, toChannel(restored))
 })
 
@@ -183,6 +189,7 @@ const updatePrivacy = Effect.gen(function*() {
   const bus = yield* EventBus
   yield* bus.publish(DomainEvent.ChannelConverted({ channelId: channel_id, channelType: privacy }), { team_id: channel.team_id })
   yield* ChannelEvents.channelUpdated(bus, converted)
+  if (channel.type !== privacy) yield* SystemPosts.privacyChanged({ ...channel, type: privacy }, caller.userId, privacy)
   return yield* respondWith(Channel, toChannel(converted))
 })
 

@@ -9,6 +9,7 @@ import { HEADER_MAX, PURPOSE_MAX, DISPLAY_NAME_MAX } from "../channels/ChannelVa
 import { toChannelMember } from "../channels/ChannelWire.ts"
 import * as Membership from "../channels/Membership.ts"
 import { EventBus } from "../events/EventBus.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import { answer, type CommandContext, ephemeral, goTo } from "./CommandContext.ts"
 
 /**
@@ -70,12 +71,15 @@ const propertiesPermission = (type: string) => type === "P" ? "manage_private_ch
 /** A private channel opens only for whom may read it (its members, system admins). */
 const readable = (ctx: CommandContext, channelId: string) => allowedIn(ctx, channelId, () => undefined)
 
-const addMember = (channel: ChannelRef, userId: string) =>
+const addMember = (channel: ChannelRef, userId: string, actorId: string) =>
   Effect.gen(function*() {
     const db = yield* Db
     const now = yield* Clock.currentTimeMillis
     const added = yield* db.transaction(Membership.add(db.sql, [{ channel, userId, admin: false }], now))
     yield* ChannelEvents.usersAdded(yield* EventBus, added)
+    if (added.length > 0) {
+      yield* (userId === actorId ? SystemPosts.joinedChannel(channel, userId) : SystemPosts.addedToChannel(channel, actorId, [userId]))
+    }
     return added.length > 0
   })
 
@@ -83,7 +87,10 @@ const removeMember = (ctx: CommandContext, channel: ChannelRef, userId: string) 
   Effect.gen(function*() {
     const db = yield* Db
     const removed = yield* db.transaction(Membership.remove(db.sql, userId, [channel.id]))
-    if (removed.length > 0) yield* ChannelEvents.userRemoved(yield* EventBus, channel.id, userId, ctx.caller.userId)
+    if (removed.length > 0) {
+      yield* ChannelEvents.userRemoved(yield* EventBus, channel.id, userId, ctx.caller.userId)
+      yield* SystemPosts.leftOrRemoved(channel, ctx.caller.userId, userId)
+    }
     return removed.length > 0
   })
 
@@ -104,7 +111,7 @@ const join = (ctx: CommandContext, message: string) =>
     } else if (channel.type !== "O" || !(ctx.caller.isSystemAdmin || (yield* isTeamMember(channel.team_id, ctx.caller.userId)))) {
       return failed
     }
-    if (channel.type === "O") yield* addMember(channel, ctx.caller.userId)
+    if (channel.type === "O") yield* addMember(channel, ctx.caller.userId, ctx.caller.userId)
     return goTo(`${ctx.siteUrl}/${yield* teamName(channel.team_id)}/channels/${channel.name}`)
   })
 
@@ -167,7 +174,7 @@ const invite = (ctx: CommandContext, message: string) =>
       }
       for (const user of users) {
         if (!(yield* isTeamMember(channel.team_id, user.id))) notInTeam.push(user.username)
-        else if (!(yield* addMember(channel, user.id))) alreadyIn.push(user.username)
+        else if (!(yield* addMember(channel, user.id, ctx.caller.userId))) alreadyIn.push(user.username)
         else if (channel.id !== ctx.channel.id) addedElsewhere.push({ user: user.username, channel: channel.name })
       }
     }
@@ -201,14 +208,19 @@ const kick = (ctx: CommandContext, message: string) =>
   })
 
 /** Updates one property of the current channel and announces it, as PATCH /channels/{id} does. */
-const patchChannel = (channelId: string, field: "header" | "purpose" | "display_name", value: string) =>
+const patchChannel = (ctx: CommandContext, field: "header" | "purpose" | "display_name", value: string) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
     const now = yield* Clock.currentTimeMillis
+    const channelId = ctx.channel.id
+    const [before] = yield* db.read(sql`SELECT * FROM channels WHERE id = ${channelId}`.pipe(Channels))
     const [row] = yield* db.execute(sql`
       UPDATE channels SET ${sql(field)} = ${value}, update_at = ${now} WHERE id = ${channelId} AND delete_at = 0 RETURNING *`.pipe(Channels))
-    if (row !== undefined) yield* ChannelEvents.channelUpdated(yield* EventBus, row)
+    if (row !== undefined) {
+      yield* ChannelEvents.channelUpdated(yield* EventBus, row)
+      if (before !== undefined) yield* SystemPosts.propertiesChanged(ctx.channel, ctx.caller.userId, before, row)
+    }
     return row !== undefined
   })
 
@@ -235,7 +247,7 @@ const propertyCommand = (spec: PropertyCommand) => (ctx: CommandContext, message
     if (spec.notForDirect !== undefined && isDirect(ctx.channel)) return ephemeral(spec.notForDirect)
     if (message === "") return ephemeral(spec.empty)
     if (runes(message) > spec.max) return ephemeral(spec.tooLong)
-    return (yield* patchChannel(ctx.channel.id, spec.field, message)) ? answer() : ephemeral(spec.failed)
+    return (yield* patchChannel(ctx, spec.field, message)) ? answer() : ephemeral(spec.failed)
   })
 
 const header = propertyCommand({

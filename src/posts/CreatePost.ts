@@ -328,7 +328,7 @@ const mentionsNobody = (message: string) => {
 }
 
 /** The row the hydrating query would return for a root post just written without files. */
-const newRootRow = (post: {
+export const newRootRow = (post: {
   readonly id: string
   readonly userId: string
   readonly channelId: string
@@ -366,7 +366,7 @@ const newRootRow = (post: {
   priority: null
 })
 
-const publishPosted = (channel: ChannelRef, post: PostJson, username: string, mentioned: ReadonlyArray<string>, setOnline: boolean) =>
+export const publishPosted = (channel: ChannelRef, post: PostJson, username: string, mentioned: ReadonlyArray<string>, setOnline: boolean) =>
   Effect.flatMap(EventBus, (bus) =>
     bus.publish(DomainEvent.Posted({ post: eventPost(post), channel, senderName: username, setOnline, mentions: mentioned }), { channel_id: channel.id }))
 

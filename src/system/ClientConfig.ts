@@ -221,7 +221,7 @@ export const clientConfig = (full: boolean) =>
       // Unlicensed Mattermost reports "true" after login (only a license may turn it off), and nothing before.
       ExperimentalEnableAuthenticationTransfer: "true",
       ExperimentalEnableAutomaticReplies: "false",
-      ExperimentalEnableDefaultChannelLeaveJoinMessages: "false",
+      ExperimentalEnableDefaultChannelLeaveJoinMessages: flag(switches.defaultChannelLeaveJoinMessages),
       ExperimentalEnablePostMetadata: "true",
       ExperimentalEnableWatermark: "false",
       ExperimentalGroupUnreadChannels: "disabled",

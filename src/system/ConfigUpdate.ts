@@ -97,6 +97,8 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
   "ServiceSettings.PostPriority": (value, writes) => Effect.map(bool("ServiceSettings.PostPriority", value), (b) => void (writes.site.post_priority = b)),
   "ServiceSettings.EnableLinkPreviews": (value, writes) =>
     Effect.map(bool("ServiceSettings.EnableLinkPreviews", value), (b) => void (writes.site.enable_link_previews = b)),
+  "ServiceSettings.ExperimentalEnableDefaultChannelLeaveJoinMessages": (value, writes) =>
+    Effect.map(bool("ServiceSettings.ExperimentalEnableDefaultChannelLeaveJoinMessages", value), (b) => void (writes.site.default_channel_leave_join_messages = b)),
   "FileSettings.MaxFileSize": (value, writes) => {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
       return Effect.fail(invalid("model.config.is_valid.max_file_size.app_error", "FileSettings.MaxFileSize must be a positive whole number of bytes."))

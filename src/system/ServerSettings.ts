@@ -66,6 +66,11 @@ export interface SiteSwitches {
   readonly postPriority: boolean
   /** ServiceSettings.EnableLinkPreviews: the first link of a post gets an OpenGraph preview (src/links/). On by default. */
   readonly enableLinkPreviews: boolean
+  /**
+   * ServiceSettings.ExperimentalEnableDefaultChannelLeaveJoinMessages: join/leave system posts in the default channels
+   * (src/posts/SystemPosts.ts). Mattermost's default is on.
+   */
+  readonly defaultChannelLeaveJoinMessages: boolean
 }
 
 const switchOn = (value: unknown) => value !== false
@@ -75,7 +80,8 @@ export const siteSwitches: Effect.Effect<SiteSwitches, DbError, Db> = Effect.map
   enableOpenServer: switchOn(site.enable_open_server),
   enableTeamCreation: switchOn(site.enable_team_creation),
   postPriority: switchOn(site.post_priority),
-  enableLinkPreviews: switchOn(site.enable_link_previews)
+  enableLinkPreviews: switchOn(site.enable_link_previews),
+  defaultChannelLeaveJoinMessages: switchOn(site.default_channel_leave_join_messages)
 }))
 
 /**

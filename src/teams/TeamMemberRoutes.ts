@@ -17,6 +17,7 @@ import { UserRepo } from "../users/UserRepo.ts"
 import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamMemberRepo from "./TeamMemberRepo.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { domainAllowed } from "./TeamValidation.ts"
 import { CountRepo } from "../counts/CountRepo.ts"
@@ -69,6 +70,7 @@ const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<stri
     const join = yield* TeamMemberRepo.add(teamId, userIds, now)
     const bus = yield* EventBus
     yield* TeamEvents.joined(bus, teamId, join)
+    yield* SystemPosts.joinedTeam(teamId, caller.userId, join.channels)
     return { members: yield* membersOf(teamId, userIds), unknown }
   })
 
@@ -114,6 +116,7 @@ const joinByInvite = Effect.gen(function*() {
   const join = yield* TeamMemberRepo.add(team.id, [caller.userId], now)
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, team.id, join)
+  yield* SystemPosts.joinedTeam(team.id, caller.userId, join.channels)
   const [member] = yield* membersOf(team.id, [caller.userId])
   return yield* respondWith(TeamMember, member, 201)
 })
@@ -163,6 +166,7 @@ const removeMember = Effect.gen(function*() {
   if (userId !== caller.userId) yield* need(team, "remove_user_from_team")
   const result = yield* TeamMemberRepo.remove(params.team_id, userId, yield* Clock.currentTimeMillis)
   if (!result.left) return yield* notFound("app.team.get_member.missing.app_error", "No team member found for that user ID and team ID.")
+  yield* SystemPosts.leftTeam(params.team_id, caller.userId, userId)
   const bus = yield* EventBus
   yield* Effect.forEach(result.channels, (channelId) => ChannelEvents.userRemoved(bus, channelId, userId, caller.userId), { discard: true })
   yield* TeamEvents.left(bus, params.team_id, userId)
