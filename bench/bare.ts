@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
 import { newId } from "../layers/Crypto.ts"
+import { BARE_COLUMNS, BARE_PAGE_SELECT } from "./BarePage.ts"
 
 const kind = process.env.BARE_KIND ?? "me"
 const port = Number(process.env.BARE_PORT ?? 0)
@@ -15,9 +16,6 @@ const pool = kind === "me" ? undefined : new pg.Pool({ connectionString: process
 const channelId = process.env.BARE_CHANNEL_ID ?? ""
 const userId = process.env.BARE_USER_ID ?? ""
 const meBody = process.env.BARE_BODY ?? "{}"
-
-const COLUMNS = `id, create_at, update_at, edit_at, delete_at, is_pinned, user_id, channel_id, root_id, original_id, message,
-  type, props, hashtags, file_ids, pending_post_id`
 
 type Row = Record<string, unknown> & { id: string; create_at: string; update_at: string; edit_at: string; delete_at: string }
 
@@ -50,7 +48,7 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
   if (kind === "page") {
     const { rows } = await pool!.query<Row>({
       name: "page",
-      text: `SELECT ${COLUMNS} FROM posts WHERE channel_id = $1 AND delete_at = 0 ORDER BY create_at DESC LIMIT 61`,
+      text: BARE_PAGE_SELECT,
       values: [channelId]
     })
     const page = rows.slice(0, 60)
@@ -68,7 +66,7 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
   const at = Date.now()
   const { rows } = await pool!.query<Row>({
     name: "insert",
-    text: `INSERT INTO posts (id, create_at, update_at, user_id, channel_id, message) VALUES ($1, $2, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    text: `INSERT INTO posts (id, create_at, update_at, user_id, channel_id, message) VALUES ($1, $2, $2, $3, $4, $5) RETURNING ${BARE_COLUMNS}`,
     values: [newId(), at, userId, input.channel_id, input.message]
   })
   return send(res, 201, JSON.stringify(wire(rows[0])))

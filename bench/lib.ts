@@ -115,7 +115,8 @@ const workerEnv = async (): Promise<Record<string, string>> => {
   return { SERVICE_WORKERS: String(workers), SERVICE_CACHE_URL: url }
 }
 
-export const startService = async (databaseUrl: string, env: Record<string, string> = {}, root = ROOT): Promise<Running> => {
+/** `preload`: a module of this checkout loaded into the service before its entry (bench/CaptureStatements.ts). */
+export const startService = async (databaseUrl: string, env: Record<string, string> = {}, root = ROOT, preload?: string): Promise<Running> => {
   const port = await freePort()
   const workers = await workerEnv()
   const dataDir = mkdtempSync(join(tmpdir(), "service-bench-"))
@@ -123,7 +124,8 @@ export const startService = async (databaseUrl: string, env: Record<string, stri
   // BENCH_SERVICE_ENTRY=dist/main.js runs the production build (`npm run build` first), whose function names survive in
   // a --cpu-prof profile (tsx's do not).
   const entry = process.env.BENCH_SERVICE_ENTRY === undefined ? ["--import", "tsx", "src/main.ts"] : [process.env.BENCH_SERVICE_ENTRY]
-  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
+  const preloaded = preload === undefined ? [] : ["--import", "tsx", "--import", join(ROOT, preload)]
+  const child = spawn(process.execPath, [...nodeArgs, ...preloaded, ...entry], {
     cwd: root,
     // Its own session, as a service runs in production (systemd, a container): Linux's autogroup scheduler shares
     // the CPU between sessions first, so a service in the bench's session would share one session's slice with the

@@ -12,14 +12,18 @@
  * Environment: BENCH_PAIRS (3), BENCH_SECONDS per run (10), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (50),
  * BENCH_THREADS (2), BENCH_POSTS in the channel before the page is read (1000), BENCH_ONLY=me,page,post to run some,
  * BENCH_LOG_LEVEL (the service's, default info as in production), BENCH_NODE_ARGS (e.g. --cpu-prof), BENCH_PG_URL.
- * Prints a table per request and a JSON summary on the last line.
+ * Prints a table per request and a JSON summary on the last line. For the page it also prints planning and execution
+ * time per statement (bench/StatementTimes.ts): from pg_stat_statements over the page's runs when PostgreSQL loads it,
+ * else EXPLAIN (ANALYZE) of the page's statement and of the bare SELECT, each run as a prepared statement.
  */
-import { writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { newId } from "../layers/Crypto.ts"
-import { machine, median, processTree, type Running, scratchDatabase, sessionToken, startBare, startService, treeReading, wrk, wrkPath, type WrkResult } from "./lib.ts"
+import { ADMIN_URL, machine, median, processTree, type Running, scratchDatabase, sessionToken, startBare, startService, treeReading, wrk, wrkPath, type WrkResult } from "./lib.ts"
+import { BARE_PAGE_SELECT } from "./BarePage.ts"
+import * as StatementTimes from "./StatementTimes.ts"
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -128,10 +132,17 @@ export const runRatios = async () => {
   wrkPath()
   const database = await scratchDatabase()
   const started: Array<Running> = []
-  const results: Array<ReturnType<typeof compare>> = []
+  const results: Array<ReturnType<typeof compare> & { statements?: ReadonlyArray<StatementTimes.StatementTime> }> = []
   const before = machine()
+  const captureFile = join(tmpdir(), `bench-statements-${process.pid}.jsonl`)
   try {
-    const service = await startService(database.url)
+    // Planning and execution time per statement of the page (issue 31): from pg_stat_statements when the server
+    // loads it, else the service records its first statements and the page's is EXPLAINed (StatementTimes.ts).
+    const statsLoaded = await StatementTimes.hasPgStatStatements(ADMIN_URL)
+    if (statsLoaded) await StatementTimes.track(database.url, database.name)
+    const service = statsLoaded
+      ? await startService(database.url)
+      : await startService(database.url, { BENCH_CAPTURE_FILE: captureFile, BENCH_CAPTURE_COUNT: "200" }, undefined, "bench/CaptureStatements.ts")
     started.push(service)
     const data = await seed(database.url)
     const auth = [`Authorization: Bearer ${data.token}`]
@@ -160,12 +171,22 @@ export const runRatios = async () => {
       if (res.status !== 200 || body.order.length !== 60) throw new Error(`the channel page answered ${res.status} with ${body.order?.length} posts`)
       const bare = await startBare("page", { BARE_DATABASE_URL: database.url, BARE_CHANNEL_ID: data.channelId })
       started.push(bare)
-      results.push(compare(
+      if (statsLoaded) await StatementTimes.reset(database.url)
+      const pageResult = compare(
         "GET 60-post channel page",
         measured(service, (seconds) => run(`${service.url}${path}`, seconds, { headers: auth })),
         measured(bare, (seconds) => run(`${bare.url}${path}`, seconds))
-      ))
+      )
       await bare.stop()
+      const pageStatement = StatementTimes.captured(captureFile).find((st) => st.values.includes(data.channelId))
+      const statements = statsLoaded
+        ? await StatementTimes.report(database.url)
+        : [
+          ...(pageStatement === undefined ? [] : [await StatementTimes.explainTimes(database.url, pageStatement)]),
+          await StatementTimes.explainTimes(database.url, { text: BARE_PAGE_SELECT, values: [data.channelId] })
+        ]
+      StatementTimes.printTimes(statsLoaded ? "the page run's statements" : "the page's statement, then the bare SELECT", statements)
+      results.push({ ...pageResult, statements })
     }
     if (ONLY.includes("post")) {
       const body = JSON.stringify({ channel_id: data.channelId, message: "a benchmark message of ordinary length, nothing to mention" })
@@ -185,6 +206,7 @@ export const runRatios = async () => {
   } finally {
     for (const s of started.reverse()) await s.stop()
     await database.drop()
+    rmSync(captureFile, { force: true })
   }
   const summary = { benchmark: "ratios", machine: before, loadAfter: machine().load, pairs: PAIRS, seconds: SECONDS, connections: CONNECTIONS, posts: POSTS, results }
   console.log(JSON.stringify(summary))
