@@ -4,8 +4,9 @@ import { Int8Text, rows } from "../../layers/Rows.ts"
 import { Forbidden, NotFound } from "../../schemas/Errors.ts"
 
 /**
- * Post acknowledgements' SQL. Each change moves the post's update_at in the same transaction. An acknowledgement may
- * only be taken back within five minutes, as Mattermost allows.
+ * Post acknowledgements' SQL. Each change moves the post's update_at and keeps its has_acknowledgements (post lists
+ * read acknowledgements only where it is set: migrations/0310) in the same transaction. An acknowledgement may only
+ * be taken back within five minutes, as Mattermost allows.
  */
 const REMOVE_DEADLINE_MS = 5 * 60 * 1000
 
@@ -29,7 +30,7 @@ export const acknowledge = (postId: string, userId: string, now: number) =>
         VALUES (${postId}, ${userId}, ${now})
         ON CONFLICT (post_id, user_id) DO UPDATE SET acknowledged_at = EXCLUDED.acknowledged_at
         RETURNING post_id, user_id, acknowledged_at`.pipe(Acks)
-      yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${postId}`
+      yield* sql`UPDATE posts SET update_at = ${now}, has_acknowledgements = true WHERE id = ${postId}`
       return saved
     }))
   })
@@ -50,7 +51,10 @@ export const unacknowledge = (postId: string, userId: string, now: number) =>
         return yield* new Forbidden({ id: "api.acknowledgement.delete.deadline.app_error", message: "You cannot remove an acknowledgement after 5 minutes." })
       }
       yield* sql`DELETE FROM post_acknowledgements WHERE post_id = ${postId} AND user_id = ${userId}`
-      yield* sql`UPDATE posts SET update_at = ${now} WHERE id = ${postId}`
+      yield* sql`
+        UPDATE posts SET update_at = ${now},
+          has_acknowledgements = EXISTS (SELECT 1 FROM post_acknowledgements WHERE post_id = ${postId})
+        WHERE id = ${postId}`
       return existing
     }))
   })

@@ -252,10 +252,10 @@ const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean)
         const attachedIds = input.file_ids.filter((f) => attached.some((a) => a.id === f))
         const [inserted] = yield* Inserted(sql`
           INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
-                             file_ids, pending_post_id)
+                             file_ids, pending_post_id, has_priority)
           VALUES (${id}, ${createAt}, ${createAt}, ${caller.userId}, ${channel.id}, ${input.root_id}, ${input.message},
                   ${input.type}, ${JSON.stringify(input.props)}::jsonb, ${hashtags(input.message)},
-                  ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id})
+                  ${JSON.stringify(attachedIds)}::jsonb, ${input.pending_post_id}, ${priority !== undefined})
           RETURNING props, hashtags, (SELECT username FROM users WHERE id = ${caller.userId}) AS username`)
         if (priority !== undefined) {
           yield* sql`

@@ -174,7 +174,8 @@ export const make = Effect.gen(function*() {
   // The post columns a hydrated row starts with (HydratedRow's first fields).
   const postColumns = sql.literal(
     "p.id, p.create_at, p.update_at, p.edit_at, p.delete_at, p.is_pinned, p.user_id, p.channel_id, p.root_id, p.original_id, " +
-      "p.message, p.type, p.props, p.hashtags, p.file_ids, p.pending_post_id, p.has_reactions, p.link_preview"
+      "p.message, p.type, p.props, p.hashtags, p.file_ids, p.pending_post_id, p.has_reactions, p.link_preview, " +
+      "p.has_acknowledgements, p.has_priority"
   )
 
   // One primary-key lookup per participant (a scalar subquery): joined to the unnested list instead, the planner
@@ -194,7 +195,8 @@ export const make = Effect.gen(function*() {
   // with file ids, as Mattermost's metadata does (post_metadata.go): has_reactions is kept by every write of reactions
   // (ReactionRepo, EmojiRepo, imports) and a post's files are attached from its file_ids. Most posts of a page have
   // neither, and a lookup skipped is a subplan less per post (issue 10: a third of the statement's CPU on the load
-  // simulation's pages).
+  // simulation's pages). Acknowledgements and the priority likewise, behind has_acknowledgements and has_priority
+  // (migrations/0310, kept by AckRepo and CreatePost): two index probes less per listed post (issue 31).
   // The thread and the viewer's membership of it are one lookup per post by key (a lateral subquery kept apart by
   // OFFSET 0): joined plainly to the unioned posts, whose count the planner cannot bound, it hashes the whole threads
   // table (test/posts/Explain.test.ts).
@@ -226,13 +228,14 @@ export const make = Effect.gen(function*() {
                         'mini_preview', translate(encode(f.mini_preview, 'base64'), chr(10), ''), 'archived', false))
                       ORDER BY f.create_at, f.id)
                FROM file_infos f WHERE f.post_id = p.id AND f.post_id <> '' AND f.delete_at = 0) END AS files,
-             (
+             CASE WHEN p.has_acknowledgements THEN (
                SELECT json_agg(json_build_object('user_id', a.user_id, 'post_id', a.post_id, 'acknowledged_at', a.acknowledged_at)
                       ORDER BY a.acknowledged_at, a.user_id)
-               FROM post_acknowledgements a WHERE a.post_id = p.id) AS acknowledgements,
-             (SELECT json_build_object('priority', pp.priority, 'requested_ack', pp.requested_ack,
-                                       'persistent_notifications', pp.persistent_notifications)
-              FROM post_priority pp WHERE pp.post_id = p.id) AS priority,
+               FROM post_acknowledgements a WHERE a.post_id = p.id) END AS acknowledgements,
+             CASE WHEN p.has_priority THEN (
+               SELECT json_build_object('priority', pp.priority, 'requested_ack', pp.requested_ack,
+                                        'persistent_notifications', pp.persistent_notifications)
+               FROM post_priority pp WHERE pp.post_id = p.id) END AS priority,
              ${extended ? participantUsers : sql`NULL`} AS participant_users
       FROM wanted p
       LEFT JOIN LATERAL (
