@@ -35,6 +35,7 @@ import * as PushQueue from "./push/PushQueue.ts"
 import * as PushSettings from "./push/PushSettings.ts"
 import * as Hub from "./realtime/Hub.ts"
 import * as Draining from "./health/Draining.ts"
+import * as SecurityEventLog from "./security/SecurityEventLog.ts"
 import * as LiveStats from "./realtime/LiveStats.ts"
 import * as SocketServer from "./realtime/SocketServer.ts"
 import * as UserTokenRepo from "./recovery/UserTokenRepo.ts"
@@ -124,6 +125,7 @@ export const capabilities = (config: ResolvedConfig, overrides: CapabilityOverri
     overrides.images ?? ImagesLayer.layer,
     overrides.webSockets ?? WebSocketLayer.layer,
     Draining.layer,
+    SecurityEventLog.layer,
     Layer.succeed(AppConfig, config)
   )
 

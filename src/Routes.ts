@@ -1,5 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import * as Health from "./health/Routes.ts"
+import * as AdminHealth from "./health/AdminHealthRoutes.ts"
+import * as ConsoleReports from "./system/ConsoleReportRoutes.ts"
 import * as Devices from "./devices/DeviceRoutes.ts"
 import * as PushAdmin from "./push/AdminRoutes.ts"
 import * as TestNotification from "./push/TestNotificationRoutes.ts"
@@ -55,6 +57,7 @@ import * as Sso from "./sso/Routes.ts"
 import * as LoginPage from "./web/LoginPage.ts"
 import * as WebApp from "./web/WebApp.ts"
 import * as Imports from "./imports/ImportRoutes.ts"
+import * as Exports from "./imports/ExportRoutes.ts"
 import * as OpenApiDocument from "./openapi/Routes.ts"
 
 /** Every route the service serves, one line per feature; the feature folder's Routes file lists its paths. */
@@ -76,6 +79,8 @@ export const served = HttpRouter.concatAll(
   Upgrade.routes,
   SiteUrl.routes,
   Analytics.routes,
+  ConsoleReports.routes,
+  AdminHealth.routes,
   ConfigAdmin.routes,
   ConfigSources.routes,
   SystemRoles.routes,
@@ -102,6 +107,7 @@ export const served = HttpRouter.concatAll(
   PushAdmin.routes,
   TestNotification.routes,
   Imports.routes,
+  Exports.routes,
   OpenApiDocument.routes,
   Calls.routes,
   Plugins.routes,

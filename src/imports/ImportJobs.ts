@@ -57,6 +57,14 @@ export const find = (id: string) =>
   Effect.flatMap(Db, (db) =>
     Effect.map(db.read(db.sql`SELECT * FROM import_jobs WHERE id = ${id}`.pipe(Jobs)), (rows) => (rows[0] === undefined ? undefined : toJob(rows[0]))))
 
+/** The jobs newest first, a page at a time (the System Console's Data page). */
+export const list = (offset: number, limit: number) =>
+  Effect.flatMap(Db, (db) =>
+    Effect.map(
+      db.read(db.sql`SELECT * FROM import_jobs ORDER BY create_at DESC, id LIMIT ${limit} OFFSET ${offset}`.pipe(Jobs)),
+      (rows) => rows.map(toJob)
+    ))
+
 const update = (id: string, fields: Record<string, unknown>) =>
   Effect.gen(function*() {
     const db = yield* Db

@@ -5,6 +5,7 @@ import { createWriteStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { newId } from "../../layers/Crypto.ts"
+import { ImportJobs as ImportJobsPage, ImportJobsQuery } from "../../schemas/native/ConsoleReports.ts"
 import { DryRunQuery, ImportIdParams, ImportJob, StartImport } from "../../schemas/native/Import.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { AppConfig } from "../Config.ts"
@@ -104,7 +105,14 @@ const getImport = Effect.gen(function*() {
   return job === undefined ? yield* notFound("api.import.not_found.app_error", "No import job with this id.") : yield* respondWith(ImportJob, job)
 })
 
+/** GET /api/v1/admin/import: the past and running jobs, newest first, a bounded page. */
+const listImports = Effect.gen(function*() {
+  const q = yield* Decode.query(ImportJobsQuery)
+  return yield* respondWith(ImportJobsPage, { jobs: yield* ImportJobs.list(q.page * q.per_page, q.per_page) })
+})
+
 export const routes = HttpRouter.empty.pipe(
   HttpRouter.post("/api/v1/admin/import", authed.admin(startImport)),
+  HttpRouter.get("/api/v1/admin/import", authed.admin(listImports)),
   HttpRouter.get("/api/v1/admin/import/:id", authed.admin(getImport))
 )

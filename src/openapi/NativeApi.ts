@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { NativeError, RateLimited } from "../../schemas/native/Errors.ts"
 import { HealthLive, HealthReady, HealthStats, HealthUnavailable } from "../../schemas/native/Health.ts"
 import { ConfigSources, ConsoleTeams, ConsoleTeamsQuery } from "../../schemas/native/Console.ts"
+import { AdminHealth, ExportJob, ExportJobs, ExportNameParams, ImportJobs, ImportJobsQuery, SecurityEvents, SecurityEventsQuery, TopActivity, TopActivityQuery } from "../../schemas/native/ConsoleReports.ts"
 import { DryRunQuery, ImportIdParams, ImportJob, StartImport } from "../../schemas/native/Import.ts"
 import { SettingsPatch as PushSettingsPatch, SettingsView as PushSettingsView } from "../../schemas/native/Push.ts"
 import {
@@ -214,6 +215,25 @@ const consoleAdmin = HttpApiGroup.make("console")
       .addError(errorsAt(400))
       .annotate(OpenApi.Summary, "Teams (archived ones too with include_deleted) with their member and channel counts")
   )
+  .add(
+    HttpApiEndpoint.get("topActivity", "/api/v1/admin/analytics/top")
+      .setUrlParams(TopActivityQuery)
+      .addSuccess(TopActivity)
+      .addError(errorsAt(400))
+      .annotate(OpenApi.Summary, "The channels and teams with the most posts over the last days (1 to 365, default 30), at most `limit` (1 to 50) of each")
+  )
+  .add(
+    HttpApiEndpoint.get("health", "/api/v1/admin/health")
+      .addSuccess(AdminHealth)
+      .annotate(OpenApi.Summary, "This node's health for a person: each dependency's state and probe latency, breakers, sockets, version and uptime")
+  )
+  .add(
+    HttpApiEndpoint.get("securityEvents", "/api/v1/admin/security_events")
+      .setUrlParams(SecurityEventsQuery)
+      .addSuccess(SecurityEvents)
+      .addError(errorsAt(400))
+      .annotate(OpenApi.Summary, "This node's recent security events (its newest 1000), newest first, per_page 1 to 200")
+  )
   .addError(errorsAt(401, 403, 503))
   .middleware(SystemAdmin)
   .annotate(OpenApi.Description, "What the web client's System Console reads beyond Mattermost's API, system administrators only")
@@ -228,11 +248,35 @@ const imports = HttpApiGroup.make("import")
       .annotate(OpenApi.Summary, "Starts a Mattermost bulk import (or with format=slack&team=NAME a Slack workspace export's): the .zip or .jsonl as the body (any type but JSON), or JSON naming a file in SERVICE_DATA_DIR/imports")
   )
   .add(
+    HttpApiEndpoint.get("list", "/api/v1/admin/import")
+      .setUrlParams(ImportJobsQuery)
+      .addSuccess(ImportJobs)
+      .addError(errorsAt(400))
+      .annotate(OpenApi.Summary, "The import jobs, newest first, per_page 1 to 100")
+  )
+  .add(
     HttpApiEndpoint.get("get", "/api/v1/admin/import/:id")
       .setPath(ImportIdParams)
       .addSuccess(ImportJob)
       .addError(errorsAt(400, 404))
       .annotate(OpenApi.Summary, "An import job's progress, counts and problems")
+  )
+  .add(
+    HttpApiEndpoint.post("startExport", "/api/v1/admin/export")
+      .addSuccess(ExportJob, { status: 201 })
+      .annotate(OpenApi.Summary, "Starts a bulk export (a zip with the files, no password hashes) into SERVICE_DATA_DIR/exports")
+  )
+  .add(
+    HttpApiEndpoint.get("listExports", "/api/v1/admin/export")
+      .addSuccess(ExportJobs)
+      .annotate(OpenApi.Summary, "The exports of SERVICE_DATA_DIR/exports, running, finished or failed, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("downloadExport", "/api/v1/admin/export/:name")
+      .setPath(ExportNameParams)
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/zip" }))
+      .addError(errorsAt(400, 404))
+      .annotate(OpenApi.Summary, "A finished export's zip")
   )
   .addError(errorsAt(401, 403, 503))
   .middleware(SystemAdmin)

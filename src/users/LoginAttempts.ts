@@ -51,7 +51,7 @@ export const begin = (user: UserRow) =>
     const attempt: Attempt = {
       failed: count >= max
         ? logSecurityEvent(SecurityEvent.AccountLocked, { ...from, failed_attempts: count, max_attempts: max })
-        : Effect.void,
+        : logSecurityEvent(SecurityEvent.SignInFailed, { ...from, failed_attempts: count, max_attempts: max }),
       release: repo.releaseLoginAttempt(user.id)
     }
     return attempt

@@ -2,14 +2,19 @@ import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { Session } from "../../schemas/wire/Session.ts"
 import { isId } from "../../schemas/Params.ts"
-import { authed } from "../auth/Guards.ts"
+import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { invalidParam, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWithAll } from "../http/Respond.ts"
 import { selfOrAdminUserId } from "../access/UserParam.ts"
+import { logSecurityEvent, SecurityEvent } from "../security/SecurityEvents.ts"
 
 /** A user's sessions (tokens never shown), and revoking one or all of them: own or, for admins, anyone's. */
+
+/** Who ended whose sessions, among the security events (the System Console's Health page lists them). */
+const revoked = (details: Record<string, unknown>) =>
+  Effect.flatMap(CurrentCaller, (caller) => logSecurityEvent(SecurityEvent.SessionsRevoked, { by_user_id: caller.userId, ...details }))
 
 const SessionBody = Schema.Struct({ session_id: Schema.String })
 
@@ -30,12 +35,14 @@ const revokeOne = Effect.gen(function*() {
     return yield* notFound("app.session.get.app_error", "Unable to find the session.")
   }
   yield* sessions.revoke(session_id)
+  yield* revoked({ user_id: userId, sessions: 1 })
   return ok()
 })
 
 const revokeAll = Effect.gen(function*() {
   const userId = yield* selfOrAdminUserId("this user")
-  yield* (yield* Sessions).revokeForUser(userId)
+  const ended = yield* (yield* Sessions).revokeForUser(userId)
+  yield* revoked({ user_id: userId, sessions: ended.length })
   return ok()
 })
 
@@ -44,7 +51,8 @@ const revokeAll = Effect.gen(function*() {
  * Sessions"): each node closes the sockets of the ended sessions, and everyone signs in again.
  */
 const revokeEveryone = Effect.gen(function*() {
-  yield* (yield* Sessions).revokeAll
+  const ended = yield* (yield* Sessions).revokeAll
+  yield* revoked({ user_id: "everyone", sessions: ended })
   return ok()
 })
 

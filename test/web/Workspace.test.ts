@@ -363,9 +363,8 @@ describe.skipIf(!haveChromium)("web client: channels, links, attachments, consol
       await erin.getByRole("navigation", { name: "System console" }).getByRole("link", { name: "Teams", exact: true }).click()
       await erin.getByRole("row").filter({ hasText: "Works" }).getByRole("link", { name: "Works" }).click()
       await erin.getByText(/\/signup_user_complete\/\?id=\w+/).waitFor()
-      await erin.getByRole("navigation", { name: "System console" }).getByRole("link", { name: "Health and statistics" }).click()
-      await erin.getByRole("heading", { name: "Readiness" }).waitFor()
-      await erin.getByText(/"status"/).first().waitFor()
+      await erin.getByRole("navigation", { name: "System console" }).getByRole("link", { name: "Health", exact: true }).click()
+      await erin.getByRole("region", { name: "Dependencies" }).getByRole("row").filter({ hasText: "Database" }).getByText("Working").waitFor()
     })
 
     await step("console-sso", async () => {

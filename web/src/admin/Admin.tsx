@@ -19,6 +19,8 @@ const ChannelDetail = lazy(() => import("./ChannelDetail.tsx"))
 const SettingsPage = lazy(() => import("./SettingsPage.tsx"))
 const Sso = lazy(() => import("./Sso.tsx"))
 const Health = lazy(() => import("./Health.tsx"))
+const Stats = lazy(() => import("./Stats.tsx"))
+const DataPage = lazy(() => import("./Data.tsx"))
 
 const page = (key: string) => SETTINGS_PAGES.find((p) => p.path === key) as Page
 
@@ -50,11 +52,12 @@ const GROUPS: ReadonlyArray<{ title: string; links: ReadonlyArray<[string, strin
       ["environment/file_storage", "File storage"],
       ["environment/session_lengths", "Session lengths"],
       ["environment/rate_limiting", "Rate limiting"],
-      ["environment/push_notification_server", "Push notifications"]
+      ["environment/push_notification_server", "Push notifications"],
+      ["environment/data", "Import and export"]
     ]
   },
   { title: "Integrations", links: [["integrations/integration_management", "Integration management"], ["integrations/bot_accounts", "Bot accounts"]] },
-  { title: "Reporting", links: [["health", "Health and statistics"]] }
+  { title: "Reporting", links: [["reporting/system_analytics", "Site statistics"], ["health", "Health"]] }
 ]
 
 /** The console's first paths, kept so that old links and bookmarks still open the page. */
@@ -73,6 +76,8 @@ const view = (rest: string) => {
   if (key === "user_management/teams") return id ? <TeamDetail id={id} /> : <Teams />
   if (key === "user_management/channels") return id ? <ChannelDetail id={id} /> : <Channels />
   if (key === "authentication/openid") return <Sso />
+  if (key === "reporting/system_analytics") return <Stats />
+  if (key === "environment/data") return <DataPage />
   if (rest === "health") return <Health />
   const settings = page(key)
   if (settings) return <SettingsPage key={key} page={settings} />
