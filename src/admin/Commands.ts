@@ -12,6 +12,7 @@ import { EventBus } from "../events/EventBus.ts"
 import { accountLimits } from "../system/ServerSettings.ts"
 import * as Membership from "../teams/Membership.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import * as TeamRepo from "../teams/TeamRepo.ts"
 import { displayNameProblem, teamNameProblem } from "../teams/TeamValidation.ts"
 import * as UserAdmin from "../users/UserAdmin.ts"
@@ -194,6 +195,8 @@ export const addToTeam = (teamRef: string, userRefs: ReadonlyArray<string>) =>
     const { maxUsersPerTeam } = yield* accountLimits
     const join = yield* db.transaction(Membership.addWithin(db.sql, team.id, users.map((u) => u.id), false, now, maxUsersPerTeam))
     yield* TeamEvents.joined(yield* EventBus, team.id, join)
+    // As mmctl's add (the single add endpoint): each user "joined the team".
+    yield* SystemPosts.joinedTeam(team.id, undefined, join.channels)
     const already = users.filter((u) => !join.users.includes(u.id)).map((u) => u.username)
     return [
       `added to ${team.name}: ${users.filter((u) => join.users.includes(u.id)).map((u) => u.username).join(", ") || "nobody"}`,

@@ -7,7 +7,7 @@ import { Access } from "../access/Access.ts"
 import { resolveUserId, selfOrAdmin } from "../access/UserParam.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { badRequest, permissionDenied } from "../http/ApiError.ts"
+import { badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import * as SystemPosts from "../posts/SystemPosts.ts"
 import { need } from "../access/Permission.ts"
@@ -68,6 +68,21 @@ const AddBody = Schema.Struct({
  */
 const membersPermission = (type: string) => type === "P" ? "manage_private_channel_members" : "manage_public_channel_members"
 
+/**
+ * post_root_id (the web app's "add them to the channel" offer under a reply): the add posts go in that post's thread.
+ * As Mattermost: a malformed id is a 400, a missing post a 404, a post of another channel a 400. A reply's id stands
+ * for its thread (Mattermost would fail to write the post and only log it).
+ */
+const addedInThread = (channelId: string, postRootId: string) =>
+  Effect.gen(function*() {
+    if (postRootId === "") return ""
+    if (!isId(postRootId)) return yield* invalidParam("post_root_id")
+    const place = yield* SystemPosts.threadPlaceOf(postRootId)
+    if (place === undefined) return yield* notFound("app.post.get.app_error", "Unable to get the post.")
+    if (place.channelId !== channelId) return yield* invalidParam("post_root_id")
+    return place.rootId
+  })
+
 const addMembers = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { channel_id } = yield* Decode.params(ChannelParams)
@@ -88,6 +103,7 @@ const addMembers = Effect.gen(function*() {
   if ((yield* ChannelMemberRepo.countActiveTeamMembers(channel.team_id, userIds)) !== userIds.length) {
     return yield* badRequest("api.channel.add_members.user_denied", "Users must be members of the channel's team.")
   }
+  const rootId = yield* addedInThread(channel.id, body.post_root_id ?? "")
   const now = yield* Clock.currentTimeMillis
   const target = { id: channel.id, team_id: channel.team_id, type: channel.type }
   const added = yield* ChannelMemberRepo.add(target, userIds, now)
@@ -96,7 +112,7 @@ const addMembers = Effect.gen(function*() {
   // Mattermost: joining oneself posts system_join_channel, adding someone system_add_to_channel by the adder.
   const addedIds = added.map((m) => m.userId)
   if (addedIds.includes(caller.userId)) yield* SystemPosts.joinedChannel(channel, caller.userId)
-  yield* SystemPosts.addedToChannel(channel, caller.userId, addedIds.filter((id) => id !== caller.userId))
+  yield* SystemPosts.addedToChannel(channel, caller.userId, addedIds.filter((id) => id !== caller.userId), rootId)
   const rows = yield* membersOf(channel_id, userIds)
   const members = rows.map(toChannelMember)
   return yield* (body.user_ids !== undefined ? respondWithAll(ChannelMember, members, 201) : respondWith(ChannelMember, members[0], 201))

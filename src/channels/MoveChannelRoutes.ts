@@ -7,6 +7,7 @@ import { EventBus } from "../events/EventBus.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { respondWith } from "../http/Respond.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import { accountLimits } from "../system/ServerSettings.ts"
 import * as ChannelEvents from "./ChannelEvents.ts"
 import { move } from "./ChannelMove.ts"
@@ -38,6 +39,7 @@ const moveChannel = Effect.gen(function*() {
   const bus = yield* EventBus
   for (const userId of removed) yield* ChannelEvents.userRemoved(bus, channel_id, userId, caller.userId)
   yield* ChannelEvents.channelUpdated(bus, moved)
+  yield* SystemPosts.moved({ ...moved, delete_at: Number(moved.delete_at) }, caller.userId, channel.team_id)
   // The old team's members who had it open hear of it there.
   yield* bus.publish(DomainEvent.ChannelUpdated({ channel: toChannel(moved) }), { team_id: channel.team_id })
   return yield* respondWith(Channel, toChannel(moved))

@@ -71,14 +71,15 @@ const propertiesPermission = (type: string) => type === "P" ? "manage_private_ch
 /** A private channel opens only for whom may read it (its members, system admins). */
 const readable = (ctx: CommandContext, channelId: string) => allowedIn(ctx, channelId, () => undefined)
 
-const addMember = (channel: ChannelRef, userId: string, actorId: string) =>
+/** `rootId`: the thread /invite was typed in, where Mattermost writes the add post (only in that same channel). */
+const addMember = (channel: ChannelRef, userId: string, actorId: string, rootId = "") =>
   Effect.gen(function*() {
     const db = yield* Db
     const now = yield* Clock.currentTimeMillis
     const added = yield* db.transaction(Membership.add(db.sql, [{ channel, userId, admin: false }], now))
     yield* ChannelEvents.usersAdded(yield* EventBus, added)
     if (added.length > 0) {
-      yield* (userId === actorId ? SystemPosts.joinedChannel(channel, userId) : SystemPosts.addedToChannel(channel, actorId, [userId]))
+      yield* (userId === actorId ? SystemPosts.joinedChannel(channel, userId) : SystemPosts.addedToChannel(channel, actorId, [userId], rootId))
     }
     return added.length > 0
   })
@@ -174,7 +175,7 @@ const invite = (ctx: CommandContext, message: string) =>
       }
       for (const user of users) {
         if (!(yield* isTeamMember(channel.team_id, user.id))) notInTeam.push(user.username)
-        else if (!(yield* addMember(channel, user.id, ctx.caller.userId))) alreadyIn.push(user.username)
+        else if (!(yield* addMember(channel, user.id, ctx.caller.userId, channel.id === ctx.channel.id ? ctx.rootId : ""))) alreadyIn.push(user.username)
         else if (channel.id !== ctx.channel.id) addedElsewhere.push({ user: user.username, channel: channel.name })
       }
     }

@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
@@ -5,7 +6,10 @@ import { Int8, rows } from "../../layers/Rows.ts"
 import type { ChannelRef } from "../access/Access.ts"
 import type { EventBus } from "../events/EventBus.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
+import { publishThreadUpdated } from "../threads/ThreadEvents.ts"
+import { ThreadRepo } from "../threads/ThreadRepo.ts"
 import { newRootRow, publishPosted } from "./CreatePost.ts"
+import { PostRepo } from "./PostRepo.ts"
 import { toWire } from "./PostWire.ts"
 
 /**
@@ -57,37 +61,45 @@ interface SystemPost {
   readonly mentioned?: ReadonlyArray<string>
 }
 
+/**
+ * The post, the channel's counters and the mentioned members' counts, in the caller's transaction; the post's
+ * create_at, or nothing when the channel is gone. A reply (`rootId`) moves neither the channel's root counters nor
+ * the mentioned members' root mention counts, as any reply.
+ */
+const insert = (sql: SqlClient.SqlClient, post: SystemPost, id: string, now: number, rootId: string) =>
+  Effect.gen(function*() {
+    const counted = JOIN_LEAVE.has(post.type) ? 0 : 1
+    const isRoot = rootId === ""
+    const mentioned = post.mentioned ?? []
+    const [counters] = yield* Counters(sql`
+      UPDATE channels SET
+        last_post_at = GREATEST(last_post_at + 1, ${now}),
+        last_root_post_at = CASE WHEN ${isRoot} THEN GREATEST(last_post_at + 1, ${now}) ELSE last_root_post_at END,
+        total_msg_count = total_msg_count + ${counted},
+        total_msg_count_root = total_msg_count_root + CASE WHEN ${isRoot} THEN ${counted} ELSE 0 END
+      WHERE id = ${post.channel.id}
+      RETURNING last_post_at AS at`)
+    if (counters === undefined) return undefined
+    yield* sql`
+      INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
+                         file_ids, pending_post_id)
+      VALUES (${id}, ${counters.at}, ${counters.at}, ${post.userId}, ${post.channel.id}, ${rootId}, ${post.message},
+              ${post.type}, ${JSON.stringify(post.props)}::jsonb, '', '[]'::jsonb, '')`
+    if (mentioned.length > 0) {
+      yield* sql`
+        UPDATE channel_members SET mention_count = mention_count + 1,
+          mention_count_root = mention_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END, last_update_at = ${now}
+        WHERE channel_id = ${post.channel.id} AND user_id = ANY(${[...mentioned]})`
+    }
+    return counters.at
+  })
+
 const write = (post: SystemPost) =>
   Effect.gen(function*() {
     const db = yield* Db
-    const sql = db.sql
     const now = yield* Clock.currentTimeMillis
     const id = newId()
-    const counted = JOIN_LEAVE.has(post.type) ? 0 : 1
-    const mentioned = post.mentioned ?? []
-    const written = yield* db.transaction(Effect.gen(function*() {
-      const [counters] = yield* Counters(sql`
-        UPDATE channels SET
-          last_post_at = GREATEST(last_post_at + 1, ${now}),
-          last_root_post_at = GREATEST(last_post_at + 1, ${now}),
-          total_msg_count = total_msg_count + ${counted},
-          total_msg_count_root = total_msg_count_root + ${counted}
-        WHERE id = ${post.channel.id}
-        RETURNING last_post_at AS at`)
-      if (counters === undefined) return undefined
-      yield* sql`
-        INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, type, props, hashtags,
-                           file_ids, pending_post_id)
-        VALUES (${id}, ${counters.at}, ${counters.at}, ${post.userId}, ${post.channel.id}, '', ${post.message},
-                ${post.type}, ${JSON.stringify(post.props)}::jsonb, '', '[]'::jsonb, '')`
-      if (mentioned.length > 0) {
-        yield* sql`
-          UPDATE channel_members SET mention_count = mention_count + 1, mention_count_root = mention_count_root + 1,
-            last_update_at = ${now}
-          WHERE channel_id = ${post.channel.id} AND user_id = ANY(${[...mentioned]})`
-      }
-      return counters.at
-    }))
+    const written = yield* db.transaction(insert(db.sql, post, id, now, ""))
     if (written === undefined) return
     const wire = toWire(newRootRow({
       id,
@@ -99,11 +111,40 @@ const write = (post: SystemPost) =>
       hashtags: ""
     }), { viewer: { userId: post.userId, isSystemAdmin: false }, collapsedThreads: false, extended: false })
     const [author] = yield* usersOf([post.userId])
-    yield* publishPosted(post.channel, wire, author?.username ?? "", mentioned, false)
+    yield* publishPosted(post.channel, wire, author?.username ?? "", post.mentioned ?? [], false)
   })
 
-const post = (p: SystemPost) =>
-  write(p).pipe(Effect.catchAllCause((cause) => Effect.logWarning("system post not written", cause).pipe(Effect.annotateLogs({ type: p.type }))))
+/**
+ * A system post as a reply in a thread (Mattermost's post_root_id of an add): the thread counts it, its author and
+ * the mentioned follow the thread, and followers hear `thread_updated` after the `posted`.
+ */
+const writeReply = (post: SystemPost, rootId: string) =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    const threads = yield* ThreadRepo
+    const now = yield* Clock.currentTimeMillis
+    const id = newId()
+    const mentioned = post.mentioned ?? []
+    const written = yield* db.transaction(Effect.gen(function*() {
+      const at = yield* insert(db.sql, post, id, now, rootId)
+      if (at === undefined) return undefined
+      const followers = [{ userId: post.userId, mentioned: false }, ...mentioned.map((userId) => ({ userId, mentioned: true }))]
+      yield* threads.recordReply({ rootId, channelId: post.channel.id, authorId: post.userId, createAt: at, followers })
+      return at
+    }))
+    if (written === undefined) return
+    const viewer = { userId: post.userId, isSystemAdmin: false }
+    const [wire] = yield* (yield* PostRepo).hydrate([id], { viewer, collapsedThreads: false, extended: false })
+    if (wire === undefined) return
+    const [author] = yield* usersOf([post.userId])
+    yield* publishPosted(post.channel, wire, author?.username ?? "", mentioned, false)
+    yield* publishThreadUpdated(rootId, { authorId: post.userId, mentioned: new Set(mentioned) })
+  })
+
+const logged = <R>(type: string, effect: Effect.Effect<void, unknown, R>) =>
+  effect.pipe(Effect.catchAllCause((cause) => Effect.logWarning("system post not written", cause).pipe(Effect.annotateLogs({ type }))))
+
+const post = (p: SystemPost) => logged(p.type, write(p))
 
 const usersOf = (ids: ReadonlyArray<string>) =>
   Effect.flatMap(Db, (db) => db.read(db.sql`SELECT id, username, roles FROM users WHERE id = ANY(${[...ids]})`).pipe(Users))
@@ -148,8 +189,29 @@ export const leftChannel = (channel: ChannelRef, userId: string) =>
       props: { username: user.username }
     })))
 
-/** PostAddToChannelMessage: "<added> added to the channel by <actor>." (guests: system_add_guest_to_chan). */
-export const addedToChannel = (channel: ChannelRef, actorId: string, addedIds: ReadonlyArray<string>) =>
+type Named = { readonly id: string; readonly username: string; readonly roles: string }
+
+/**
+ * PostAddToChannelMessage: "<added> added to the channel by <actor>." (guests: system_add_guest_to_chan), by the
+ * adder. The added user counts system_add_to_channel as a mention (Mattermost's notifications add an implicit
+ * mention of props.addedUserId), not the guest one.
+ */
+const addPost = (channel: ChannelRef, actor: Named, added: Named): SystemPost => {
+  const guest = isGuest(added)
+  return {
+    channel,
+    userId: actor.id,
+    type: guest ? "system_add_guest_to_chan" : "system_add_to_channel",
+    message: guest
+      ? `${added.username} added to the channel as a guest by ${actor.username}.`
+      : `${added.username} added to the channel by ${actor.username}.`,
+    props: { userId: actor.id, username: actor.username, addedUserId: added.id, addedUsername: added.username },
+    mentioned: guest ? [] : [added.id]
+  }
+}
+
+/** One add post per added user; in the thread of `rootId` when given (the add endpoint's post_root_id, /invite in a thread). */
+export const addedToChannel = (channel: ChannelRef, actorId: string, addedIds: ReadonlyArray<string>, rootId = "") =>
   directOrGroup(channel) ? Effect.void : Effect.gen(function*() {
     const users = yield* usersOf([actorId, ...addedIds])
     const actor = users.find((u) => u.id === actorId)
@@ -157,16 +219,8 @@ export const addedToChannel = (channel: ChannelRef, actorId: string, addedIds: R
     for (const addedId of addedIds) {
       const added = users.find((u) => u.id === addedId)
       if (added === undefined) continue
-      const guest = isGuest(added)
-      yield* post({
-        channel,
-        userId: actorId,
-        type: guest ? "system_add_guest_to_chan" : "system_add_to_channel",
-        message: guest
-          ? `${added.username} added to the channel as a guest by ${actor.username}.`
-          : `${added.username} added to the channel by ${actor.username}.`,
-        props: { userId: actor.id, username: actor.username, addedUserId: added.id, addedUsername: added.username }
-      })
+      const p = addPost(channel, actor, added)
+      yield* rootId === "" ? post(p) : logged(p.type, writeReply(p, rootId))
     }
   }).pipe(Effect.orElse(() => Effect.void))
 
@@ -272,39 +326,49 @@ const channelsWhere = (teamId: string, ids: ReadonlyArray<string>, name?: string
   )
 
 /**
- * Joining a team (JoinDefaultChannels / postJoinMessageForDefaultChannel), under
- * ExperimentalEnableDefaultChannelLeaveJoinMessages: in Town Square system_join_team when the user joined on their
- * own (`actorId` undefined or the user), system_add_to_team by the adder otherwise; in the other default channels
- * the user joined, system_join_channel.
+ * Joining a team (JoinUserToTeam / JoinDefaultChannels / postJoinMessageForDefaultChannel), under
+ * ExperimentalEnableDefaultChannelLeaveJoinMessages, in each default channel the user joined. With no `requestorId`
+ * (Mattermost's userRequestorId ""; one's own join, an invite link, sign-up with an invite id, team creation, the
+ * single POST /teams/{id}/members even for someone else, the CLI) the user posts system_join_team in Town Square and
+ * system_join_channel elsewhere. With one (POST /teams/{id}/members/batch) the requestor posts system_add_to_team
+ * in Town Square and system_add_to_channel elsewhere. Guests get none: Mattermost does not put them in the default
+ * channels.
  */
 export const joinedTeam = (
   teamId: string,
-  actorId: string | undefined,
+  requestorId: string | undefined,
   joined: ReadonlyArray<{ readonly channel: { readonly id: string }; readonly userId: string }>
 ) =>
   Effect.gen(function*() {
     if (joined.length === 0 || !(yield* siteSwitches).defaultChannelLeaveJoinMessages) return
     const channels = yield* channelsWhere(teamId, [...new Set(joined.map((j) => j.channel.id))])
-    const users = yield* usersOf([...new Set([...(actorId === undefined ? [] : [actorId]), ...joined.map((j) => j.userId)])])
-    const actor = users.find((u) => u.id === actorId)
+    const users = yield* usersOf([...new Set([...(requestorId === undefined ? [] : [requestorId]), ...joined.map((j) => j.userId)])])
+    const requestor = users.find((u) => u.id === requestorId)
     // Town Square first, as Mattermost's default channel names are ordered.
     const ordered = [...joined].sort((a, b) => rank(channels, a.channel.id) - rank(channels, b.channel.id))
     for (const { channel: { id }, userId } of ordered) {
       const channel = channels.find((c) => c.id === id)
       const user = users.find((u) => u.id === userId)
-      if (channel === undefined || user === undefined) continue
-      if (channel.name !== DEFAULT_CHANNEL) {
-        yield* post({ channel, userId, type: "system_join_channel", message: `${user.username} joined the channel.`, props: { username: user.username } })
-      } else if (actor === undefined || actor.id === userId) {
-        yield* post({ channel, userId, type: "system_join_team", message: `${user.username} joined the team.`, props: { username: user.username } })
-      } else {
+      if (channel === undefined || user === undefined || isGuest(user)) continue
+      const townSquare = channel.name === DEFAULT_CHANNEL
+      if (requestor === undefined) {
         yield* post({
           channel,
-          userId: actor.id,
-          type: "system_add_to_team",
-          message: `${user.username} added to the team by ${actor.username}.`,
-          props: { userId: actor.id, username: actor.username, addedUserId: user.id, addedUsername: user.username }
+          userId,
+          type: townSquare ? "system_join_team" : "system_join_channel",
+          message: `${user.username} joined the ${townSquare ? "team" : "channel"}.`,
+          props: { username: user.username }
         })
+      } else if (townSquare) {
+        yield* post({
+          channel,
+          userId: requestor.id,
+          type: "system_add_to_team",
+          message: `${user.username} added to the team by ${requestor.username}.`,
+          props: { userId: requestor.id, username: requestor.username, addedUserId: user.id, addedUsername: user.username }
+        })
+      } else {
+        yield* post(addPost(channel, requestor, user))
       }
     }
   }).pipe(Effect.orElse(() => Effect.void))
@@ -326,3 +390,21 @@ export const leftTeam = (teamId: string, actorId: string, userId: string) =>
           props: { username: user.username }
         })
     }))
+
+const TeamNames = rows("SystemPosts team", Schema.Struct({ name: Schema.String }))
+
+/** postChannelMoveMessage: system_move_channel by the mover, naming the team the channel came from. */
+export const moved = (channel: ChannelRef, actorId: string, previousTeamId: string) =>
+  Effect.gen(function*() {
+    const [team] = yield* Effect.flatMap(Db, (db) => db.read(db.sql`SELECT name FROM teams WHERE id = ${previousTeamId}`).pipe(TeamNames))
+    if (team === undefined) return
+    yield* byActor(channel, actorId, "system_move_channel", () => `This channel has been moved to this team from ${team.name}.`)
+  }).pipe(Effect.orElse(() => Effect.void))
+
+const PostPlaces = rows("SystemPosts thread root", Schema.Struct({ channel_id: Schema.String, root_id: Schema.String }))
+
+/** The live post's channel and the root of its thread (itself when it is a root), for an add's post_root_id. */
+export const threadPlaceOf = (postId: string) =>
+  Effect.flatMap(Db, (db) => db.read(db.sql`SELECT channel_id, root_id FROM posts WHERE id = ${postId} AND delete_at = 0`).pipe(PostPlaces)).pipe(
+    Effect.map((found) => found[0] === undefined ? undefined : { channelId: found[0].channel_id, rootId: found[0].root_id === "" ? postId : found[0].root_id })
+  )

@@ -52,7 +52,7 @@ const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
  * team (allow_open_invite), join_private_teams otherwise (system admins by default); adding others, or oneself again,
  * takes add_user_to_team in the team (its members by default). An archived team takes no one but from system admins.
  */
-const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<string>, graceful = false) =>
+const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<string>, requestorId: string | undefined, graceful = false) =>
   Effect.gen(function*() {
     const found = yield* TeamMemberRepo.teamForJoin(teamId, caller.userId)
     if (Option.isNone(found)) return yield* notFound("app.team.get.find.app_error", "Team not found.")
@@ -70,7 +70,7 @@ const addToTeam = (caller: Caller, teamId: string, requested: ReadonlyArray<stri
     const join = yield* TeamMemberRepo.add(teamId, userIds, now)
     const bus = yield* EventBus
     yield* TeamEvents.joined(bus, teamId, join)
-    yield* SystemPosts.joinedTeam(teamId, caller.userId, join.channels)
+    yield* SystemPosts.joinedTeam(teamId, requestorId, join.channels)
     return { members: yield* membersOf(teamId, userIds), unknown }
   })
 
@@ -78,7 +78,8 @@ const addMember = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const { team_id } = yield* Decode.params(TeamParams)
   const body = yield* Decode.body(MemberBody)
-  const { members } = yield* addToTeam(caller, team_id, [body.user_id])
+  // Mattermost's single add passes no requestor: "joined the team", whoever added them.
+  const { members } = yield* addToTeam(caller, team_id, [body.user_id], undefined)
   return yield* respondWith(TeamMember, members[0], 201)
 })
 
@@ -88,7 +89,7 @@ const addMembers = Effect.gen(function*() {
   const body = yield* Decode.body(MembersBody)
   if (body.length === 0) return yield* badRequest("api.context.invalid_body_param.app_error", "No members to add.")
   const { graceful } = yield* Decode.query(GracefulQuery)
-  const { members, unknown } = yield* addToTeam(caller, team_id, [...new Set(body.map((m) => m.user_id))], graceful)
+  const { members, unknown } = yield* addToTeam(caller, team_id, [...new Set(body.map((m) => m.user_id))], caller.userId, graceful)
   if (!graceful) return yield* respondWithAll(TeamMember, members, 201)
   // The graceful form reports each user: its membership, or why it could not be added (TeamMemberWithError).
   return yield* respondWithAll(TeamMemberWithError, [
@@ -116,7 +117,7 @@ const joinByInvite = Effect.gen(function*() {
   const join = yield* TeamMemberRepo.add(team.id, [caller.userId], now)
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, team.id, join)
-  yield* SystemPosts.joinedTeam(team.id, caller.userId, join.channels)
+  yield* SystemPosts.joinedTeam(team.id, undefined, join.channels)
   const [member] = yield* membersOf(team.id, [caller.userId])
   return yield* respondWith(TeamMember, member, 201)
 })

@@ -15,6 +15,7 @@ import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { siteSwitches } from "../system/ServerSettings.ts"
 import * as TeamEvents from "./TeamEvents.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { DESCRIPTION_MAX, displayNameProblem, teamNameProblem } from "./TeamValidation.ts"
 import { type TeamRow, toTeam } from "./TeamWire.ts"
@@ -112,6 +113,8 @@ const createTeam = Effect.gen(function*() {
   const { team, join } = created
   const bus = yield* EventBus
   yield* TeamEvents.joined(bus, id, join)
+  // The creator joins as anyone joining on their own (Mattermost's CreateTeamWithUser).
+  yield* SystemPosts.joinedTeam(id, undefined, join.channels)
   return yield* respondWith(Team, toTeam(team, "full"), 201)
 })
 

@@ -20,6 +20,7 @@ import { noAccounts, siteSwitches } from "../system/ServerSettings.ts"
 import * as TeamMemberRepo from "../teams/TeamMemberRepo.ts"
 import * as TeamRepo from "../teams/TeamRepo.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
+import * as SystemPosts from "../posts/SystemPosts.ts"
 import { domainAllowed } from "../teams/TeamValidation.ts"
 import * as Mfa from "../mfa/Mfa.ts"
 import * as LoginAttempts from "./LoginAttempts.ts"
@@ -137,7 +138,10 @@ const signup = Effect.gen(function*() {
   const bus = yield* EventBus
   const wire = toWire(row, "self")
   yield* bus.publish(DomainEvent.NewUser({ userId: row.id }), {})
-  if (Option.isSome(team) && Option.isSome(join)) yield* TeamEvents.joined(bus, team.value.id, join.value)
+  if (Option.isSome(team) && Option.isSome(join)) {
+    yield* TeamEvents.joined(bus, team.value.id, join.value)
+    yield* SystemPosts.joinedTeam(team.value.id, undefined, join.value.channels)
+  }
   return yield* respondWith(User, wire, 201)
 })
 
