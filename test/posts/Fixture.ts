@@ -22,6 +22,9 @@ export const teamWith = async (server: TestServer, memberCount: number) => {
 export const channelIn = async (owner: Member, team: Team, type: "O" | "P", joiners: ReadonlyArray<Member>) => {
   const channel: Channel = await owner.client.createChannel({ team_id: team.id, name: unique("c"), display_name: "Chan", type } as Channel)
   for (const m of joiners) await owner.client.addToChannel(m.user.id, channel.id)
+  // Each added member has their add post as a mention (Mattermost's implicit mention, test/posts/SystemPosts.test.ts);
+  // they open the channel once, so the counts the tests read start at zero.
+  for (const m of joiners) await m.client.viewMyChannel(channel.id)
   return channel
 }
 

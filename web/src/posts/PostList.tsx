@@ -2,7 +2,9 @@ import type { Post } from "@mattermost/types/posts"
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 import { collapsedThreads } from "../account/preferences.ts"
 import { highlight } from "../shell/panels.ts"
+import { CombinedActivity } from "./CombinedActivity.tsx"
 import { day, dayLabel, isCompact } from "./grouping.ts"
+import { combineRows } from "./userActivity.ts"
 import { PostItem } from "./Post.tsx"
 import { firstVisible, type Place, restorePlace, savePlace, takeSavedPlace } from "./reading.ts"
 import "./reading.css"
@@ -231,6 +233,9 @@ export const PostList = ({ channelId, editing, setEditing, opened = { unread: nu
     days[days.length - 1].ids.push(id)
   }
   let prev: Post | undefined
+  // The first unread post, a post being flashed and one about to be jumped to keep a row of their own (the line
+  // above it, the flash on it, the focus found by its id).
+  const breaks = new Set([unread, flash, pending.current?.id].filter((id): id is string => typeof id === "string"))
   return (
     <div class="post-list">
       <div class="posts" ref={scroller} onScroll={onScroll} role="log" aria-label="Messages" aria-live="polite" tabIndex={0}>
@@ -241,14 +246,14 @@ export const PostList = ({ channelId, editing, setEditing, opened = { unread: nu
           // A day's posts in one box, so that its date stays at the top (sticky) while they scroll past.
           <div class="day" key={d.key}>
             <div class="separator" role="separator" aria-label={d.label}><span>{d.label}</span></div>
-            {d.ids.map((id) => {
-              const post = posts.value[id]
-              const compact = isCompact(post, prev) && id !== unread
+            {combineRows(d.ids, posts.value, breaks).map(({ id, combined }) => {
+              const post = posts.value[combined?.[combined.length - 1] ?? id]
+              const compact = combined === undefined && isCompact(posts.value[id], prev) && id !== unread
               prev = post
               return (
                 <div key={id} class={id === flash ? "post-row flash" : "post-row"} onAnimationEnd={() => id === flash && setFlash(null)}>
                   {id === unread && <div class="separator new-messages" role="separator" aria-label="New messages"><span>New messages</span></div>}
-                  <PostItem id={id} compact={compact} editing={editing === id} setEditing={setEditing} />
+                  {combined ? <CombinedActivity ids={combined} /> : <PostItem id={id} compact={compact} editing={editing === id} setEditing={setEditing} />}
                 </div>
               )
             })}
