@@ -28,6 +28,24 @@ const EVENTS_PAGE = 20
 const STATE_LABEL: Record<Check["state"], string> = { ok: "Working", failed: "Failing", "not configured": "Not configured" }
 const BREAKER_LABEL: Record<string, string> = { closed: "Closed (calls go through)", open: "Open (calls refused)", halfopen: "Half open (trying again)" }
 
+const ID = /^[a-z0-9]{26}$/
+
+/** The events name people by id (the log's terms); the page shows their usernames (POST /api/v4/users/ids). */
+const usernames = async (events: ReadonlyArray<SecurityEvent>) => {
+  const ids = [...new Set(events.flatMap((e) => Object.values(e.details)).filter((v): v is string => typeof v === "string" && ID.test(v)))]
+  if (ids.length === 0) return new Map<string, string>()
+  const users = await api<Array<{ id: string; username: string }>>("POST", "/api/v4/users/ids", ids)
+  return new Map(users.map((u) => [u.id, u.username]))
+}
+
+const DETAIL_LABEL: Record<string, string> = { user_id: "user", by_user_id: "by" }
+
+const describe = (details: SecurityEvent["details"], names: Map<string, string>) =>
+  Object.entries(details).map(([k, v]) => {
+    const name = typeof v === "string" ? names.get(v) : undefined
+    return `${DETAIL_LABEL[k] ?? k.replace(/_/g, " ")}: ${name === undefined ? v : `@${name}`}`
+  }).join(", ")
+
 export const uptime = (seconds: number) => {
   const d = Math.floor(seconds / 86_400)
   const h = Math.floor((seconds % 86_400) / 3600)
@@ -38,7 +56,8 @@ export const uptime = (seconds: number) => {
 export default function Health() {
   const [page, setPage] = useState(0)
   const health = useLoad(() => api<AdminHealth>("GET", "/api/v1/admin/health"))
-  const events = useLoad(() => api<{ events: Array<SecurityEvent>; total: number }>("GET", `/api/v1/admin/security_events?page=${page}&per_page=${EVENTS_PAGE}`), [page])
+  const events = useLoad(() => api<{ events: Array<SecurityEvent>; total: number }>("GET", `/api/v1/admin/security_events?page=${page}&per_page=${EVENTS_PAGE}`)
+    .then(async (found) => ({ ...found, names: await usernames(found.events) })), [page])
   const h = health.data
   const metricsUrl = h ? new URL(h.metrics_path, location.origin).href : ""
   return (
@@ -100,7 +119,7 @@ export default function Health() {
                 <td>{formatDate(e.at)}</td>
                 <td>{e.name}</td>
                 <td>{e.severity}</td>
-                <td>{Object.entries(e.details).map(([k, v]) => `${k}: ${v}`).join(", ")}</td>
+                <td>{describe(e.details, events.data!.names)}</td>
               </tr>
             ))}
             {events.data && events.data.events.length === 0 && <tr><td colSpan={4}>No security events.</td></tr>}
