@@ -131,26 +131,32 @@ export interface Follower {
 export const refreshThreads = (sql: SqlClient.SqlClient, rootIds: ReadonlyArray<string>, followers: ReadonlyArray<Follower>) =>
   Effect.gen(function*() {
     if (rootIds.length === 0) return
+    // Replies are reached through posts_root_create_idx, which is partial (root_id <> ''): the planner uses it only
+    // when the statement itself says root_id <> ''. Without it (a correlated subquery per root, or a generic plan of
+    // a prepared statement) each root cost a sequential scan of posts, so a batch grew with the table and a
+    // 100,000-message import slowed from hundreds of lines a second to ten and then hit the statement timeout
+    // (issue 30). One array parameter keeps a single prepared statement whatever the number of roots.
+    const roots = [...rootIds]
     yield* sql`
       INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
-      SELECT s.root_id, s.channel_id, s.n, s.last, s.participants
-      FROM (
-        SELECT r.root_id, min(r.channel_id) AS channel_id, count(*) AS n, max(r.create_at) AS last,
-               (SELECT jsonb_agg(u.user_id ORDER BY u.first)
-                FROM (SELECT user_id, min(create_at) AS first FROM posts
-                      WHERE root_id = r.root_id AND delete_at = 0 GROUP BY user_id) u) AS participants
-        FROM posts r WHERE r.root_id IN ${sql.in(rootIds)} AND r.delete_at = 0 GROUP BY r.root_id) s
+      SELECT a.root_id, min(a.channel_id), sum(a.n)::bigint, max(a.last), jsonb_agg(a.user_id ORDER BY a.first, a.user_id)
+      FROM (SELECT root_id, user_id, min(channel_id) AS channel_id, count(*) AS n, max(create_at) AS last, min(create_at) AS first
+            FROM posts WHERE root_id = ANY(${roots}::text[]) AND root_id <> '' AND delete_at = 0
+            GROUP BY root_id, user_id) a
+      GROUP BY a.root_id
       ON CONFLICT (post_id) DO UPDATE SET
         reply_count = EXCLUDED.reply_count, last_reply_at = EXCLUDED.last_reply_at, participants = EXCLUDED.participants`
     yield* sql`
       UPDATE posts p SET update_at = GREATEST(p.update_at, t.last_reply_at)
-      FROM threads t WHERE t.post_id = p.id AND p.id IN ${sql.in(rootIds)}`
+      FROM threads t WHERE t.post_id = p.id AND p.id = ANY(${roots}::text[]) AND t.post_id = ANY(${roots}::text[])`
     yield* sql`
       INSERT INTO thread_memberships (post_id, user_id, following, last_viewed, last_updated, unread_mentions)
       SELECT DISTINCT ON (m.post_id, m.user_id) m.post_id, m.user_id, true, t.last_reply_at, t.last_reply_at, 0
-      FROM (SELECT id AS post_id, user_id FROM posts WHERE id IN ${sql.in(rootIds)}
-            UNION SELECT root_id, user_id FROM posts WHERE root_id IN ${sql.in(rootIds)} AND delete_at = 0) m
+      FROM (SELECT id AS post_id, user_id FROM posts WHERE id = ANY(${roots}::text[])
+            UNION SELECT root_id, user_id FROM posts WHERE root_id = ANY(${roots}::text[]) AND root_id <> '' AND delete_at = 0) m
       JOIN threads t ON t.post_id = m.post_id
+      -- The roots said again of threads, here and above, so that it is read by its key rather than whole into a hash.
+      WHERE t.post_id = ANY(${roots}::text[])
       ON CONFLICT DO NOTHING`
     if (followers.length === 0) return
     yield* sql`
@@ -176,6 +182,24 @@ export const refreshChannels = (sql: SqlClient.SqlClient, channelIds: ReadonlyAr
                      COALESCE(max(create_at) FILTER (WHERE root_id = ''), 0) AS last_root
               FROM posts WHERE channel_id IN ${sql.in(channelIds)} AND delete_at = 0 GROUP BY channel_id) s
         WHERE c.id = s.channel_id`)
+
+/** The tables an import fills, whose planner statistics it refreshes as it goes (analyzeImported). */
+const IMPORTED_TABLES = [
+  "posts", "threads", "thread_memberships", "reactions", "file_infos", "preferences", "channel_members",
+  "channel_member_import_pending", "sidebar_channels", "channels", "users", "team_members"
+]
+
+/**
+ * ANALYZE of the tables the import fills. An import often starts on tables that were empty when last analyzed (after
+ * the migrations) and autovacuum may be off, so the planner would keep estimating from an empty table: with those
+ * estimates the batch's lookup of posts already there (Writer.flushPosts) became a hash join over every root post
+ * instead of an index lookup per post, a cost that grew with the table (issue 30). ANALYZE samples a bounded number
+ * of rows, so it takes about the same time at any size; the statement timeout is lifted for it as for migrations
+ * (layers/Migrations.ts), since on a cold cache a large table's sample may take longer than a request may. Run in a
+ * transaction of its own (SET LOCAL).
+ */
+export const analyzeImported = (sql: SqlClient.SqlClient) =>
+  Effect.asVoid(sql.unsafe(`SET LOCAL statement_timeout = 0;\nANALYZE ${IMPORTED_TABLES.join(", ")}`))
 
 /** Marks of a member whose read state is derived after the import (migration 0136). */
 export const PENDING = -1

@@ -1,5 +1,6 @@
 import { Chunk, Clock, Effect, Either, Stream } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { analyzeImported } from "./ImportRepo.ts"
 import * as Source from "./Source.ts"
 import { decodeLine, type Existing, validate, type Validation } from "./Validate.ts"
 import { makeWriter } from "./Writer.ts"
@@ -36,6 +37,12 @@ export interface ImportResult {
 }
 
 const DEFAULT_BATCH = 100
+/**
+ * Lines written before the first ANALYZE of the imported tables; then again each time the lines written double, and
+ * once before the finishing statements: a few ANALYZEs per import, each of bounded cost, keep the plans right as the
+ * tables grow from empty (analyzeImported says why that matters).
+ */
+const FIRST_ANALYZE_LINES = 1000
 
 
 /** What the server already holds, for the validation of references. */
@@ -58,6 +65,8 @@ export const importFile = (file: string, options: ImportOptions) =>
     const db = yield* Db
     const writer = yield* makeWriter(source)
     yield* progress({ phase: "importing", linesDone: 0, linesTotal: validation.lines })
+    let written = 0
+    let analyzeAt = FIRST_ANALYZE_LINES
     yield* source.lines.pipe(
       Stream.grouped(options.batchSize ?? DEFAULT_BATCH),
       Stream.runForEach((chunk) =>
@@ -75,10 +84,16 @@ export const importFile = (file: string, options: ImportOptions) =>
             }
             yield* writer.endBatch(now)
           }))
+          written += chunk.length
+          if (written >= analyzeAt) {
+            yield* db.transaction(analyzeImported(db.sql))
+            analyzeAt = written * 2
+          }
           yield* progress({ phase: "importing", linesDone: Chunk.unsafeLast(chunk).line, linesTotal: validation.lines })
         })
       )
     )
+    yield* db.transaction(analyzeImported(db.sql))
     yield* progress({ phase: "finishing", linesDone: validation.lines, linesTotal: validation.lines })
     yield* writer.finish
     return { validation, created: writer.created, existing: writer.existing } satisfies ImportResult

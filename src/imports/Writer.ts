@@ -503,8 +503,9 @@ export const makeWriter = (source: Source.Source) =>
           WHERE p.root_id = ''`.pipe(PostRefs)
         const rootIds = new Map(found.map((r) => [postKey(r.channel_id, r.user_id, Number(r.create_at)), r.id]))
         const existingRoots = [...new Set(found.map((r) => r.id))]
+        // root_id <> '' lets the planner use the partial index on replies (posts_root_create_idx), see refreshThreads.
         const foundReplies = existingRoots.length === 0 ? [] : yield* sql`
-          SELECT root_id, user_id, create_at FROM posts WHERE root_id IN ${sql.in(existingRoots)}`.pipe(Replies)
+          SELECT root_id, user_id, create_at FROM posts WHERE root_id IN ${sql.in(existingRoots)} AND root_id <> ''`.pipe(Replies)
         const replyKeys = new Set(foundReplies.map((r) => postKey(r.root_id, r.user_id, Number(r.create_at))))
 
         const fresh: Array<{ item: Item; id: string; target: Target; rootId: string }> = []
