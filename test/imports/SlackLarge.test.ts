@@ -7,7 +7,7 @@ import { expectedCounts, writeLargeSlackZip } from "./SlackLargeExport.ts"
 
 /**
  * A large generated Slack export (SLACK_LARGE_MESSAGES, 20,000 by default in npm test; `SLACK_LARGE_MESSAGES=100000`
- * for the full size; it did not finish on the loaded 2-core machine, see README) with a 96 MiB shared file, imported through the built CLI. The CLI reports its time and peak
+ * for the full size: 174 s on the loaded 2-core machine, see README) with a 96 MiB shared file, imported through the built CLI. The CLI reports its time and peak
  * memory; the test asserts both. The memory limit is below what holding the zip (over 100 MiB on disk) or the whole
  * converted export would take, so a change that loads either whole fails here.
  */
