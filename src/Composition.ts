@@ -14,6 +14,7 @@ import * as WebSocketLayer from "../layers/WebSocket.ts"
 import * as Access from "./access/Access.ts"
 import * as Sessions from "./auth/Sessions.ts"
 import * as RoleStore from "./system/RoleStore.ts"
+import * as RuntimeSettings from "./system/RuntimeSettings.ts"
 import * as SystemBot from "./bots/SystemBot.ts"
 import * as CallRepo from "./calls/CallRepo.ts"
 import * as AllChannelsSearchRepo from "./channels/AllChannelsSearchRepo.ts"
@@ -136,7 +137,8 @@ const migrated = Layer.effectDiscard(Migrations.run)
 const services = Layer.mergeAll(
   Access.layer.pipe(Layer.provide(RoleStore.layer)),
   RoleStore.layer,
-  Sessions.layer,
+  RuntimeSettings.layer,
+  Sessions.layer.pipe(Layer.provide(RuntimeSettings.layer)),
   UserRepo.layer,
   UserTokenRepo.layer,
   InvitationRepo.layer,
@@ -188,7 +190,7 @@ export const ready = (config: ResolvedConfig, overrides: CapabilityOverrides = {
 
 /** What an admin command runs over: the server's capabilities (a small pool), sessions and users, migrations applied first. */
 export const adminLayers = (config: ResolvedConfig) =>
-  Layer.mergeAll(Sessions.layer, UserRepo.layer).pipe(
+  Layer.mergeAll(Sessions.layer.pipe(Layer.provideMerge(RuntimeSettings.layer)), UserRepo.layer).pipe(
     Layer.provideMerge(EventBus.layer),
     Layer.provide(migrated),
     Layer.provideMerge(capabilities({ ...config, dbPoolMin: 0, dbPoolMax: 2 }))

@@ -42,6 +42,8 @@ const ServiceSettings = Schema.Struct({
   SessionLengthWebInHours: Schema.Number,
   SessionLengthMobileInHours: Schema.Number,
   SessionLengthSSOInHours: Schema.Number,
+  ExtendSessionLengthWithActivity: Schema.Boolean,
+  SessionIdleTimeoutInMinutes: Schema.Number,
   SessionCacheInMinutes: Schema.Number,
   WebsocketURL: Schema.String,
   EnableCustomEmoji: Schema.Boolean,

@@ -14,12 +14,13 @@ import * as Membership from "../teams/Membership.ts"
 import * as TeamEvents from "../teams/TeamEvents.ts"
 import * as SystemPosts from "../posts/SystemPosts.ts"
 import * as TeamRepo from "../teams/TeamRepo.ts"
-import { displayNameProblem, teamNameProblem } from "../teams/TeamValidation.ts"
+import { displayNameProblem, domainAllowed, teamNameProblem } from "../teams/TeamValidation.ts"
 import * as UserAdmin from "../users/UserAdmin.ts"
 import { UserRepo } from "../users/UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "../users/UserRow.ts"
 import { isValidEmail, type PasswordOwner, passwordProblem, usernameProblem } from "../users/Validation.ts"
 import { rewriteAll } from "./EncryptedColumnsRepo.ts"
+import { runtimeSettings } from "../system/RuntimeSettings.ts"
 
 /**
  * The admin command line's programs (src/cli/Admin.ts parses the arguments and provides the layers): the same
@@ -47,10 +48,11 @@ export const findUser = (ref: string) =>
     return user.value
   })
 
-const checkPassword = (password: string, owner: PasswordOwner) => {
-  const problem = passwordProblem(password, owner)
-  return problem === undefined ? Effect.void : Effect.fail(refuse(`password refused: ${problem.message}`))
-}
+const checkPassword = (password: string, owner: PasswordOwner) =>
+  Effect.flatMap(runtimeSettings, (settings) => {
+    const problem = passwordProblem(password, settings.password, owner)
+    return problem === undefined ? Effect.void : Effect.fail(refuse(`password refused: ${problem.message}`))
+  })
 
 export interface NewUserInput {
   readonly username: string
@@ -69,6 +71,9 @@ export const createUser = (input: NewUserInput) =>
     if (problem !== undefined) return yield* refuse(`username refused: ${problem}`)
     if (!isValidEmail(email)) return yield* refuse(`email refused: "${email.slice(0, 128)}" is not a valid email address`)
     yield* checkPassword(input.password, { username, email })
+    if (!domainAllowed(email, (yield* runtimeSettings).restrictCreationToDomains)) {
+      return yield* refuse(`email refused: the domain is not one of TeamSettings.RestrictCreationToDomains`)
+    }
     const crypto = yield* Crypto
     const repo = yield* UserRepo
     const now = yield* Clock.currentTimeMillis

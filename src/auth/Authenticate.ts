@@ -4,6 +4,7 @@ import { ApiError, sessionRequired } from "../http/ApiError.ts"
 import { safeEqual } from "../../layers/Crypto.ts"
 import type { DbError } from "../../layers/Db.ts"
 import { RoleStore, type RoleSnapshot, type RoleStoreService } from "../system/RoleStore.ts"
+import { checkMfa } from "./MfaEnforcement.ts"
 import type { Session } from "./Session.ts"
 import { Sessions, type SessionsService } from "./Sessions.ts"
 
@@ -136,8 +137,11 @@ export const required = (caller: Option.Option<Caller>) =>
     onNone: () => Effect.fail(expiredSession({ clearCookie: true }))
   })
 
-/** The caller; a missing, invalid or expired session (or a failed CSRF check) is the only 401. */
-export const requireCaller = Effect.flatMap(optionalCaller, required)
+/**
+ * The caller; a missing, invalid or expired session (or a failed CSRF check) is the only 401, and a caller the
+ * server's enforced second factor refuses is the 403 (MfaEnforcement.ts).
+ */
+export const requireCaller = Effect.flatMap(Effect.flatMap(optionalCaller, required), checkMfa)
 
 /**
  * `requireCaller` decided without running anything, when the session is at hand in this process's memory and needs

@@ -8,6 +8,7 @@ import { IdRow, Int8, rows, StringMap } from "../../layers/Rows.ts"
 import { CACHED_FOR_MS, makeRevocations, STAMP } from "./Revocations.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
+import { RuntimeSettings, sessionLengthsMs } from "../system/RuntimeSettings.ts"
 import { makeAccessTokenRepo } from "../tokens/AccessTokenRepo.ts"
 import { makeTokens } from "./Tokens.ts"
 import { type Session, SessionJson, SessionLength } from "./Session.ts"
@@ -129,6 +130,22 @@ export const make = Effect.gen(function*() {
   const cache = yield* Cache
   const sql = db.sql
   const tokens = makeTokens(config.jwtSecretValue)
+  const settings = yield* RuntimeSettings
+  /**
+   * ServiceSettings.SessionIdleTimeoutInMinutes, as Mattermost's GetSession: a web session (not a mobile app's, an
+   * OAuth app's or a personal access token's) unused for longer ends. Activity is written at most every
+   * ACTIVITY_WRITE_INTERVAL_MS, or every half timeout when that is shorter, so that a session in use never looks idle.
+   */
+  const idleMs = () => sessionLengthsMs(settings.current()).idle
+  const idleOut = (session: Session, now: number) => {
+    const idle = idleMs()
+    return idle > 0 && session.device_id === "" && !session.is_oauth && session.props.is_mobile !== "true" &&
+      session.props.type !== "UserAccessToken" && now - session.last_activity_at > idle
+  }
+  const writeInterval = () => {
+    const idle = idleMs()
+    return idle > 0 ? Math.min(ACTIVITY_WRITE_INTERVAL_MS, idle / 2) : ACTIVITY_WRITE_INTERVAL_MS
+  }
   // The synchronous lookups (the fast path's, outside any effect) read this layer's Clock directly.
   const clock = yield* Effect.clock
   /** Sessions whose activity is due to be written: id -> time. */
@@ -282,7 +299,7 @@ export const make = Effect.gen(function*() {
         // be extended after issue (a phone registering its device turns a web-length session into a mobile one).
         const token = yield* tokens.sign(
           { sessionId: session.id, userId: session.user_id },
-          Math.max(session.expires_at, now + SessionLength.mobile)
+          Math.max(session.expires_at, now + SessionLength.mobile, now + sessionLengthsMs(settings.current()).mobile)
         )
         yield* remember(stamped(session, stamp, now))
         return { session, token }
@@ -295,7 +312,12 @@ export const make = Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         let session = yield* cached(claims.value.sessionId)
         if (Option.isNone(session)) session = yield* read(claims.value.sessionId)
-        return Option.filter(session, (s) => s.user_id === claims.value.userId && s.expires_at > now)
+        const live = Option.filter(session, (s) => s.user_id === claims.value.userId && s.expires_at > now)
+        if (Option.isSome(live) && idleOut(live.value, now)) {
+          yield* service.revoke(live.value.id)
+          return Option.none()
+        }
+        return live
       }),
     get,
     listForUser: (userId) =>
@@ -339,12 +361,14 @@ export const make = Effect.gen(function*() {
       if (Option.isNone(text)) return undefined
       const session = honoured(claims.sessionId, copyOf(claims.sessionId, text.value), now)
       if (Option.isNone(session)) return undefined
+      // An idle session is ended by `lookup`.
+      if (idleOut(session.value, now)) return undefined
       return Option.filter(session, (s) => s.user_id === claims.userId && s.expires_at > now)
     },
-    touchDue: (session) => clock.unsafeCurrentTimeMillis() - session.last_activity_at >= ACTIVITY_WRITE_INTERVAL_MS,
+    touchDue: (session) => clock.unsafeCurrentTimeMillis() - session.last_activity_at >= writeInterval(),
     touch: (session) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (now - session.last_activity_at < ACTIVITY_WRITE_INTERVAL_MS) return Effect.void
+        if (now - session.last_activity_at < writeInterval()) return Effect.void
         pendingActivity.set(session.id, now)
         // The copy keeps its stamp and read time: writing the activity back never makes a copy live longer, and the
         // cache refuses it once the session has ended or changed.

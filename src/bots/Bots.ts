@@ -10,6 +10,7 @@ import { deactivateAllForUser } from "../tokens/AccessTokens.ts"
 import { UserRepo } from "../users/UserRepo.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "../users/Validation.ts"
 import { type BotRow, makeBotRepo } from "./BotRepo.ts"
+import { runtimeSettings } from "../system/RuntimeSettings.ts"
 
 /**
  * Bot accounts. Mattermost's default permissions give creating, reading and managing bots to system admins only
@@ -116,7 +117,7 @@ export const convertToUser = (caller: Caller, userId: string, patch: { password?
     yield* admin(caller, "manage_system")
     const bot = yield* found(userId)
     if (patch.password === undefined || patch.password === "") return yield* new BotConvertInvalid({ field: "password", reason: "is required" })
-    const weak = passwordProblem(patch.password, { username: patch.username ?? bot.username, email: patch.email ?? "" })
+    const weak = passwordProblem(patch.password, (yield* runtimeSettings).password, { username: patch.username ?? bot.username, email: patch.email ?? "" })
     if (weak !== undefined) return yield* new BotConvertInvalid({ field: "password", reason: weak.message })
     if (patch.email !== undefined && !isValidEmail(patch.email)) return yield* new BotConvertInvalid({ field: "email", reason: "is not a valid email address" })
     const username = patch.username?.trim().toLowerCase()

@@ -1,7 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Option, Schema } from "effect"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
-import { SessionLength } from "../auth/Session.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { badRequest } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
@@ -9,6 +8,7 @@ import { ok, respondWith } from "../http/Respond.ts"
 import { DeviceRegistration } from "../../schemas/wire/Device.ts"
 import { parseDeviceId } from "./DeviceId.ts"
 import { DeviceRepo } from "./DeviceRepo.ts"
+import { runtimeSettings, sessionLengthsMs } from "../system/RuntimeSettings.ts"
 
 /**
  * Device registration (mattermost-compat.md 11.2, the spec's Device registration) and push acknowledgements.
@@ -64,7 +64,7 @@ const attachSessionDevice = Effect.gen(function*() {
   const session = caller.session
   if (Option.isSome(device) && input.device_id !== undefined) {
     yield* sessions.revokeForUser(caller.userId, { exceptSessionId: session.id, deviceId: input.device_id })
-    yield* sessions.updateDevice(session.id, input.device_id, props, { expiresAt: now + SessionLength.mobile })
+    yield* sessions.updateDevice(session.id, input.device_id, props, { expiresAt: now + sessionLengthsMs(yield* runtimeSettings).mobile })
     yield* devices.recordSessionDevice({
       userId: caller.userId,
       sessionId: session.id,

@@ -7,7 +7,7 @@ import { CustomEmoji } from "../../schemas/wire/Emoji.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { EventBus } from "../events/EventBus.ts"
-import { type ApiError, badRequest, forbidden, invalidParam, notFound, payloadTooLarge } from "../http/ApiError.ts"
+import { ApiError, badRequest, forbidden, invalidParam, notFound, payloadTooLarge } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import { sniffFormat } from "../files/Images.ts"
@@ -17,6 +17,7 @@ import * as EmojiRepo from "./EmojiRepo.ts"
 import { imageKey, toWire } from "./EmojiWire.ts"
 import { SYSTEM_EMOJI_NAMES } from "./SystemEmojiNames.ts"
 import { ListOf, MaxItems } from "../../schemas/Limits.ts"
+import { runtimeSettings, type RuntimeSettings } from "../system/RuntimeSettings.ts"
 
 /** Custom emoji (api4/emoji.go): upload, list, get by id and name, image, autocomplete, search, delete. */
 
@@ -217,14 +218,24 @@ const deleteEmoji = Effect.gen(function*() {
   return ok()
 })
 
+/**
+ * ServiceSettings.EnableCustomEmoji off: every custom emoji endpoint answers Mattermost's 501, before any permission
+ * is asked (system emoji stay, the clients hold them).
+ */
+const whenEnabled = <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | ApiError, R | RuntimeSettings> =>
+  Effect.flatMap(runtimeSettings, (settings): Effect.Effect<A, E | ApiError, R> =>
+    settings.enableCustomEmoji
+      ? handler
+      : Effect.fail(new ApiError({ status: 501, id: "api.emoji.disabled.app_error", message: "Custom emoji have been disabled by the system admin." })))
+
 export const routes = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v4/emoji", authed(createEmoji)),
-  HttpRouter.get("/api/v4/emoji", authed(listEmoji)),
-  HttpRouter.get("/api/v4/emoji/autocomplete", authed(autocompleteEmoji)),
-  HttpRouter.post("/api/v4/emoji/names", authed(getEmojiByNames)),
-  HttpRouter.post("/api/v4/emoji/search", authed(searchEmoji)),
-  HttpRouter.get("/api/v4/emoji/name/:emoji_name", authed(getEmojiByName)),
-  HttpRouter.get("/api/v4/emoji/:emoji_id", authed(getEmoji)),
-  HttpRouter.get("/api/v4/emoji/:emoji_id/image", authed(getEmojiImage)),
-  HttpRouter.del("/api/v4/emoji/:emoji_id", authed(deleteEmoji))
+  HttpRouter.post("/api/v4/emoji", authed(whenEnabled(createEmoji))),
+  HttpRouter.get("/api/v4/emoji", authed(whenEnabled(listEmoji))),
+  HttpRouter.get("/api/v4/emoji/autocomplete", authed(whenEnabled(autocompleteEmoji))),
+  HttpRouter.post("/api/v4/emoji/names", authed(whenEnabled(getEmojiByNames))),
+  HttpRouter.post("/api/v4/emoji/search", authed(whenEnabled(searchEmoji))),
+  HttpRouter.get("/api/v4/emoji/name/:emoji_name", authed(whenEnabled(getEmojiByName))),
+  HttpRouter.get("/api/v4/emoji/:emoji_id", authed(whenEnabled(getEmoji))),
+  HttpRouter.get("/api/v4/emoji/:emoji_id/image", authed(whenEnabled(getEmojiImage))),
+  HttpRouter.del("/api/v4/emoji/:emoji_id", authed(whenEnabled(deleteEmoji)))
 )

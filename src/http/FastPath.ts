@@ -4,7 +4,9 @@ import { newId } from "../../layers/Crypto.ts"
 import { Access } from "../access/Access.ts"
 import { callerOf, type Caller, type RawHeaders, required, requiredCallerNow } from "../auth/Authenticate.ts"
 import { Sessions } from "../auth/Sessions.ts"
+import { mfaEnforced } from "../auth/MfaEnforcement.ts"
 import { RoleStore } from "../system/RoleStore.ts"
+import { RuntimeSettings } from "../system/RuntimeSettings.ts"
 import { viewedChannel, ViewBody } from "../channels/ChannelMemberRoutes.ts"
 import { AppConfig } from "../Config.ts"
 import { CountRepo } from "../counts/CountRepo.ts"
@@ -48,7 +50,7 @@ import type { Db } from "../../layers/Db.ts"
  * (the apps' periodic badge refresh), with `viewedChannel` and `teamsUnread` as their route functions; only the "me"
  * spelling is taken here ("me" always passes the routes' `selfOrAdmin`), an explicit user id goes to the router.
  */
-export type FastPathContext = Access | AppConfig | CountRepo | Db | EventBus | PostRepo | RoleStore | Sessions | ThreadRepo | UserRepo
+export type FastPathContext = Access | AppConfig | CountRepo | Db | EventBus | PostRepo | RoleStore | RuntimeSettings | Sessions | ThreadRepo | UserRepo
 
 /** Answers the request and returns true, or returns false without touching it. */
 export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean
@@ -136,6 +138,7 @@ export const make = Effect.gen(function*() {
   const config = yield* AppConfig
   const sessions = yield* Sessions
   const roleStore = yield* RoleStore
+  const settings = yield* RuntimeSettings
   const users = yield* UserRepo
   // Requests here run outside any effect until the route's own: the time comes from the layer's Clock, read directly.
   const clock = yield* Effect.clock
@@ -299,6 +302,8 @@ export const make = Effect.gen(function*() {
   const dispatch: FastPath = (request, response) => {
     const url = request.url
     if (url === undefined || !url.startsWith("/api/v4/") || UNUSUAL.test(url)) return false
+    // While a second factor is enforced, the router's guard decides (MfaEnforcement.ts), which this path does not ask.
+    if (mfaEnforced(settings.current())) return false
     if (request.method === "GET") {
       if (isPath(url, ME)) {
         me(exchange(request, response, ME))

@@ -2,12 +2,13 @@ import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { CheckMfaBody, UpdateMfaBody } from "../../schemas/Mfa.ts"
 import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
-import { badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
+import { ApiError, badRequest, invalidParam, notFound, permissionDenied } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { ok, respondWith } from "../http/Respond.ts"
 import { MfaRequired, MfaSecret } from "../../schemas/wire/Mfa.ts"
 import * as RateLimit from "../ratelimit/RateLimit.ts"
 import { targetUserId } from "../access/UserParam.ts"
+import { runtimeSettings } from "../system/RuntimeSettings.ts"
 import { generate, required, update } from "./Mfa.ts"
 
 /** TOTP two-factor endpoints: generate a secret, activate or deactivate, and ask whether a login id needs a code. */
@@ -23,7 +24,14 @@ const mapErrors = Effect.catchTags({
   BadCode: () => Effect.fail(badRequest("mfa.activate.bad_token.app_error", "Invalid MFA token."))
 })
 
+/** With ServiceSettings.EnableMultifactorAuthentication off no second factor is set up: Mattermost's 501. */
+const refuseWhenDisabled = Effect.flatMap(runtimeSettings, (settings) =>
+  settings.enableMfa
+    ? Effect.void
+    : Effect.fail(new ApiError({ status: 501, id: "mfa.mfa_disabled.app_error", message: "Multi-factor authentication has been disabled on this server." })))
+
 const generateSecret = Effect.gen(function*() {
+  yield* refuseWhenDisabled
   const caller = yield* CurrentCaller
   const userId = yield* targetUserId
   return yield* respondWith(MfaSecret, yield* mapErrors(generate(caller, userId)))
@@ -33,6 +41,7 @@ const updateMfa = Effect.gen(function*() {
   const caller = yield* CurrentCaller
   const userId = yield* targetUserId
   const input = yield* Decode.body(UpdateMfaBody)
+  if (input.activate) yield* refuseWhenDisabled
   yield* mapErrors(update(caller, userId, input.activate, input.code))
   return ok()
 })

@@ -4,6 +4,7 @@ import { Db } from "../../layers/Db.ts"
 import { pushesDropped } from "../../layers/PushSender.ts"
 import type { EventPost } from "../../schemas/Events.ts"
 import * as DeviceRepo from "../devices/DeviceRepo.ts"
+import { RuntimeSettings } from "../system/RuntimeSettings.ts"
 import { decide, parseMentions } from "./Decide.ts"
 import * as PushQueue from "./PushQueue.ts"
 import * as PushSettings from "./PushSettings.ts"
@@ -57,11 +58,13 @@ export const make = Effect.gen(function*() {
   const settings = yield* PushSettings.PushSettings
   const devices = yield* DeviceRepo.DeviceRepo
   const queue = yield* PushQueue.PushQueue
+  const runtime = yield* RuntimeSettings
   const recipients = makeRecipients(db)
   const intents = yield* Effect.acquireRelease(Queue.dropping<PushIntent>(INTENT_CAPACITY), Queue.shutdown)
 
-  /** Nothing is decided (or read) when no transport has credentials. */
-  const pushIsOn = Effect.map(settings.current, (c) => Option.isSome(c.proxy) || Option.isSome(c.fcm) || Option.isSome(c.apns))
+  /** Nothing is decided (or read) when EmailSettings.SendPushNotifications is off or no transport has credentials. */
+  const pushIsOn = Effect.map(settings.current, (c) =>
+    runtime.current().sendPushNotifications && (Option.isSome(c.proxy) || Option.isSome(c.fcm) || Option.isSome(c.apns)))
 
   const posted = (post: EventPost) =>
     Effect.gen(function*() {
@@ -76,6 +79,13 @@ export const make = Effect.gen(function*() {
         forced: typeof post.props.force_notification === "string"
       }
       const chosen = members.filter((m) => decide(m, context) === "push")
+      const mentionOf = new Map(chosen.map((m) => [
+        m.userId,
+        context.mentions.channel || context.mentions.all || context.mentions.here ? "channel" as const
+        : context.mentions.usernames.has(m.username.toLowerCase()) ? "explicit" as const
+        : "none" as const
+      ]))
+      const contents = runtime.current().pushContents
       if (chosen.length === 0) return
       const now = yield* Clock.currentTimeMillis
       const targets = yield* devices.devicesOf(chosen.map((m) => m.userId), now)
@@ -92,7 +102,9 @@ export const make = Effect.gen(function*() {
           post: { id: post.id, root_id: post.root_id, message: post.message, hasFiles: (post.file_ids ?? []).length > 0 },
           channel: { id: channel.id, type: channel.type, team_id: channel.team_id, display_name: displayName },
           sender: { id: post.user_id, name: senderName },
-          badge: badges.get(device.userId) ?? 0
+          badge: badges.get(device.userId) ?? 0,
+          contents,
+          mention: mentionOf.get(device.userId) ?? "none"
         })
       })))
       yield* Effect.forEach(
@@ -161,7 +173,7 @@ export const make = Effect.gen(function*() {
         accepted ? Effect.void : Metric.increment(intentDropped)),
     submitNow: (intent) => {
       // With push off (as the settings' cache knows), nothing would be decided: no decider is woken for it (issue 10).
-      if (settings.offNow()) return
+      if (settings.offNow() || !runtime.current().sendPushNotifications) return
       if (!intents.unsafeOffer(intent)) intentDropped.unsafeUpdate(1, [])
     }
   }

@@ -1,5 +1,6 @@
 import { Option } from "effect"
 import type { PushNotification } from "../../layers/PushSender.ts"
+import type { PushContents } from "../system/RuntimeSettings.ts"
 
 /**
  * What a push says, before it is addressed to a device: the queue adds the token, the ack id, the server id and the
@@ -20,36 +21,71 @@ export interface MessageInput {
   readonly channel: { readonly id: string; readonly type: string; readonly team_id: string; readonly display_name: string }
   readonly sender: { readonly id: string; readonly name: string }
   readonly badge: number
+  /** EmailSettings.PushNotificationContents; full when not given. */
+  readonly contents?: PushContents
+  /** How the post concerns the recipient, for the generic texts: Mattermost's order of precedence. */
+  readonly mention?: "channel" | "explicit" | "none"
 }
 
-/** A message push: for a DM the title is the sender, otherwise the sender and the channel. */
+/** Mattermost's text of an id-loaded push: the app loads the message itself. */
+export const ID_LOADED_MESSAGE = "You've received a new message."
+
+/**
+ * Mattermost's getPushNotificationMessage: with `full` the message itself (the sender's name before it outside direct
+ * messages); with the generic settings only who did what, never the words.
+ */
+const genericText = (input: MessageInput, direct: boolean) => {
+  if (direct) return "sent you a message."
+  if (input.mention === "channel") return `${input.sender.name} notified the channel.`
+  if (input.mention === "explicit") return `${input.sender.name} mentioned you.`
+  return `${input.sender.name} posted a message.`
+}
+
+/**
+ * A message push: for a DM the title is the sender, otherwise the sender and the channel. EmailSettings.
+ * PushNotificationContents decides what leaves the server, as in Mattermost: `full` the message, `generic` a generic
+ * text with the sender and channel names, `generic_no_channel` the same without the channel's name, `id_loaded` only
+ * ids and a fixed text (nothing about the post, its author or channel passes through the push services).
+ */
 export const messagePush = (input: MessageInput): PushTemplate => {
+  const contents = input.contents ?? "full"
   const direct = input.channel.type === "D"
-  const channelName = direct ? input.sender.name : input.channel.display_name
-  const body = input.post.message.trim() === "" && input.post.hasFiles ? "sent an attachment" : preview(input.post.message)
-  return {
-    kind: "message",
-    title: direct ? input.sender.name : `${input.sender.name} in ${input.channel.display_name}`,
-    body,
-    priority: "normal",
+  const base = {
+    kind: "message" as const,
+    priority: "normal" as const,
     androidChannel: Option.some("messages"),
     sound: Option.some("default"),
     badge: Option.some(input.badge),
-    threadId: Option.some(input.post.root_id !== "" ? input.post.root_id : input.channel.id),
+    threadId: Option.some(input.post.root_id !== "" ? input.post.root_id : input.channel.id)
+  }
+  const ids = {
+    type: "message",
+    version: "v2",
+    category: "CAN_REPLY",
+    channel_id: input.channel.id,
+    team_id: input.channel.team_id,
+    post_id: input.post.id,
+    root_id: input.post.root_id,
+    sender_id: input.sender.id,
+    badge: String(input.badge),
+    is_crt_enabled: "true"
+  }
+  if (contents === "id_loaded") {
+    return { ...base, title: "", body: ID_LOADED_MESSAGE, data: { ...ids, id_loaded: "true", message: ID_LOADED_MESSAGE } }
+  }
+  const showChannel = contents !== "generic_no_channel" || direct
+  const channelName = direct ? input.sender.name : input.channel.display_name
+  const attachmentOnly = input.post.message.trim() === "" && input.post.hasFiles
+  const body = attachmentOnly ? "sent an attachment" : contents === "full" ? preview(input.post.message) : genericText(input, direct)
+  return {
+    ...base,
+    title: direct || !showChannel ? input.sender.name : `${input.sender.name} in ${input.channel.display_name}`,
+    body,
     data: {
-      type: "message",
-      version: "v2",
-      category: "CAN_REPLY",
-      channel_id: input.channel.id,
-      channel_name: channelName,
-      team_id: input.channel.team_id,
-      post_id: input.post.id,
-      root_id: input.post.root_id,
-      sender_id: input.sender.id,
+      ...ids,
+      ...(showChannel ? { channel_name: channelName } : {}),
       sender_name: input.sender.name,
-      message: body,
-      badge: String(input.badge),
-      is_crt_enabled: "true"
+      message: body
     }
   }
 }

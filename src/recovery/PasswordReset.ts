@@ -8,6 +8,7 @@ import { UserRepo } from "../users/UserRepo.ts"
 import { passwordProblem } from "../users/Validation.ts"
 import { isTokenShaped, mailOneTimeLink } from "./MailedTokens.ts"
 import { UserTokenRepo } from "./UserTokenRepo.ts"
+import { runtimeSettings } from "../system/RuntimeSettings.ts"
 
 /**
  * Password recovery by mail. The link's token lasts one hour and is consumed in the same transaction that sets the
@@ -36,7 +37,8 @@ export const sendResetLink = (email: string) =>
 export const resetPassword = (token: string, newPassword: string) =>
   Effect.gen(function*() {
     if (!isTokenShaped(token)) return yield* new InvalidResetToken()
-    const weak = passwordProblem(newPassword)
+    const rules = (yield* runtimeSettings).password
+    const weak = passwordProblem(newPassword, rules)
     if (weak !== undefined) return yield* new WeakPassword(weak)
     const crypto = yield* Crypto
     const db = yield* Db
@@ -56,7 +58,7 @@ export const resetPassword = (token: string, newPassword: string) =>
       ) return yield* new InvalidResetToken()
       // The rules about the account's own name and address need the account: refused here, the transaction (and the
       // token's consumption) rolls back, so the link still works with a better password.
-      const personal = passwordProblem(newPassword, user.value)
+      const personal = passwordProblem(newPassword, rules, user.value)
       if (personal !== undefined) return yield* new WeakPassword(personal)
       yield* users.setPassword(user.value.id, passwordHash, now)
       return Option.some(user.value.id)

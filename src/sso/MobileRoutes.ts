@@ -3,7 +3,6 @@ import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { safeEqual } from "../../layers/Crypto.ts"
 import { publicRoute } from "../auth/Guards.ts"
-import { SessionLength } from "../auth/Session.ts"
 import { badRequest, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { respondWith } from "../http/Respond.ts"
@@ -14,6 +13,7 @@ import type { ProviderType } from "./ProviderConfig.ts"
 import { redeem } from "./Sessions.ts"
 import { SsoDirectory } from "./SsoDirectory.ts"
 import { SsoErrors } from "./SsoErrors.ts"
+import { runtimeSettings, sessionLengthsMs } from "../system/RuntimeSettings.ts"
 
 /**
  * SSO from the official mobile app (mattermost-compat.md section 13). The app opens
@@ -85,7 +85,7 @@ const codeExchange = Effect.gen(function*() {
         /^[A-Za-z0-9._~-]{43,128}$/.test(input.code_verifier) && safeEqual(grant.code_challenge, s256(input.code_verifier))
         ? Effect.void
         : Effect.fail(invalidCodeExchange()),
-    SessionLength.mobile
+    sessionLengthsMs(yield* runtimeSettings).mobile
   )
   return yield* respondWith(SsoCodeExchangeResult, { token, csrf: session.props.csrf ?? "" }, 200, { "cache-control": "no-store" })
 })

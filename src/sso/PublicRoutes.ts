@@ -2,7 +2,6 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import { Clock, Effect, Schema } from "effect"
 import { ExchangeRequest, ExchangeResponse, LoginQuery, ProviderKeyParams, PublicProviders } from "../../schemas/native/Sso.ts"
 import { publicRoute } from "../auth/Guards.ts"
-import { SessionLength } from "../auth/Session.ts"
 import { attachSessionCookies } from "../auth/SessionCookies.ts"
 import { AppConfig } from "../Config.ts"
 import * as Decode from "../http/Decode.ts"
@@ -17,6 +16,7 @@ import { toPublicWire } from "./ProviderConfig.ts"
 import { redeem } from "./Sessions.ts"
 import { SsoDirectory } from "./SsoDirectory.ts"
 import { SsoErrors } from "./SsoErrors.ts"
+import { runtimeSettings, sessionLengthsMs } from "../system/RuntimeSettings.ts"
 
 /** The public SSO endpoints: provider list, login, callback and the exchange of the one-time code. */
 
@@ -84,7 +84,7 @@ const callback = browserErrors(Effect.gen(function*() {
 const exchange = Effect.gen(function*() {
   yield* RateLimit.enforce("auth")
   const { code } = yield* Decode.body(ExchangeRequest)
-  const { session, token, user, grant } = yield* redeem("exchange", code, () => Effect.void, SessionLength.sso)
+  const { session, token, user, grant } = yield* redeem("exchange", code, () => Effect.void, sessionLengthsMs(yield* runtimeSettings).sso)
   const config = yield* AppConfig
   const body = {
     token,

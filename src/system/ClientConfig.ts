@@ -5,6 +5,7 @@ import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { DiagnosticId } from "./DiagnosticId.ts"
 import { Installation } from "./Installation.ts"
+import { runtimeSettings } from "./RuntimeSettings.ts"
 import { loginOptions, noAccounts, pushConfigured, siteBranding, siteName, siteNameDisplay, siteSwitches } from "./ServerSettings.ts"
 import { SigningKey } from "./SigningKey.ts"
 import { BUILD_DATE, BUILD_HASH, BUILD_NUMBER, MATTERMOST_VERSION } from "./Version.ts"
@@ -30,6 +31,7 @@ export const clientConfig = (full: boolean) =>
     const branding = yield* siteBranding
     const empty = yield* noAccounts
     const names = yield* siteNameDisplay
+    const runtime = yield* runtimeSettings
     // The features that mail (password reset, notifications) are offered only when an SMTP server is configured.
     const mail = (yield* Mailer).enabled
 
@@ -82,15 +84,15 @@ export const clientConfig = (full: boolean) =>
       EnableSignUpWithOpenId: flag(Option.isSome(login.openId)),
       OpenIdButtonText: Option.getOrElse(login.openId, () => ""),
       OpenIdButtonColor: "",
-      EnableMultifactorAuthentication: "true",
-      EnforceMultifactorAuthentication: "false",
+      EnableMultifactorAuthentication: flag(runtime.enableMfa),
+      EnforceMultifactorAuthentication: flag(runtime.enableMfa && runtime.enforceMfa),
       PasswordEnableForgotLink: flag(mail && login.passwordLogin),
       ForgotPasswordLink: "",
-      PasswordMinimumLength: "8",
-      PasswordRequireLowercase: "false",
-      PasswordRequireNumber: "false",
-      PasswordRequireSymbol: "false",
-      PasswordRequireUppercase: "false",
+      PasswordMinimumLength: String(runtime.password.minimumLength),
+      PasswordRequireLowercase: flag(runtime.password.lowercase),
+      PasswordRequireNumber: flag(runtime.password.number),
+      PasswordRequireSymbol: flag(runtime.password.symbol),
+      PasswordRequireUppercase: flag(runtime.password.uppercase),
       EnableGuestMagicLink: "false",
       EnableGuestAccounts: "false",
       GuestAccountsEnforceMultifactorAuthentication: "false",
@@ -181,7 +183,7 @@ export const clientConfig = (full: boolean) =>
       EnableCompliance: "false",
       EnableConfirmNotificationsToChannel: "true",
       EnableCrossTeamSearch: "true",
-      EnableCustomEmoji: "true",
+      EnableCustomEmoji: flag(runtime.enableCustomEmoji),
       EnableCustomGroups: "false",
       EnableCustomUserStatuses: "true",
       EnableDeveloper: "false",
@@ -190,7 +192,7 @@ export const clientConfig = (full: boolean) =>
       EnableEmailInvitations: flag(mail),
       EnableEmojiPicker: "true",
       EnableFileAttachments: "true",
-      EnableGifPicker: "false",
+      EnableGifPicker: flag(runtime.enableGifPicker),
       EnableIncomingWebhooks: flag(integrations.enableIncomingWebhooks),
       EnableInlineLatex: "true",
       EnableLastActiveTime: "true",
@@ -230,7 +232,7 @@ export const clientConfig = (full: boolean) =>
       ExperimentalSharedChannels: "false",
       ExperimentalTownSquareIsReadOnly: "false",
       ExperimentalViewArchivedChannels: "true",
-      ExtendSessionLengthWithActivity: "true",
+      ExtendSessionLengthWithActivity: "false",
       ExperimentalTimezone: "true",
       CWSURL: "",
       CWSMock: "false",
@@ -281,7 +283,7 @@ export const clientConfig = (full: boolean) =>
       ScheduledPosts: "true",
       SchemaVersion: String(installation.schemaVersion),
       SendEmailNotifications: flag(mail),
-      SendPushNotifications: flag(push),
+      SendPushNotifications: flag(push && runtime.sendPushNotifications),
       ShowEmailAddress: "false",
       ShowFullName: "true",
       SQLDriverName: "postgres",

@@ -1,10 +1,10 @@
 import { Effect, Option } from "effect"
-import { SessionLength } from "../auth/Session.ts"
 import { AppConfig, type ResolvedConfig } from "../Config.ts"
 import { FileSettings } from "../files/FileSettings.ts"
 import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
+import { runtimeSettings } from "./RuntimeSettings.ts"
 import { accountLimits, loginOptions, pushConfigured, siteBranding, siteName, siteNameDisplay, siteSwitches } from "./ServerSettings.ts"
 
 /**
@@ -13,8 +13,6 @@ import { accountLimits, loginOptions, pushConfigured, siteBranding, siteName, si
  * features it lacks are off, secrets are masked as Mattermost masks them. Which settings can change at run time,
  * and how, is ConfigUpdate.ts.
  */
-const HOUR_MS = 3_600_000
-
 export const MASK = "********************************"
 
 const LOG_LEVELS: Record<string, string> = { Trace: "DEBUG", Debug: "DEBUG", Info: "INFO", Warning: "WARN", Error: "ERROR", Fatal: "ERROR", All: "DEBUG", None: "ERROR" }
@@ -46,6 +44,7 @@ export const configDocument = Effect.gen(function*() {
   const integrations = yield* integrationSwitches
   const limits = yield* accountLimits
   const names = yield* siteNameDisplay
+  const runtime = yield* runtimeSettings
   return {
     ServiceSettings: {
       SiteURL: app.siteUrl,
@@ -71,18 +70,20 @@ export const configDocument = Effect.gen(function*() {
       EnableInsecureOutgoingConnection: false,
       AllowCorsFrom: app.corsAllowedOrigins.join(" "),
       CorsAllowCredentials: app.corsAllowedOrigins.length > 0,
-      // Everyone may turn on a second factor (src/mfa/); it is never required here.
-      EnableMultifactorAuthentication: true,
-      EnforceMultifactorAuthentication: false,
-      // The lengths sessions are really given (src/auth/Session.ts), in hours.
-      SessionLengthWebInHours: SessionLength.web / HOUR_MS,
-      SessionLengthMobileInHours: SessionLength.mobile / HOUR_MS,
-      SessionLengthSSOInHours: SessionLength.sso / HOUR_MS,
+      // The second factor (src/mfa/) and sessions, as RuntimeSettings.ts holds them for every request.
+      EnableMultifactorAuthentication: runtime.enableMfa,
+      EnforceMultifactorAuthentication: runtime.enforceMfa,
+      SessionLengthWebInHours: runtime.sessionHours.web,
+      SessionLengthMobileInHours: runtime.sessionHours.mobile,
+      SessionLengthSSOInHours: runtime.sessionHours.sso,
+      // Sessions keep the length they were given: activity does not extend them, so the idle timeout applies.
+      ExtendSessionLengthWithActivity: false,
+      SessionIdleTimeoutInMinutes: runtime.idleTimeoutMinutes,
       SessionCacheInMinutes: 10,
       WebsocketURL: "",
-      EnableCustomEmoji: true,
+      EnableCustomEmoji: runtime.enableCustomEmoji,
       EnableEmojiPicker: true,
-      EnableGifPicker: false,
+      EnableGifPicker: runtime.enableGifPicker,
       GiphySdkKey: "",
       EnableUserAccessTokens: integrations.enableUserAccessTokens,
       EnableBotAccountCreation: integrations.enableBotAccountCreation,
@@ -139,7 +140,7 @@ export const configDocument = Effect.gen(function*() {
       EnableOpenServer: switches.enableOpenServer,
       EnableTeamCreation: switches.enableTeamCreation,
       EnableUserDeactivation: false,
-      RestrictCreationToDomains: "",
+      RestrictCreationToDomains: runtime.restrictCreationToDomains,
       EnableCustomBrand: branding.enableCustomBrand,
       CustomBrandText: branding.customBrandText,
       CustomDescriptionText: branding.customDescriptionText,
@@ -192,7 +193,14 @@ export const configDocument = Effect.gen(function*() {
       MaxFieldSize: 2048
     },
     ExperimentalAuditSettings: { FileEnabled: false, FileName: "", FileMaxSizeMB: 100, FileMaxAgeDays: 0, FileMaxBackups: 0, FileCompress: false, FileMaxQueueSize: 1000, AdvancedLoggingJSON: {} },
-    PasswordSettings: { MinimumLength: 8, Lowercase: false, Number: false, Uppercase: false, Symbol: false, EnableForgotLink: false },
+    PasswordSettings: {
+      MinimumLength: runtime.password.minimumLength,
+      Lowercase: runtime.password.lowercase,
+      Number: runtime.password.number,
+      Uppercase: runtime.password.uppercase,
+      Symbol: runtime.password.symbol,
+      EnableForgotLink: false
+    },
     FileSettings: {
       EnableFileAttachments: true,
       EnableMobileUpload: true,
@@ -238,9 +246,9 @@ export const configDocument = Effect.gen(function*() {
       SMTPPort: "",
       SMTPServerTimeout: 10,
       ConnectionSecurity: "",
-      SendPushNotifications: push,
+      SendPushNotifications: push && runtime.sendPushNotifications,
       PushNotificationServer: pushView.push_proxy_url ?? "",
-      PushNotificationContents: "full",
+      PushNotificationContents: runtime.pushContents,
       PushNotificationBuffer: 1000,
       // Notification emails are always batched, each user at their own interval (src/mail/EmailNotifications.ts).
       EnableEmailBatching: Option.isSome(app.smtpUrl),

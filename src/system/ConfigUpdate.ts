@@ -1,10 +1,11 @@
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { invalid } from "../../schemas/Errors.ts"
 import { SWITCHES } from "../integrations/IntegrationSettings.ts"
 import { PushSettings } from "../push/PushSettings.ts"
 import { SsoDirectory } from "../sso/SsoDirectory.ts"
 import { type ConfigDocument, FROM_ENVIRONMENT, MASK } from "./ConfigDocument.ts"
+import { KEYS, PASSWORD_LENGTH_BOUNDS, PUSH_CONTENTS, RuntimeSettings } from "./RuntimeSettings.ts"
 import { NAME_DISPLAYS } from "./ServerSettings.ts"
 
 /**
@@ -63,6 +64,22 @@ const limit = (value: unknown, writes: Writes, key: string, id: string, message:
   return Effect.void
 }
 
+const siteSwitch = (path: string, key: string, value: unknown, writes: Writes) =>
+  Effect.map(bool(path, value), (b) => void (writes.site[key] = b))
+
+/** A session length can be a year and a half at most: a cap this server sets, Mattermost sets none. */
+const HOURS_MAX = 24 * 548
+const IDLE_MINUTES_MIN = 5
+const DOMAINS_MAX = 1000
+
+const hours = (path: string, key: string, value: unknown, writes: Writes) => {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > HOURS_MAX) {
+    return Effect.fail(invalid("api.config.update.invalid_value.app_error", `${path} must be a whole number of hours from 1 to ${HOURS_MAX}.`))
+  }
+  writes.site[key] = value
+  return Effect.void
+}
+
 /** How each setting the service can change at run time is validated and where it is written. */
 const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocument) => Effect.Effect<void, ReturnType<typeof invalid>>> = {
   "TeamSettings.SiteName": (value, writes) => {
@@ -114,17 +131,51 @@ const WRITABLE: Record<string, (value: unknown, writes: Writes, doc: ConfigDocum
     writes.pushProxy = value.trim() === "" ? null : value.trim()
     return Effect.void
   },
-  "EmailSettings.SendPushNotifications": (value, writes, doc) =>
-    Effect.flatMap(bool("EmailSettings.SendPushNotifications", value), (on) => {
-      if (!on) {
-        writes.pushProxy = null
-        return Effect.void
-      }
-      if ((writes.pushProxy ?? doc.EmailSettings.PushNotificationServer) === "") {
-        return Effect.fail(invalid("api.config.update.push_server_required.app_error", "EmailSettings.SendPushNotifications needs EmailSettings.PushNotificationServer (or push credentials set with /api/v1/admin/push)."))
-      }
-      return Effect.void
-    }),
+  // A switch of its own, as in Mattermost: turning it off keeps the push server and credentials (Push.ts then sends
+  // nothing); turning it on needs a transport, checked in applyConfig once the document's push server is known.
+  "EmailSettings.SendPushNotifications": (value, writes) => siteSwitch("EmailSettings.SendPushNotifications", KEYS.sendPushNotifications, value, writes),
+  "EmailSettings.PushNotificationContents": (value, writes) => {
+    if (!PUSH_CONTENTS.some((c) => c === value)) {
+      return Effect.fail(invalid("api.config.update.invalid_value.app_error", `EmailSettings.PushNotificationContents must be one of ${PUSH_CONTENTS.join(", ")}.`))
+    }
+    writes.site[KEYS.pushContents] = value as string
+    return Effect.void
+  },
+  "PasswordSettings.MinimumLength": (value, writes) => {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < PASSWORD_LENGTH_BOUNDS.min || value > PASSWORD_LENGTH_BOUNDS.max) {
+      return Effect.fail(invalid("model.config.is_valid.password_length.app_error", `PasswordSettings.MinimumLength must be between ${PASSWORD_LENGTH_BOUNDS.min} and ${PASSWORD_LENGTH_BOUNDS.max}.`))
+    }
+    writes.site[KEYS.passwordMinimumLength] = value
+    return Effect.void
+  },
+  "PasswordSettings.Lowercase": (value, writes) => siteSwitch("PasswordSettings.Lowercase", KEYS.passwordLowercase, value, writes),
+  "PasswordSettings.Uppercase": (value, writes) => siteSwitch("PasswordSettings.Uppercase", KEYS.passwordUppercase, value, writes),
+  "PasswordSettings.Number": (value, writes) => siteSwitch("PasswordSettings.Number", KEYS.passwordNumber, value, writes),
+  "PasswordSettings.Symbol": (value, writes) => siteSwitch("PasswordSettings.Symbol", KEYS.passwordSymbol, value, writes),
+  "ServiceSettings.EnableMultifactorAuthentication": (value, writes) =>
+    siteSwitch("ServiceSettings.EnableMultifactorAuthentication", KEYS.enableMfa, value, writes),
+  "ServiceSettings.EnforceMultifactorAuthentication": (value, writes) =>
+    siteSwitch("ServiceSettings.EnforceMultifactorAuthentication", KEYS.enforceMfa, value, writes),
+  "ServiceSettings.SessionLengthWebInHours": (value, writes) => hours("ServiceSettings.SessionLengthWebInHours", KEYS.sessionHoursWeb, value, writes),
+  "ServiceSettings.SessionLengthMobileInHours": (value, writes) => hours("ServiceSettings.SessionLengthMobileInHours", KEYS.sessionHoursMobile, value, writes),
+  "ServiceSettings.SessionLengthSSOInHours": (value, writes) => hours("ServiceSettings.SessionLengthSSOInHours", KEYS.sessionHoursSso, value, writes),
+  "ServiceSettings.SessionIdleTimeoutInMinutes": (value, writes) => {
+    // Mattermost's console asks for 5 minutes at least; 0 turns the timeout off.
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || (value !== 0 && value < IDLE_MINUTES_MIN) || value > HOURS_MAX * 60) {
+      return Effect.fail(invalid("api.config.update.invalid_value.app_error", `ServiceSettings.SessionIdleTimeoutInMinutes must be 0 (off) or a whole number of minutes from ${IDLE_MINUTES_MIN}.`))
+    }
+    writes.site[KEYS.idleTimeoutMinutes] = value
+    return Effect.void
+  },
+  "TeamSettings.RestrictCreationToDomains": (value, writes) => {
+    if (typeof value !== "string" || value.length > DOMAINS_MAX) {
+      return Effect.fail(invalid("api.config.update.invalid_value.app_error", `TeamSettings.RestrictCreationToDomains must be text of at most ${DOMAINS_MAX} characters.`))
+    }
+    writes.site[KEYS.restrictCreationToDomains] = value.trim()
+    return Effect.void
+  },
+  "ServiceSettings.EnableCustomEmoji": (value, writes) => siteSwitch("ServiceSettings.EnableCustomEmoji", KEYS.enableCustomEmoji, value, writes),
+  "ServiceSettings.EnableGifPicker": (value, writes) => siteSwitch("ServiceSettings.EnableGifPicker", KEYS.enableGifPicker, value, writes),
   ...Object.fromEntries(Object.entries(SWITCHES).map(([name, { key }]) => [
     `ServiceSettings.${name}`,
     (value: unknown, writes: Writes) => Effect.map(bool(`ServiceSettings.${name}`, value), (b) => void (writes.integrations[key] = b))
@@ -158,9 +209,14 @@ export const applyConfig = (current: ConfigDocument, incoming: unknown) =>
     const refused = changes.filter((c) => WRITABLE[c.path] === undefined)
     if (refused.length > 0) return yield* refusal(refused)
     const writes: Writes = { site: {}, files: {}, integrations: {} }
-    // The push server before the switch that depends on it, whatever the order of the document.
-    const ordered = [...changes].sort((a, b) => Number(a.path === "EmailSettings.SendPushNotifications") - Number(b.path === "EmailSettings.SendPushNotifications"))
-    for (const change of ordered) yield* WRITABLE[change.path](change.value, writes, current)
+    for (const change of changes) yield* WRITABLE[change.path](change.value, writes, current)
+    if (writes.site[KEYS.sendPushNotifications] === true) {
+      const active = yield* Effect.flatMap(PushSettings, (s) => s.current)
+      const proxy = writes.pushProxy === undefined ? Option.isSome(active.proxy) : writes.pushProxy !== null
+      if (!proxy && Option.isNone(active.fcm) && Option.isNone(active.apns)) {
+        return yield* invalid("api.config.update.push_server_required.app_error", "EmailSettings.SendPushNotifications needs EmailSettings.PushNotificationServer (or push credentials set with /api/v1/admin/push).")
+      }
+    }
     if (writes.enableSso === true) {
       const providers = yield* Effect.flatMap(SsoDirectory, (d) => d.active)
       if (providers.length === 0) {
@@ -178,6 +234,7 @@ export const applyConfig = (current: ConfigDocument, incoming: unknown) =>
     if (sections.length > 0) {
       yield* db.transaction(Effect.forEach(sections, ([section, values]) => upsert(section, values), { discard: true }))
     }
+    if (Object.keys(writes.site).length > 0) yield* Effect.flatMap(RuntimeSettings, (s) => s.changed)
     if (writes.pushProxy !== undefined) yield* Effect.flatMap(PushSettings, (s) => s.update({ push_proxy_url: writes.pushProxy }))
     if (writes.enableSso !== undefined) yield* Effect.flatMap(SsoDirectory, (d) => d.updateSettings({ enable_sso: writes.enableSso }))
     return changes.map((c) => c.path)

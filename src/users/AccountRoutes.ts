@@ -7,7 +7,6 @@ import { Crypto, newId } from "../../layers/Crypto.ts"
 import { optionalCaller } from "../auth/Authenticate.ts"
 import { authed, CurrentCaller, publicRoute } from "../auth/Guards.ts"
 import { clientInfo } from "../auth/ClientInfo.ts"
-import { SessionLength } from "../auth/Session.ts"
 import { clearSessionCookies, attachSessionCookies } from "../auth/SessionCookies.ts"
 import { Sessions } from "../auth/Sessions.ts"
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from "../http/ApiError.ts"
@@ -28,6 +27,7 @@ import { UserRepo } from "./UserRepo.ts"
 import { DEFAULT_NOTIFY_PROPS, type UserRow } from "./UserRow.ts"
 import { toWire } from "./UserWire.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
+import { runtimeSettings, sessionLengthsMs } from "../system/RuntimeSettings.ts"
 
 /** Sign-up, login, logout and the current user: the account surface of mattermost-compat.md section 2. */
 
@@ -105,8 +105,13 @@ const signup = Effect.gen(function*() {
   const problem = usernameProblem(username)
   if (problem !== undefined) return yield* badRequest("model.user.is_valid.username.app_error", problem)
   if (!isValidEmail(email)) return yield* badRequest("model.user.is_valid.email.app_error", "Invalid email address.")
-  const weak = passwordProblem(input.password, { username, email })
+  const settings = yield* runtimeSettings
+  const weak = passwordProblem(input.password, settings.password, { username, email })
   if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
+  // TeamSettings.RestrictCreationToDomains binds every account made with an email, an administrator's too (Mattermost).
+  if (!domainAllowed(email, settings.restrictCreationToDomains)) {
+    return yield* badRequest("api.user.create_user.accepted_domain.app_error", "The email you provided does not belong to an accepted domain. Please contact your administrator or sign up with a different email.")
+  }
   const { iid } = yield* Decode.query(SignupQuery)
   const team = yield* signupTeam(iid, email)
   const crypto = yield* Crypto
@@ -187,13 +192,15 @@ const login = Effect.gen(function*() {
   const info = clientInfo(request.headers["user-agent"] ?? "")
   const sessions = yield* Sessions
   const deviceId = input.device_id
+  const lengths = sessionLengthsMs(yield* runtimeSettings)
   if (deviceId !== "") yield* sessions.revokeForUser(user.value.id, { deviceId })
   const { session, token } = yield* sessions.create({
     userId: user.value.id,
     roles: user.value.roles,
     deviceId,
-    lengthMs: deviceId !== "" || info.isMobile ? SessionLength.mobile : SessionLength.web,
-    props: { os: info.os, platform: info.platform, browser: info.browser, is_guest: "false" }
+    lengthMs: deviceId !== "" || info.isMobile ? lengths.mobile : lengths.web,
+    // As Mattermost marks an app's session: the idle timeout spares it (Sessions.ts).
+    props: { os: info.os, platform: info.platform, browser: info.browser, is_guest: "false", ...(info.isMobile ? { is_mobile: "true" } : {}) }
   })
   const now = yield* Clock.currentTimeMillis
   yield* repo.recordLogin(user.value.id, now)

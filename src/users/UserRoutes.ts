@@ -19,6 +19,7 @@ import * as LoginAttempts from "./LoginAttempts.ts"
 import { isValidEmail, passwordProblem, usernameProblem } from "./Validation.ts"
 import { isId } from "../../schemas/Params.ts"
 import { ListOf, MaxItems, SearchLimits, TextOf } from "../../schemas/Limits.ts"
+import { runtimeSettings } from "../system/RuntimeSettings.ts"
 
 /** Users: lookups, lists, search and autocomplete under the visibility rule of UserDirectory; patch, activation, password. */
 
@@ -391,7 +392,7 @@ const changePassword = Effect.gen(function*() {
     const valid = yield* LoginAttempts.checkCurrentPassword(user, input.current_password)
     if (!valid) return yield* badRequest("api.user.update_password.incorrect.app_error", "The \"Current Password\" you entered is incorrect.")
   }
-  const weak = passwordProblem(input.new_password, user)
+  const weak = passwordProblem(input.new_password, (yield* runtimeSettings).password, user)
   if (weak !== undefined) return yield* badRequest(weak.id, weak.message)
   const now = yield* Clock.currentTimeMillis
   yield* UserAdmin.setPassword(userId, input.new_password, now, caller.session.id)

@@ -1,3 +1,4 @@
+import type { PasswordRules } from "../system/RuntimeSettings.ts"
 import { isCommonPassword } from "./CommonPasswords.ts"
 
 /** Mattermost's rules for usernames and emails, shared by sign-up, patch and SSO provisioning. */
@@ -23,7 +24,6 @@ export const usernameProblem = (username: string): string | undefined => {
 export const isValidEmail = (email: string) =>
   email.length <= 128 && /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/.test(email)
 
-export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 72
 
 /** Whose password it is, for the rule that a password must not be the account's own name or address. */
@@ -54,24 +54,50 @@ const longestRun = (chars: ReadonlyArray<string>) => {
 
 const weak = (id: string, message: string) => ({ id, message })
 
+// Mattermost's character classes (model.LowercaseLetters, UppercaseLetters, NUMBERS, SYMBOLS).
+const CLASSES = [
+  { rule: "lowercase", label: "a lowercase letter", chars: /[a-z]/ },
+  { rule: "uppercase", label: "an uppercase letter", chars: /[A-Z]/ },
+  { rule: "number", label: "a number", chars: /[0-9]/ },
+  { rule: "symbol", label: "a symbol", chars: /[ !"\\#$%&'()*+,\-./:;<=>?@[\]^_`|~]/ }
+] as const
+
+/**
+ * The administrator's PasswordSettings, as Mattermost's IsPasswordValidWithSettings: a length below MinimumLength
+ * (counted without invisible characters) is pwd_min_length, above PASSWORD_MAX pwd_max_length; otherwise each
+ * required class the password lacks adds its name to the id (model.user.is_valid.pwd_lowercase_number.app_error).
+ */
+const settingsProblem = (password: string, visible: number, rules: PasswordRules) => {
+  const requirement = [`at least ${rules.minimumLength} characters`, ...CLASSES.filter((c) => rules[c.rule]).map((c) => c.label)].join(", ")
+  if (visible < rules.minimumLength) {
+    return weak("model.user.is_valid.pwd_min_length.app_error", `Your password must contain ${requirement}.`)
+  }
+  if (password.length > PASSWORD_MAX) {
+    return weak("model.user.is_valid.pwd_max_length.app_error", `Your password must contain at most ${PASSWORD_MAX} characters.`)
+  }
+  const missing = CLASSES.filter((c) => rules[c.rule] && !c.chars.test(password)).map((c) => c.rule)
+  return missing.length === 0
+    ? undefined
+    : weak(`model.user.is_valid.pwd_${missing.join("_")}.app_error`, `Your password must contain ${requirement}.`)
+}
+
 /**
  * Why a new password is refused (sign-up, change, reset, an administrator's, the command line's), as a Mattermost
  * error id and message, or undefined:
- * - a length outside the bounds, the minimum counted without invisible characters (eight zero-width spaces and an
- *   "a" are one character);
  * - nothing visible (only spaces or invisible characters);
+ * - the administrator's PasswordSettings (settingsProblem), the minimum counted without invisible characters (eight
+ *   zero-width spaces and an "a" are one character);
  * - one of the most common passwords (CommonPasswords.ts);
  * - a run of more than PASSWORD_RUN_MAX of one character, or fewer than three different characters ("abababab");
  * - the account's username or email address (or its part before the @) in it, in any case.
  */
-export const passwordProblem = (password: string, owner?: PasswordOwner): { readonly id: string; readonly message: string } | undefined => {
+export const passwordProblem = (password: string, rules: PasswordRules, owner?: PasswordOwner): { readonly id: string; readonly message: string } | undefined => {
   const visible = [...password.replace(INVISIBLE, "")]
-  if (visible.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    if (password.length > 0 && visible.length === 0) {
-      return weak("model.user.is_valid.pwd.app_error", "Your password must contain visible characters, not only spaces or invisible characters.")
-    }
-    return weak("model.user.is_valid.pwd_length.app_error", `Your password must contain between ${PASSWORD_MIN} and ${PASSWORD_MAX} characters.`)
+  if (password.length > 0 && visible.length === 0) {
+    return weak("model.user.is_valid.pwd.app_error", "Your password must contain visible characters, not only spaces or invisible characters.")
   }
+  const unmet = settingsProblem(password, visible.length, rules)
+  if (unmet !== undefined) return unmet
   if (isCommonPassword(password)) {
     return weak("model.user.is_valid.pwd.app_error", "This password is one of the most commonly used passwords. Please choose another.")
   }

@@ -105,7 +105,7 @@ describe("password reset by email", () => {
     })
     await expect(anonymous.resetUserPassword(latest, "short")).rejects.toMatchObject({
       status_code: 400,
-      server_error_id: "model.user.is_valid.pwd_length.app_error"
+      server_error_id: "model.user.is_valid.pwd_min_length.app_error"
     })
     // An hour later the link has expired.
     await db.query("UPDATE user_tokens SET expires_at = create_at - 1 WHERE user_id = $1", [user.user.id])

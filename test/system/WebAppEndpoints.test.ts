@@ -178,13 +178,15 @@ describe("the configuration document", () => {
     expect(notJson.status).toBe(400)
   })
 
-  it("sets and clears the push proxy through EmailSettings", async () => {
+  it("sets and clears the push proxy and switches pushes through EmailSettings", async () => {
     const on = expectShape(await admin.client.patchConfig({ EmailSettings: { PushNotificationServer: "https://push.example.com", SendPushNotifications: true } } as never), Wire.Config, "config with push")
     expect(on.EmailSettings.PushNotificationServer).toBe("https://push.example.com")
     expect(on.EmailSettings.SendPushNotifications).toBe(true)
     const off = expectShape(await admin.client.patchConfig({ EmailSettings: { SendPushNotifications: false } } as never), Wire.Config, "config without push")
-    expect(off.EmailSettings.PushNotificationServer).toBe("")
+    // The switch alone, as in Mattermost: the server stays for when pushes are turned on again.
+    expect(off.EmailSettings.PushNotificationServer).toBe("https://push.example.com")
     expect(off.EmailSettings.SendPushNotifications).toBe(false)
+    expect(await status(admin.client.patchConfig({ EmailSettings: { PushNotificationServer: "" } } as never))).toBe(200)
     expect(await status(admin.client.patchConfig({ EmailSettings: { SendPushNotifications: true } } as never))).toBe(400)
     expect(await status(admin.client.patchConfig({ EmailSettings: { PushNotificationServer: "ftp://x" } } as never))).toBe(400)
   })

@@ -14,7 +14,7 @@ let smtp: LoopbackSmtp
 let admin: Awaited<ReturnType<typeof newUser>>
 
 const PWD = "model.user.is_valid.pwd.app_error"
-const LENGTH = "model.user.is_valid.pwd_length.app_error"
+const LENGTH = "model.user.is_valid.pwd_min_length.app_error"
 const PERSONAL = "model.user.is_valid.pwd_personal.app_error"
 const REPEATED = "model.user.is_valid.pwd_repeated.app_error"
 
