@@ -124,6 +124,23 @@ to admins (\`ShowEmailAddress\` is false), and only admins may look users up by 
   \`FileSettings.MaxFileSize\`, \`EnablePublicLink\`, \`EmailSettings.PushNotificationServer\`,
   \`SendPushNotifications\`, and the \`Enable\` switch of \`GitLabSettings\`, \`GoogleSettings\` and \`OpenIdSettings\`
   (the service's one SSO switch). Any other change is refused with 400 naming the setting, and nothing is applied.
+- System posts (\`src/posts/SystemPosts.ts\`, \`test/posts/SystemPosts.test.ts\`): joining, being added to, leaving and
+  being removed from a channel, header, purpose and display name changes, privacy conversion, archive and restore,
+  and team adds, joins, leaves and removals (in Town Square) write Mattermost's \`system_*\` posts with its messages and
+  props, by the acting user, sent as \`posted\`. None in DMs/GMs; join/leave types do not count in \`total_msg_count\`
+  (never unread). Team joins follow Mattermost's requestor rule: creating a team, joining oneself, an invite link,
+  sign-up with an invite id, the CLI's \`team add\` and even the single \`POST /teams/{id}/members\` for someone else
+  write \`system_join_team\` (Town Square) and \`system_join_channel\` (other default channels) by the user; the batch
+  \`POST /teams/{id}/members/batch\` writes \`system_add_to_team\` and \`system_add_to_channel\` by the caller. Guests get
+  none (Mattermost keeps them out of default channels). The user a \`system_add_to_channel\` names counts it as a
+  mention (Mattermost's implicit mention; in the \`posted\` event's \`mentions\`), no one else; push and email still
+  skip system posts. \`post_root_id\` on \`POST /channels/{id}/members\` (400 malformed or of another channel, 404
+  missing; a reply's id stands for its thread) and \`/invite\` typed in a thread put the add post in that thread,
+  which the added user then follows with the mention unread. Moving a channel (\`POST /channels/{id}/move\`) writes
+  \`system_move_channel\` ("This channel has been moved to this team from <old team name>."), counted.
+  \`ServiceSettings.ExperimentalEnableDefaultChannelLeaveJoinMessages\` (default true, writable through \`/config\`)
+  turns off the Town Square and team ones. Not done: the creator's \`system_join_channel\` when a channel is created
+  (Mattermost's CreateChannelWithUser writes one).
 - The licence is Mattermost's answer for an unlicensed server (\`{"IsLicensed": "false"}\`, no seat fields).
 - User lists (\`GET /users\`, \`POST /users/search\`, \`GET /users/stats/filtered\`) take the console's \`roles\`,
   \`team_roles\` (with a team) and \`channel_roles\` (with a channel), matching a user who holds any of them as

@@ -185,6 +185,11 @@ cluster("admin commands", { timeout: 120_000 }, () => {
     expect(channels.map((c) => c.name).sort()).toEqual(["off-topic", "town-square"])
     const members = await b.client.getTeamMembers(team.id)
     expect(members.map((m) => m.user_id).sort()).toEqual([a.user.id, b.user.id].sort())
+    // As mmctl's add (Mattermost's single add, no requestor): each "joined the team" in Town Square.
+    const town = await a.client.getChannelByName(team.id, "town-square")
+    const list = await a.client.getPosts(town.id)
+    const joins = list.order.map((id) => list.posts[id]).filter((p) => String(p.type) === "system_join_team")
+    expect(joins.map((p) => p.message).sort()).toEqual([`${a.username} joined the team.`, `${b.username} joined the team.`].sort())
     const again = await admin(["team", "add", name, a.username])
     expect(again.code).toBe(0)
     expect(again.stdout).toContain(`already members: ${a.username}`)
