@@ -140,9 +140,9 @@ export const runRatios = async () => {
     // loads it, else the service records its first statements and the page's is EXPLAINed (StatementTimes.ts).
     const statsLoaded = await StatementTimes.hasPgStatStatements(ADMIN_URL)
     if (statsLoaded) await StatementTimes.track(database.url, database.name)
-    const service = statsLoaded
+    const service = statsLoaded || !ONLY.includes("page")
       ? await startService(database.url)
-      : await startService(database.url, { BENCH_CAPTURE_FILE: captureFile, BENCH_CAPTURE_COUNT: "200" }, undefined, "bench/CaptureStatements.ts")
+      : await startService(database.url, { BENCH_CAPTURE_FILE: captureFile }, undefined, "bench/CaptureStatements.ts")
     started.push(service)
     const data = await seed(database.url)
     const auth = [`Authorization: Bearer ${data.token}`]
@@ -169,6 +169,9 @@ export const runRatios = async () => {
       const res = await fetch(`${service.url}${path}`, { headers: { Authorization: `Bearer ${data.token}` } })
       const body = await res.json() as { order: Array<string> }
       if (res.status !== 200 || body.order.length !== 60) throw new Error(`the channel page answered ${res.status} with ${body.order?.length} posts`)
+      // The page's statement, as the request above sent it; then the service runs without the recorder.
+      const pageStatement = StatementTimes.captured(captureFile).find((st) => st.values.includes(data.channelId))
+      if (!statsLoaded) process.kill(service.pid, "SIGUSR2")
       const bare = await startBare("page", { BARE_DATABASE_URL: database.url, BARE_CHANNEL_ID: data.channelId })
       started.push(bare)
       if (statsLoaded) await StatementTimes.reset(database.url)
@@ -178,7 +181,6 @@ export const runRatios = async () => {
         measured(bare, (seconds) => run(`${bare.url}${path}`, seconds))
       )
       await bare.stop()
-      const pageStatement = StatementTimes.captured(captureFile).find((st) => st.values.includes(data.channelId))
       const statements = statsLoaded
         ? await StatementTimes.report(database.url)
         : [
