@@ -11,7 +11,7 @@ import { channelIn, type Member, teamWith } from "../posts/Fixture.ts"
  * page's posts only. The statements each page variant really sends (text and values, captured at pg.Client#query
  * while the route is called through Client4) are EXPLAINed (ANALYZE, BUFFERS) on the same database: the buffers they
  * touch must stay within a bound set by the page, not the channel, at 100,000 posts in the channel and, with
- * PAGE_EXPLAIN_MILLION=1 (a few minutes of bulk writes, so not in `npm test`), at 1,000,000.
+ * PAGE_EXPLAIN_MILLION=1 (about three more minutes of bulk writes, so not in `npm test`), at 1,000,000.
  *
  * And the statement keeps its generic plan: run as the service runs it (a named prepared statement on one
  * connection) more than five times, pg_prepared_statements must count generic plans, so PostgreSQL stops planning it
@@ -197,14 +197,16 @@ describe.runIf(process.env.PAGE_EXPLAIN_MILLION === "1")("the channel page at 1,
     await channelPosts("o", 1, 900_000, (g) => `${base} - (${g}) * 10`)
   }, 1_800_000)
 
-  it("touches the same buffers as at 100,000 posts, within the page's bound", async () => {
+  it("touches the buffers it did at 100,000 posts plus the indexes' extra level, within the page's bound", async () => {
     const { rows } = await admin.query("SELECT count(*)::int AS n FROM posts WHERE channel_id = $1", [big.id])
     expect(rows[0].n).toBeGreaterThanOrEqual(1_000_000)
     const at1m = await pageBuffers()
     console.log(`page statement buffers at 1,000,000 posts: ${JSON.stringify(at1m)}`)
     expectBounded(at1m)
-    // The same 60 posts: only the B-tree's depth may add a buffer or two per index walk.
-    for (const [name, n] of Object.entries(at1m)) expect(n, name).toBeLessThanOrEqual(at100k[name] * 1.2 + 10)
+    // The same 60 posts: only the indexes' depth grows, one level more adding a buffer to each index descent, of
+    // which a listed post costs two or three (its thread, its membership, its thread's replies). Measured: 345 -> 482
+    // buffers for page 0, 198 -> 273 with collapsed threads.
+    for (const [name, n] of Object.entries(at1m)) expect(n, name).toBeLessThanOrEqual(at100k[name] + 3 * PER_PAGE)
   })
 
   it("keeps a generic plan", async () => {
