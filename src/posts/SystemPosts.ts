@@ -15,9 +15,9 @@ import { toWire } from "./PostWire.ts"
 /**
  * Mattermost's system posts (server/channels/app/channel.go and team.go): written by the server in a channel when
  * someone joins, leaves, is added or removed, or changes its header, purpose, name, privacy or archive state, with
- * Mattermost's type, message and props, by the acting user. They go out as any post (`posted`) so clients show them
- * live; they mention nobody (push and email skip system_* posts). Mattermost's notifications also add an implicit
- * mention for the user a system_add_to_channel adds; this server does not (yet): `mentioned` is there for it.
+ * Mattermost's type, message and props, by the acting user, and when a channel moves to another team. They go out as
+ * any post (`posted`) so clients show them live. The one mention is Mattermost's implicit one: the user a
+ * system_add_to_channel adds counts it (mention counts, the event's `mentions`); push and email skip system_* posts.
  * Join/leave posts do not count in the channel's total_msg_count (Mattermost's post store skips
  * IsJoinLeaveMessage()), so they never make a channel unread; the others do.
  *
