@@ -317,7 +317,7 @@ describe.skipIf(!haveChromium)("web client tools and accessibility", () => {
       await page.screenshot({ path: join(RESULTS_DIR, "console-users.png") })
       expect(await axe()).toEqual([])
       await page.goto("/admin_console/health")
-      await page.getByRole("heading", { name: "Server health and statistics" }).waitFor()
+      await page.getByRole("heading", { name: "Health", exact: true }).waitFor()
       expect(await axe()).toEqual([])
 
       await page.setViewportSize({ width: 390, height: 780 })

@@ -5,9 +5,8 @@ import { link } from "../app/router.ts"
 import { useTeams } from "./Channels.tsx"
 import { Members } from "./Members.tsx"
 import { act, api, consolePath, useLoad } from "./state.ts"
-import { ConfirmDialog, Outcome } from "./ui.tsx"
+import { Outcome, useConfirm } from "./ui.tsx"
 
-type Confirming = { title: string; text: string; action: string; run: () => Promise<unknown>; done: string }
 
 /**
  * A channel's page: its team, privacy and state; convert between public and private, archive and unarchive, move
@@ -18,7 +17,7 @@ export default function ChannelDetail({ id }: { id: string }) {
   const channel = useLoad(() => api<Channel>("GET", `/api/v4/channels/${id}`), [id])
   const team = useLoad(() => channel.data ? api<Team>("GET", `/api/v4/teams/${channel.data.team_id}`) : Promise.resolve(null), [channel.data?.team_id])
   const teams = useTeams()
-  const [confirm, setConfirm] = useState<Confirming | null>(null)
+  const confirm = useConfirm(() => reload())
   const [target, setTarget] = useState("")
   const [force, setForce] = useState(false)
   const c = channel.data
@@ -42,7 +41,7 @@ export default function ChannelDetail({ id }: { id: string }) {
         <dt>State</dt><dd>{c.delete_at ? "Archived" : "Active"}</dd>
       </dl>
       <div class="row actions-bar" role="group" aria-label="Channel actions">
-        <button type="button" class="danger" disabled={c.name === "town-square" && !isPrivate} onClick={() => setConfirm({
+        <button type="button" class="danger" disabled={c.name === "town-square" && !isPrivate} onClick={() => confirm.ask({
           title: `Make ${c.display_name} ${isPrivate ? "public" : "private"}`, action: isPrivate ? "Make public" : "Make private",
           done: `${c.display_name} is now ${isPrivate ? "public" : "private"}`,
           text: isPrivate
@@ -52,7 +51,7 @@ export default function ChannelDetail({ id }: { id: string }) {
         })}>{isPrivate ? "Convert to public" : "Convert to private"}</button>
         {c.delete_at
           ? <button type="button" class="secondary" onClick={() => void act(() => api("POST", `/api/v4/channels/${id}/restore`), `${c.display_name} unarchived`, reload)}>Unarchive channel</button>
-          : <button type="button" class="danger" disabled={c.name === "town-square"} onClick={() => setConfirm({
+          : <button type="button" class="danger" disabled={c.name === "town-square"} onClick={() => confirm.ask({
               title: `Archive ${c.display_name}`, action: "Archive channel", done: `${c.display_name} archived`,
               text: `${c.display_name} becomes read-only; its messages are kept and it can be unarchived.`,
               run: () => api("DELETE", `/api/v4/channels/${id}`)
@@ -63,7 +62,7 @@ export default function ChannelDetail({ id }: { id: string }) {
         <form class="grid-form" aria-labelledby="move-title" onSubmit={(e) => {
           e.preventDefault()
           if (!targetTeam) return
-          setConfirm({
+          confirm.ask({
             title: `Move ${c.display_name} to ${targetTeam.display_name}`, action: "Move channel", done: `${c.display_name} moved to ${targetTeam.display_name}`,
             text: force
               ? `${c.display_name} and its messages will belong to ${targetTeam.display_name}; members who are not in that team will be removed from the channel.`
@@ -83,10 +82,7 @@ export default function ChannelDetail({ id }: { id: string }) {
       )}
 
       <Members base={`/api/v4/channels/${id}`} scope="channel" name={c.display_name} />
-      {confirm && (
-        <ConfirmDialog title={confirm.title} text={confirm.text} action={confirm.action} onCancel={() => setConfirm(null)}
-          onConfirm={() => { const x = confirm; setConfirm(null); void act(x.run, x.done, reload) }} />
-      )}
+      {confirm.dialog}
     </section>
   )
 }

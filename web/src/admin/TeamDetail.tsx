@@ -1,11 +1,9 @@
 import type { Team } from "@mattermost/types/teams"
-import { useState } from "preact/hooks"
 import { link } from "../app/router.ts"
 import { Members } from "./Members.tsx"
 import { act, api, consolePath, useLoad } from "./state.ts"
-import { ConfirmDialog, Outcome } from "./ui.tsx"
+import { Outcome, useConfirm } from "./ui.tsx"
 
-type Confirming = { title: string; text: string; action: string; run: () => Promise<unknown>; done: string }
 
 /**
  * A team's page: rename, description, who may join (open or invite only) and the email domains allowed, saved with
@@ -14,7 +12,7 @@ type Confirming = { title: string; text: string; action: string; run: () => Prom
 export default function TeamDetail({ id }: { id: string }) {
   const team = useLoad(() => api<Team>("GET", `/api/v4/teams/${id}`), [id])
   const stats = useLoad(() => api<{ total_member_count: number; active_member_count: number }>("GET", `/api/v4/teams/${id}/stats`), [id])
-  const [confirm, setConfirm] = useState<Confirming | null>(null)
+  const confirm = useConfirm(() => team.reload())
   const t = team.data
   if (!t) return <section><h2>Team</h2><Outcome error={team.error} /></section>
   const inviteLink = `${location.origin}/signup_user_complete/?id=${t.invite_id}`
@@ -52,7 +50,7 @@ export default function TeamDetail({ id }: { id: string }) {
       <p><code>{inviteLink}</code></p>
       <div class="row">
         <button type="button" class="secondary" onClick={() => void navigator.clipboard?.writeText(inviteLink)}>Copy invite link</button>
-        <button type="button" class="danger" onClick={() => setConfirm({
+        <button type="button" class="danger" onClick={() => confirm.ask({
           title: "Regenerate the invite link", action: "Regenerate", done: "Invite link regenerated",
           text: "The current invite link will stop working; people will need the new one.",
           run: () => api("POST", `/api/v4/teams/${id}/regenerate_invite_id`)
@@ -62,17 +60,14 @@ export default function TeamDetail({ id }: { id: string }) {
       <h3>Archive</h3>
       {t.delete_at
         ? <button type="button" class="secondary" onClick={() => void act(() => api("POST", `/api/v4/teams/${id}/restore`), `${t.display_name} restored`, team.reload)}>Restore team</button>
-        : <button type="button" class="danger" onClick={() => setConfirm({
+        : <button type="button" class="danger" onClick={() => confirm.ask({
             title: `Archive ${t.display_name}`, action: "Archive team", done: `${t.display_name} archived`,
             text: `${t.display_name} will be hidden from its members; its messages are kept and it can be restored.`,
             run: () => api("DELETE", `/api/v4/teams/${id}`)
           })}>Archive team</button>}
 
       <Members base={`/api/v4/teams/${id}`} scope="team" name={t.display_name} onChange={stats.reload} />
-      {confirm && (
-        <ConfirmDialog title={confirm.title} text={confirm.text} action={confirm.action} onCancel={() => setConfirm(null)}
-          onConfirm={() => { const c = confirm; setConfirm(null); void act(c.run, c.done, team.reload) }} />
-      )}
+      {confirm.dialog}
     </section>
   )
 }

@@ -1,9 +1,8 @@
 import type { Team } from "@mattermost/types/teams"
 import { useState } from "preact/hooks"
-import { errorMessage } from "../app/api.ts"
 import { link, navigate } from "../app/router.ts"
 import { api, consolePath, notice, useDebounced, useLoad } from "./state.ts"
-import { ConsoleDialog, Outcome, Pager, TableWrap } from "./ui.tsx"
+import { ConsoleDialog, FormError, Outcome, Pager, TableWrap, useFormSubmit } from "./ui.tsx"
 
 export type ConsoleTeam = Team & { member_count: number; active_member_count: number; channel_count: number }
 
@@ -64,28 +63,19 @@ export default function Teams() {
 }
 
 const CreateTeam = ({ onClose, onCreated }: { onClose: () => void; onCreated: (id: string) => void }) => {
-  const [error, setError] = useState("")
   const [name, setName] = useState("")
   const [url, setUrl] = useState("")
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    if (!form.reportValidity()) return
-    const d = new FormData(form)
-    try {
-      const team = await api<Team>("POST", "/api/v4/teams", {
-        display_name: name.trim(), name: url || slug(name), type: d.get("open") === "on" ? "O" : "I"
-      })
-      notice.value = `Team ${team.display_name} created`
-      onCreated(team.id)
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+  const { error, submit } = useFormSubmit(async (_, d) => {
+    const team = await api<Team>("POST", "/api/v4/teams", {
+      display_name: name.trim(), name: url || slug(name), type: d.get("open") === "on" ? "O" : "I"
+    })
+    notice.value = `Team ${team.display_name} created`
+    onCreated(team.id)
+  })
   return (
     <ConsoleDialog title="Create team" onClose={onClose}>
       <form onSubmit={submit}>
-        {error && <p role="alert" class="alert">{error}</p>}
+        <FormError error={error} />
         <label>Team name<input required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
         <label>Team URL<input required pattern="[a-z0-9]([a-z0-9\-]*[a-z0-9])?" minLength={2} maxLength={64} value={url || slug(name)}
           onInput={(e) => setUrl(e.currentTarget.value)} aria-describedby="team-url-help" /></label>

@@ -5,7 +5,7 @@ import { link } from "../app/router.ts"
 import { SetPassword } from "./UserDialogs.tsx"
 import { displayName, isSystemAdmin } from "./Users.tsx"
 import { act, api, consolePath, formatDate, useLoad } from "./state.ts"
-import { ConfirmDialog, Outcome, TableWrap } from "./ui.tsx"
+import { Outcome, TableWrap, useConfirm } from "./ui.tsx"
 
 interface Session {
   id: string
@@ -16,7 +16,6 @@ interface Session {
   props?: Record<string, string>
 }
 interface Report { id: string; last_login?: number; total_posts?: number; days_active?: number; last_post_date?: number }
-type Confirming = { title: string; text: string; action: string; run: () => Promise<unknown>; done: string }
 
 const isTeamAdmin = (m: TeamMembership) => m.scheme_admin || m.roles.split(" ").includes("team_admin")
 
@@ -42,7 +41,7 @@ export default function UserDetail({ id }: { id: string }) {
     const rows = await api<Array<Report>>("GET", `/api/v4/reports/users?${q}`)
     return rows.find((r) => r.id === id) ?? null
   }, [id])
-  const [confirm, setConfirm] = useState<Confirming | null>(null)
+  const confirm = useConfirm(() => reloadAll())
   const [password, setPassword] = useState(false)
   const u = user.data
   const reloadAll = async () => {
@@ -50,7 +49,7 @@ export default function UserDetail({ id }: { id: string }) {
   }
   if (!u) return <section><h2>User</h2><Outcome error={user.error} /></section>
   const admin = isSystemAdmin(u)
-  const ask = (c: Confirming) => setConfirm(c)
+  const ask = confirm.ask
   const roles = (on: boolean) => api("PUT", `/api/v4/users/${id}/roles`, { roles: on ? "system_user system_admin" : "system_user" })
   const setTeamAdmin = (team: Team, on: boolean) =>
     act(() => api("PUT", `/api/v4/teams/${team.id}/members/${id}/schemeRoles`, { scheme_user: true, scheme_admin: on }),
@@ -158,10 +157,7 @@ export default function UserDetail({ id }: { id: string }) {
         <dt>Days active in the last 30 days</dt><dd>{activity.data?.days_active ?? 0}</dd>
       </dl>
 
-      {confirm && (
-        <ConfirmDialog title={confirm.title} text={confirm.text} action={confirm.action} onCancel={() => setConfirm(null)}
-          onConfirm={() => { const c = confirm; setConfirm(null); void act(c.run, c.done, reloadAll) }} />
-      )}
+      {confirm.dialog}
       {password && <SetPassword user={u} onClose={() => setPassword(false)} onDone={() => { setPassword(false); void sessions.reload() }} />}
     </section>
   )

@@ -1,32 +1,19 @@
-import { useState } from "preact/hooks"
-import { errorMessage } from "../app/api.ts"
 import { api, notice } from "./state.ts"
-import { ConsoleDialog } from "./ui.tsx"
+import { ConsoleDialog, FormError, useFormSubmit } from "./ui.tsx"
 
 /** Mattermost's username rule: 3 to 22 characters, a lowercase letter first, then letters, digits, ".", "-" or "_". */
 const USERNAME = "[a-z][a-z0-9._\\-]{2,21}"
 
-const FormError = ({ error }: { error: string }) => (error ? <p role="alert" class="alert">{error}</p> : null)
-
 /** Create user (POST /api/v4/users as an admin: allowed whatever the sign-up settings say). */
 export const CreateUser = ({ onClose, onCreated }: { onClose: () => void; onCreated: (id: string) => void }) => {
-  const [error, setError] = useState("")
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    if (!form.reportValidity()) return
-    const d = new FormData(form)
-    try {
-      const user = await api<{ id: string; username: string }>("POST", "/api/v4/users", {
-        username: String(d.get("username")).trim(), email: String(d.get("email")).trim(), password: d.get("password"),
-        first_name: String(d.get("first_name") ?? "").trim(), last_name: String(d.get("last_name") ?? "").trim()
-      })
-      notice.value = `${user.username} created`
-      onCreated(user.id)
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+  const { error, submit } = useFormSubmit(async (text, d) => {
+    const user = await api<{ id: string; username: string }>("POST", "/api/v4/users", {
+      username: text("username"), email: text("email"), password: d.get("password"),
+      first_name: text("first_name"), last_name: text("last_name")
+    })
+    notice.value = `${user.username} created`
+    onCreated(user.id)
+  })
   return (
     <ConsoleDialog title="Create user" onClose={onClose}>
       <form onSubmit={submit}>
@@ -46,24 +33,15 @@ export const CreateUser = ({ onClose, onCreated }: { onClose: () => void; onCrea
 
 /** Set a user's password (PUT /users/{id}/password; an admin needs no current password). Their other sessions end. */
 export const SetPassword = ({ user, onClose, onDone }: { user: { id: string; username: string }; onClose: () => void; onDone: () => void }) => {
-  const [error, setError] = useState("")
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    if (!form.reportValidity()) return
-    const d = new FormData(form)
+  const { error, setError, submit } = useFormSubmit(async (_, d) => {
     if (d.get("password") !== d.get("again")) {
       setError("The two passwords differ.")
       return
     }
-    try {
-      await api("PUT", `/api/v4/users/${user.id}/password`, { new_password: d.get("password") })
-      notice.value = `Password of ${user.username} set`
-      onDone()
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+    await api("PUT", `/api/v4/users/${user.id}/password`, { new_password: d.get("password") })
+    notice.value = `Password of ${user.username} set`
+    onDone()
+  })
   return (
     <ConsoleDialog title={`Set the password of ${user.username}`} onClose={onClose}>
       <form onSubmit={submit}>

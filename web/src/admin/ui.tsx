@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact"
-import { useLayoutEffect, useRef } from "preact/hooks"
-import { failure, notice } from "./state.ts"
+import { useLayoutEffect, useRef, useState } from "preact/hooks"
+import { errorMessage } from "../app/api.ts"
+import { act, failure, notice } from "./state.ts"
 
 /**
  * A modal dialog of the console (native <dialog>: the page behind is inert, Escape closes it, focus returns to the
@@ -43,6 +44,51 @@ export const ConfirmDialog = ({ title, text, action, onConfirm, onCancel }: {
     </div>
   </ConsoleDialog>
 )
+
+/** A destructive action waiting for its confirmation: what the dialog says, what runs, what is announced after. */
+export interface Confirmation {
+  readonly title: string
+  readonly text: string
+  readonly action: string
+  readonly run: () => Promise<unknown>
+  readonly done: string
+}
+
+/**
+ * Every destructive action goes through a confirmation: `ask(...)` opens the dialog; confirmed, the action runs, its
+ * outcome is announced and `after` (a reload) follows. Render `dialog` where the page's dialogs go.
+ */
+export const useConfirm = (after?: () => unknown) => {
+  const [pending, setPending] = useState<Confirmation | null>(null)
+  const dialog = pending && (
+    <ConfirmDialog title={pending.title} text={pending.text} action={pending.action} onCancel={() => setPending(null)}
+      onConfirm={() => { setPending(null); void act(pending.run, pending.done, after) }} />
+  )
+  return { ask: setPending, dialog }
+}
+
+/**
+ * A dialog form's submit handler: the browser's own checks first (required, pattern, lengths, with its messages), then
+ * `save` with the form's trimmed text fields by name (and the raw FormData); what `save` throws is kept in `error` for
+ * the form's alert (FormError).
+ */
+export const useFormSubmit = (save: (field: (name: string) => string, data: FormData) => Promise<unknown> | void) => {
+  const [error, setError] = useState("")
+  const submit = async (e: Event) => {
+    e.preventDefault()
+    const form = e.currentTarget as HTMLFormElement
+    if (!form.reportValidity()) return
+    const data = new FormData(form)
+    try {
+      await save((name) => String(data.get(name) ?? "").trim(), data)
+    } catch (err) {
+      setError(errorMessage(err))
+    }
+  }
+  return { error, setError, submit }
+}
+
+export const FormError = ({ error }: { error: string }) => (error ? <p role="alert" class="alert">{error}</p> : null)
 
 /** The page's live regions: what the last action did, or why it failed. */
 export const Outcome = ({ error }: { error?: string }) => (

@@ -1,9 +1,8 @@
 import { useState } from "preact/hooks"
-import { errorMessage } from "../app/api.ts"
 import { config } from "../app/state.ts"
 import { act, api, notice, useLoad } from "../admin/state.ts"
-import { ConfirmDialog, ConsoleDialog, Outcome, TableWrap } from "../admin/ui.tsx"
-import { Copyable, FormError } from "./ui.tsx"
+import { ConsoleDialog, FormError, Outcome, TableWrap, useConfirm, useFormSubmit } from "../admin/ui.tsx"
+import { Copyable } from "./ui.tsx"
 
 interface Bot {
   user_id: string
@@ -21,10 +20,15 @@ interface Bot {
 export default function Bots() {
   const bots = useLoad(() => api<Array<Bot>>("GET", "/api/v4/bots?include_deleted=true&per_page=200"))
   const [adding, setAdding] = useState(false)
-  const [disabling, setDisabling] = useState<Bot | null>(null)
   const [tokenFor, setTokenFor] = useState<Bot | null>(null)
   const canCreate = config.value.EnableBotAccountCreation === "true"
   const tokens = config.value.EnableUserAccessTokens === "true"
+  const confirm = useConfirm(() => bots.reload())
+  const askDisable = (b: Bot) => confirm.ask({
+    title: `Disable ${name(b)}?`, action: "Disable",
+    text: "Its access tokens stop working until it is enabled again.",
+    run: () => api("POST", `/api/v4/bots/${b.user_id}/disable`), done: `${name(b)} disabled`
+  })
   const rows = bots.data ?? []
   const name = (b: Bot) => b.display_name || b.username
   return (
@@ -53,7 +57,7 @@ export default function Bots() {
                       onClick={() => void act(() => api("POST", `/api/v4/bots/${b.user_id}/enable`), `${name(b)} enabled`, bots.reload)}>Enable</button>
                     : <>
                       {tokens && <button type="button" class="secondary" aria-label={`Create token for ${name(b)}`} onClick={() => setTokenFor(b)}>Create token</button>}
-                      <button type="button" class="danger" aria-label={`Disable ${name(b)}`} onClick={() => setDisabling(b)}>Disable</button>
+                      <button type="button" class="danger" aria-label={`Disable ${name(b)}`} onClick={() => askDisable(b)}>Disable</button>
                     </>}
                 </td>
               </tr>
@@ -64,35 +68,17 @@ export default function Bots() {
       </TableWrap>
       {adding && <AddBot onClose={() => setAdding(false)} onAdded={() => { setAdding(false); void bots.reload() }} />}
       {tokenFor && <CreateToken bot={tokenFor} onClose={() => setTokenFor(null)} />}
-      {disabling && (
-        <ConfirmDialog title={`Disable ${name(disabling)}?`} action="Disable" text="Its access tokens stop working until it is enabled again."
-          onCancel={() => setDisabling(null)}
-          onConfirm={() => {
-            const b = disabling
-            setDisabling(null)
-            void act(() => api("POST", `/api/v4/bots/${b.user_id}/disable`), `${name(b)} disabled`, bots.reload)
-          }} />
-      )}
+      {confirm.dialog}
     </section>
   )
 }
 
 const AddBot = ({ onClose, onAdded }: { onClose: () => void; onAdded: () => void }) => {
-  const [error, setError] = useState("")
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    if (!form.reportValidity()) return
-    const d = new FormData(form)
-    const text = (k: string) => String(d.get(k) ?? "").trim()
-    try {
-      const bot = await api<Bot>("POST", "/api/v4/bots", { username: text("username").toLowerCase(), display_name: text("display_name"), description: text("description") })
-      notice.value = `@${bot.username} created`
-      onAdded()
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+  const { error, submit } = useFormSubmit(async (text) => {
+    const bot = await api<Bot>("POST", "/api/v4/bots", { username: text("username").toLowerCase(), display_name: text("display_name"), description: text("description") })
+    notice.value = `@${bot.username} created`
+    onAdded()
+  })
   return (
     <ConsoleDialog title="Add bot account" onClose={onClose}>
       <form onSubmit={submit}>
@@ -107,19 +93,12 @@ const AddBot = ({ onClose, onAdded }: { onClose: () => void; onAdded: () => void
 }
 
 const CreateToken = ({ bot, onClose }: { bot: Bot; onClose: () => void }) => {
-  const [error, setError] = useState("")
   const [token, setToken] = useState("")
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const d = new FormData(e.currentTarget as HTMLFormElement)
-    try {
-      const made = await api<{ token: string }>("POST", `/api/v4/users/${bot.user_id}/tokens`, { description: String(d.get("description") ?? "").trim() })
-      setToken(made.token)
-      notice.value = `Token created for @${bot.username}`
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+  const { error, submit } = useFormSubmit(async (text) => {
+    const made = await api<{ token: string }>("POST", `/api/v4/users/${bot.user_id}/tokens`, { description: text("description") })
+    setToken(made.token)
+    notice.value = `Token created for @${bot.username}`
+  })
   return (
     <ConsoleDialog title={`Create a token for @${bot.username}`} onClose={onClose}>
       {token

@@ -1,9 +1,8 @@
 import type { Team } from "@mattermost/types/teams"
 import { useState } from "preact/hooks"
-import { errorMessage } from "../app/api.ts"
-import { act, api, notice, useLoad } from "../admin/state.ts"
-import { ConfirmDialog, ConsoleDialog, Outcome, TableWrap } from "../admin/ui.tsx"
-import { Copyable, FormError } from "./ui.tsx"
+import { api, notice, useLoad } from "../admin/state.ts"
+import { ConsoleDialog, FormError, Outcome, TableWrap, useConfirm, useFormSubmit } from "../admin/ui.tsx"
+import { Copyable } from "./ui.tsx"
 
 interface Command {
   id: string
@@ -29,8 +28,17 @@ export default function Commands({ team }: { team: Team }) {
   const commands = useLoad(() => api<Array<Command>>("GET", `/api/v4/commands?team_id=${team.id}&custom_only=true`), [team.id])
   const [editing, setEditing] = useState<Command | "new" | null>(null)
   const [made, setMade] = useState<Command | null>(null)
-  const [deleting, setDeleting] = useState<Command | null>(null)
-  const [regenerating, setRegenerating] = useState<Command | null>(null)
+  const confirm = useConfirm(() => commands.reload())
+  const askRegenerate = (c: Command) => confirm.ask({
+    title: `Regenerate the token of ${name(c)}?`, action: "Regenerate",
+    text: "The integration must be given the new token: requests with the old one are no longer from this server.",
+    run: () => api("PUT", `/api/v4/commands/${c.id}/regen_token`), done: `Token of ${name(c)} regenerated`
+  })
+  const askDelete = (c: Command) => confirm.ask({
+    title: `Delete ${name(c)}?`, action: "Delete",
+    text: `/${c.trigger} will no longer work. This cannot be undone.`,
+    run: () => api("DELETE", `/api/v4/commands/${c.id}`), done: `${name(c)} deleted`
+  })
   const rows = commands.data ?? []
   const name = (c: Command) => c.display_name || `/${c.trigger}`
   return (
@@ -52,9 +60,9 @@ export default function Commands({ team }: { team: Team }) {
                 <td>{c.method === "G" ? "GET" : "POST"} <code>{c.url}</code></td>
                 <td><Copyable value={c.token} label={`Copy token of ${name(c)}`} /></td>
                 <td class="row">
-                  <button type="button" class="secondary" aria-label={`Regenerate token of ${name(c)}`} onClick={() => setRegenerating(c)}>Regenerate token</button>
+                  <button type="button" class="secondary" aria-label={`Regenerate token of ${name(c)}`} onClick={() => askRegenerate(c)}>Regenerate token</button>
                   <button type="button" class="secondary" aria-label={`Edit ${name(c)}`} onClick={() => setEditing(c)}>Edit</button>
-                  <button type="button" class="danger" aria-label={`Delete ${name(c)}`} onClick={() => setDeleting(c)}>Delete</button>
+                  <button type="button" class="danger" aria-label={`Delete ${name(c)}`} onClick={() => askDelete(c)}>Delete</button>
                 </td>
               </tr>
             ))}
@@ -73,25 +81,7 @@ export default function Commands({ team }: { team: Team }) {
           <div class="row dialog-actions"><button type="button" onClick={() => setMade(null)}>Done</button></div>
         </ConsoleDialog>
       )}
-      {regenerating && (
-        <ConfirmDialog title={`Regenerate the token of ${name(regenerating)}?`} action="Regenerate"
-          text="The integration must be given the new token: requests with the old one are no longer from this server."
-          onCancel={() => setRegenerating(null)}
-          onConfirm={() => {
-            const c = regenerating
-            setRegenerating(null)
-            void act(() => api("PUT", `/api/v4/commands/${c.id}/regen_token`), `Token of ${name(c)} regenerated`, commands.reload)
-          }} />
-      )}
-      {deleting && (
-        <ConfirmDialog title={`Delete ${name(deleting)}?`} action="Delete" text={`/${deleting.trigger} will no longer work. This cannot be undone.`}
-          onCancel={() => setDeleting(null)}
-          onConfirm={() => {
-            const c = deleting
-            setDeleting(null)
-            void act(() => api("DELETE", `/api/v4/commands/${c.id}`), `${name(c)} deleted`, commands.reload)
-          }} />
-      )}
+      {confirm.dialog}
     </section>
   )
 }
@@ -102,14 +92,8 @@ const CommandForm = ({ team, command, onClose, onSaved }: {
   onClose: () => void
   onSaved: (command: Command, created: boolean) => void
 }) => {
-  const [error, setError] = useState("")
   const [auto, setAuto] = useState(command?.auto_complete ?? false)
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    if (!form.reportValidity()) return
-    const d = new FormData(form)
-    const text = (k: string) => String(d.get(k) ?? "").trim()
+  const { error, submit } = useFormSubmit(async (text) => {
     const body = {
       team_id: team.id,
       display_name: text("display_name"),
@@ -123,16 +107,12 @@ const CommandForm = ({ team, command, onClose, onSaved }: {
       username: command?.username ?? "",
       icon_url: command?.icon_url ?? ""
     }
-    try {
-      const saved = command
-        ? await api<Command>("PUT", `/api/v4/commands/${command.id}`, { ...command, ...body })
-        : await api<Command>("POST", "/api/v4/commands", body)
-      notice.value = `/${saved.trigger} ${command ? "saved" : "created"}`
-      onSaved(saved, !command)
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+    const saved = command
+      ? await api<Command>("PUT", `/api/v4/commands/${command.id}`, { ...command, ...body })
+      : await api<Command>("POST", "/api/v4/commands", body)
+    notice.value = `/${saved.trigger} ${command ? "saved" : "created"}`
+    onSaved(saved, !command)
+  })
   return (
     <ConsoleDialog title={command ? "Edit slash command" : "Add slash command"} onClose={onClose}>
       <form onSubmit={submit}>

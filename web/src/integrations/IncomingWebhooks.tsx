@@ -1,9 +1,8 @@
 import type { Team } from "@mattermost/types/teams"
 import { useState } from "preact/hooks"
-import { errorMessage } from "../app/api.ts"
-import { act, api, formatDate, notice, useLoad } from "../admin/state.ts"
-import { ConfirmDialog, ConsoleDialog, Outcome, TableWrap } from "../admin/ui.tsx"
-import { Copyable, FormError, useTeamChannels } from "./ui.tsx"
+import { api, formatDate, notice, useLoad } from "../admin/state.ts"
+import { ConsoleDialog, FormError, Outcome, TableWrap, useConfirm, useFormSubmit } from "../admin/ui.tsx"
+import { Copyable, useTeamChannels } from "./ui.tsx"
 
 interface Hook {
   id: string
@@ -29,9 +28,14 @@ export default function IncomingWebhooks({ team }: { team: Team }) {
   const channels = useTeamChannels(team.id)
   const [editing, setEditing] = useState<Hook | "new" | null>(null)
   const [made, setMade] = useState<Hook | null>(null)
-  const [deleting, setDeleting] = useState<Hook | null>(null)
   const channelName = (id: string) => channels.data?.find((c) => c.id === id)?.display_name ?? "A channel you are not in"
   const title = (h: Hook) => h.display_name || `Webhook to ${channelName(h.channel_id)}`
+  const confirm = useConfirm(() => hooks.reload())
+  const askDelete = (h: Hook) => confirm.ask({
+    title: `Delete ${title(h)}?`, action: "Delete",
+    text: "Programs using its URL will no longer be able to post. This cannot be undone.",
+    run: () => api("DELETE", `/api/v4/hooks/incoming/${h.id}`), done: `${title(h)} deleted`
+  })
   const rows = hooks.data ?? []
   return (
     <section aria-labelledby="incoming-title">
@@ -53,7 +57,7 @@ export default function IncomingWebhooks({ team }: { team: Team }) {
                 <td>{formatDate(h.last_used)}</td>
                 <td class="row">
                   <button type="button" class="secondary" aria-label={`Edit ${title(h)}`} onClick={() => setEditing(h)}>Edit</button>
-                  <button type="button" class="danger" aria-label={`Delete ${title(h)}`} onClick={() => setDeleting(h)}>Delete</button>
+                  <button type="button" class="danger" aria-label={`Delete ${title(h)}`} onClick={() => askDelete(h)}>Delete</button>
                 </td>
               </tr>
             ))}
@@ -72,16 +76,7 @@ export default function IncomingWebhooks({ team }: { team: Team }) {
           <div class="row dialog-actions"><button type="button" onClick={() => setMade(null)}>Done</button></div>
         </ConsoleDialog>
       )}
-      {deleting && (
-        <ConfirmDialog title={`Delete ${title(deleting)}?`} action="Delete"
-          text="Programs using its URL will no longer be able to post. This cannot be undone."
-          onCancel={() => setDeleting(null)}
-          onConfirm={() => {
-            const h = deleting
-            setDeleting(null)
-            void act(() => api("DELETE", `/api/v4/hooks/incoming/${h.id}`), `${title(h)} deleted`, hooks.reload)
-          }} />
-      )}
+      {confirm.dialog}
     </section>
   )
 }
@@ -93,30 +88,21 @@ const HookForm = ({ team, hook, channels, onClose, onSaved }: {
   onClose: () => void
   onSaved: (hook: Hook, created: boolean) => void
 }) => {
-  const [error, setError] = useState("")
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    if (!form.reportValidity()) return
-    const d = new FormData(form)
+  const { error, submit } = useFormSubmit(async (text, d) => {
     const body = {
       channel_id: String(d.get("channel_id")),
-      display_name: String(d.get("display_name")).trim(),
-      description: String(d.get("description")).trim(),
+      display_name: text("display_name"),
+      description: text("description"),
       channel_locked: d.get("channel_locked") === "on",
       username: hook?.username ?? "",
       icon_url: hook?.icon_url ?? ""
     }
-    try {
-      const saved = hook
-        ? await api<Hook>("PUT", `/api/v4/hooks/incoming/${hook.id}`, { ...body, id: hook.id })
-        : await api<Hook>("POST", "/api/v4/hooks/incoming", body)
-      notice.value = `${saved.display_name || "Webhook"} ${hook ? "saved" : "created"}`
-      onSaved(saved, !hook)
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+    const saved = hook
+      ? await api<Hook>("PUT", `/api/v4/hooks/incoming/${hook.id}`, { ...body, id: hook.id })
+      : await api<Hook>("POST", "/api/v4/hooks/incoming", body)
+    notice.value = `${saved.display_name || "Webhook"} ${hook ? "saved" : "created"}`
+    onSaved(saved, !hook)
+  })
   return (
     <ConsoleDialog title={hook ? "Edit incoming webhook" : "Add incoming webhook"} onClose={onClose}>
       <form onSubmit={submit}>

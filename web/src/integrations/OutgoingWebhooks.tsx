@@ -1,9 +1,8 @@
 import type { Team } from "@mattermost/types/teams"
 import { useState } from "preact/hooks"
-import { errorMessage } from "../app/api.ts"
-import { act, api, notice, useLoad } from "../admin/state.ts"
-import { ConfirmDialog, ConsoleDialog, Outcome, TableWrap } from "../admin/ui.tsx"
-import { Copyable, FormError, useTeamChannels } from "./ui.tsx"
+import { api, notice, useLoad } from "../admin/state.ts"
+import { ConsoleDialog, FormError, Outcome, TableWrap, useConfirm, useFormSubmit } from "../admin/ui.tsx"
+import { Copyable, useTeamChannels } from "./ui.tsx"
 
 interface Hook {
   id: string
@@ -30,10 +29,19 @@ export default function OutgoingWebhooks({ team }: { team: Team }) {
   const hooks = useLoad(() => api<Array<Hook>>("GET", `/api/v4/hooks/outgoing?team_id=${team.id}&per_page=200`), [team.id])
   const channels = useTeamChannels(team.id)
   const [editing, setEditing] = useState<Hook | "new" | null>(null)
-  const [deleting, setDeleting] = useState<Hook | null>(null)
-  const [regenerating, setRegenerating] = useState<Hook | null>(null)
   const channelName = (id: string) => (id ? channels.data?.find((c) => c.id === id)?.display_name ?? "A channel you are not in" : "Any public channel")
   const title = (h: Hook) => h.display_name || `Webhook on ${h.trigger_words.join(", ") || channelName(h.channel_id)}`
+  const confirm = useConfirm(() => hooks.reload())
+  const askRegenerate = (h: Hook) => confirm.ask({
+    title: `Regenerate the token of ${title(h)}?`, action: "Regenerate",
+    text: "The callback's service must be given the new token: requests with the old one are no longer from this server.",
+    run: () => api("POST", `/api/v4/hooks/outgoing/${h.id}/regen_token`), done: `Token of ${title(h)} regenerated`
+  })
+  const askDelete = (h: Hook) => confirm.ask({
+    title: `Delete ${title(h)}?`, action: "Delete",
+    text: "Messages will no longer be sent to its callback URLs. This cannot be undone.",
+    run: () => api("DELETE", `/api/v4/hooks/outgoing/${h.id}`), done: `${title(h)} deleted`
+  })
   const rows = hooks.data ?? []
   return (
     <section aria-labelledby="outgoing-title">
@@ -54,9 +62,9 @@ export default function OutgoingWebhooks({ team }: { team: Team }) {
                 <td>{h.callback_urls.map((u) => <div key={u}><code>{u}</code></div>)}<div class="muted small">{h.content_type || "application/x-www-form-urlencoded"}</div></td>
                 <td><Copyable value={h.token} label={`Copy token of ${title(h)}`} /></td>
                 <td class="row">
-                  <button type="button" class="secondary" aria-label={`Regenerate token of ${title(h)}`} onClick={() => setRegenerating(h)}>Regenerate token</button>
+                  <button type="button" class="secondary" aria-label={`Regenerate token of ${title(h)}`} onClick={() => askRegenerate(h)}>Regenerate token</button>
                   <button type="button" class="secondary" aria-label={`Edit ${title(h)}`} onClick={() => setEditing(h)}>Edit</button>
-                  <button type="button" class="danger" aria-label={`Delete ${title(h)}`} onClick={() => setDeleting(h)}>Delete</button>
+                  <button type="button" class="danger" aria-label={`Delete ${title(h)}`} onClick={() => askDelete(h)}>Delete</button>
                 </td>
               </tr>
             ))}
@@ -68,25 +76,7 @@ export default function OutgoingWebhooks({ team }: { team: Team }) {
         <HookForm team={team} hook={editing === "new" ? null : editing} channels={channels.data ?? []} onClose={() => setEditing(null)}
           onSaved={() => { setEditing(null); void hooks.reload() }} />
       )}
-      {regenerating && (
-        <ConfirmDialog title={`Regenerate the token of ${title(regenerating)}?`} action="Regenerate"
-          text="The callback's service must be given the new token: requests with the old one are no longer from this server."
-          onCancel={() => setRegenerating(null)}
-          onConfirm={() => {
-            const h = regenerating
-            setRegenerating(null)
-            void act(() => api("POST", `/api/v4/hooks/outgoing/${h.id}/regen_token`), `Token of ${title(h)} regenerated`, hooks.reload)
-          }} />
-      )}
-      {deleting && (
-        <ConfirmDialog title={`Delete ${title(deleting)}?`} action="Delete" text="Messages will no longer be sent to its callback URLs. This cannot be undone."
-          onCancel={() => setDeleting(null)}
-          onConfirm={() => {
-            const h = deleting
-            setDeleting(null)
-            void act(() => api("DELETE", `/api/v4/hooks/outgoing/${h.id}`), `${title(h)} deleted`, hooks.reload)
-          }} />
-      )}
+      {confirm.dialog}
     </section>
   )
 }
@@ -98,13 +88,7 @@ const HookForm = ({ team, hook, channels, onClose, onSaved }: {
   onClose: () => void
   onSaved: () => void
 }) => {
-  const [error, setError] = useState("")
-  const submit = async (e: Event) => {
-    e.preventDefault()
-    const form = e.currentTarget as HTMLFormElement
-    if (!form.reportValidity()) return
-    const d = new FormData(form)
-    const text = (k: string) => String(d.get(k) ?? "").trim()
+  const { error, submit } = useFormSubmit(async (text) => {
     const body = {
       team_id: team.id,
       display_name: text("display_name"),
@@ -117,16 +101,12 @@ const HookForm = ({ team, hook, channels, onClose, onSaved }: {
       username: hook?.username ?? "",
       icon_url: hook?.icon_url ?? ""
     }
-    try {
-      const saved = hook
-        ? await api<Hook>("PUT", `/api/v4/hooks/outgoing/${hook.id}`, { ...body, id: hook.id })
-        : await api<Hook>("POST", "/api/v4/hooks/outgoing", body)
-      notice.value = `${saved.display_name || "Webhook"} ${hook ? "saved" : "created"}`
-      onSaved()
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
+    const saved = hook
+      ? await api<Hook>("PUT", `/api/v4/hooks/outgoing/${hook.id}`, { ...body, id: hook.id })
+      : await api<Hook>("POST", "/api/v4/hooks/outgoing", body)
+    notice.value = `${saved.display_name || "Webhook"} ${hook ? "saved" : "created"}`
+    onSaved()
+  })
   return (
     <ConsoleDialog title={hook ? "Edit outgoing webhook" : "Add outgoing webhook"} onClose={onClose}>
       <form onSubmit={submit}>

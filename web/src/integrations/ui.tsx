@@ -31,5 +31,3 @@ export const Copyable = ({ value, label }: { value: string; label: string }) => 
     </span>
   )
 }
-
-export const FormError = ({ error }: { error: string }) => (error ? <p role="alert" class="alert">{error}</p> : null)

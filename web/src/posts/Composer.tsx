@@ -190,7 +190,7 @@ export const Composer = ({ channelId, rootId = "", label, onEditLast, onReplyLas
       onReplyLast()
     } else if (e.key === "ArrowUp" && !e.shiftKey && text === "" && onEditLast) {
       const order = timelines.value[channelId]?.order ?? []
-      const last = [...order].reverse().find((id) => posts.value[id]?.user_id === me.value?.id && !posts.value[id]?.delete_at && (!rootId || posts.value[id]?.root_id === rootId || id === rootId))
+      const last = [...order].reverse().find((id) => posts.value[id]?.user_id === me.value?.id && !posts.value[id]?.delete_at && !posts.value[id]?.type.startsWith("system_") && (!rootId || posts.value[id]?.root_id === rootId || id === rootId))
       if (last) { e.preventDefault(); onEditLast(last) }
     }
   }

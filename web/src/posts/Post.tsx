@@ -86,7 +86,8 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
   const author = users.value[post.user_id]
   const who = shownAuthor(post, author)
   const name = who.name
-  const mine = post.user_id === me.value?.id
+  // A system message carries its actor's user_id but is the server's, not theirs: not editable or deletable as theirs.
+  const mine = post.user_id === me.value?.id && !who.system
   const deleted = post.delete_at > 0 || post.state === "DELETED"
   const saved = flagged.value.has(post.id)
   const replies = post.reply_count ?? 0
@@ -163,7 +164,7 @@ export const PostItem = ({ id, compact, inThread, editing, setEditing, marks }: 
           <button type="button" class="link replies" onClick={() => openThread(post.id)}>{replies === 1 ? "1 reply" : `${replies} replies`}</button>
         )}
       </div>
-      {!deleted && !who.ephemeral && (hovered || focused || menu || picker) && (
+      {!deleted && !who.ephemeral && !who.system && (hovered || focused || menu || picker) && (
         // The menu and the emoji picker open in the page's top layer (ui/Floating.tsx): never cut off by the list.
         <div class="actions" role="group" aria-label="Message actions">
           <button type="button" ref={reactButton} aria-label="Add reaction" title="Add reaction" aria-expanded={picker} onClick={() => setPicker(!picker)}>☺</button>

@@ -5,12 +5,21 @@
  */
 export const MESSAGE_BOX_ID = "message-box"
 
+const typingElsewhere = (box: HTMLElement) => {
+  const active = document.activeElement as HTMLElement | null
+  if (!active || active === box) return false
+  return active.isContentEditable || active.tagName === "TEXTAREA" || active.tagName === "SELECT" ||
+    (active.tagName === "INPUT" && !["button", "checkbox", "radio", "submit", "reset", "file"].includes((active as HTMLInputElement).type))
+}
+
 export const focusMessageBox = () => {
   if (typeof matchMedia === "function" && matchMedia("(hover: none) and (pointer: coarse)").matches) return
   // After the current task: a closing <dialog> first gives focus back to what opened it, then this takes it.
   setTimeout(() => {
     const box = document.getElementById(MESSAGE_BOX_ID)
-    if (box && !document.querySelector("dialog[open]")) box.focus()
+    // Never taken from another field the person is typing in (the search box, a filter): a channel that finishes
+    // loading after they moved on must not pull their keystrokes into the message box.
+    if (box && !document.querySelector("dialog[open]") && !typingElsewhere(box)) box.focus()
   }, 0)
 }
 
