@@ -122,8 +122,15 @@ to admins (\`ShowEmailAddress\` is false), and only admins may look users up by 
   service's real settings in Mattermost's config shape, secrets masked. Settings that change at run time:
   \`TeamSettings.SiteName\`, \`EnableUserCreation\`, \`EnableOpenServer\`, \`EnableTeamCreation\`,
   \`FileSettings.MaxFileSize\`, \`EnablePublicLink\`, \`EmailSettings.PushNotificationServer\`,
-  \`SendPushNotifications\`, and the \`Enable\` switch of \`GitLabSettings\`, \`GoogleSettings\` and \`OpenIdSettings\`
-  (the service's one SSO switch). Any other change is refused with 400 naming the setting, and nothing is applied.
+  \`SendPushNotifications\`, \`PushNotificationContents\`, the \`PasswordSettings\` rules, \`ServiceSettings.
+  EnableMultifactorAuthentication\`, \`EnforceMultifactorAuthentication\`, the three \`SessionLength*InHours\`,
+  \`SessionIdleTimeoutInMinutes\`, \`EnableCustomEmoji\`, \`EnableGifPicker\`, \`TeamSettings.RestrictCreationToDomains\`,
+  and the \`Enable\` switch of \`GitLabSettings\`, \`GoogleSettings\` and \`OpenIdSettings\` (the service's one SSO switch);
+  the README's "Accounts and limits" table says what each does, with Mattermost's error ids, and
+  \`test/system/RuntimeSettings*.test.ts\` shows them in force on two nodes without a restart (\`GET /api/v1/admin/config/sources\`
+  and the console list every writable setting). Any other change is refused with 400 naming the setting, and nothing
+  is applied. Known gap: an \`id_loaded\` push's ack (\`POST /notifications/ack\`) answers OK without the message, so
+  the apps show the generic text.
 - System posts (\`src/posts/SystemPosts.ts\`, \`test/posts/SystemPosts.test.ts\`): joining, being added to, leaving and
   being removed from a channel, header, purpose and display name changes, privacy conversion, archive and restore,
   and team adds, joins, leaves and removals (in Town Square) write Mattermost's \`system_*\` posts with its messages and
