@@ -1,12 +1,13 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { writeFixtureZip } from "../imports/Fixture.ts"
 import { writeSlackZip } from "../imports/SlackFixture.ts"
-import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
+import { signedInPages } from "./support/WebTeam.ts"
+import { haveChromium, withScreenshots } from "./support/Chromium.ts"
 import { checkConsolePage, expectRefused, openConsolePage } from "./support/Console.ts"
-import { createPeople, signedInContext } from "./support/People.ts"
+import { createPeople } from "./support/People.ts"
 
 /**
  * Issue 29, Environment > Import and export, as a system admin (ann): a Mattermost bulk export and a Slack export
@@ -14,12 +15,10 @@ import { createPeople, signedInContext } from "./support/People.ts"
  * export started, followed, and downloaded. bob, a member, gets none of it: the page refuses him and so does the API.
  */
 let server: TestServer
-let browser: Browser
 let closeBrowser: () => Promise<void>
 let ann: Page
 let bob: Page
 let apis: Record<string, ReturnType<typeof client4>>
-const contexts: Array<BrowserContext> = []
 const headers = { "X-Requested-With": "XMLHttpRequest" }
 
 type ImportJob = { id: string; status: string; format: string; team: string; created: Record<string, number> }
@@ -32,11 +31,7 @@ beforeAll(async () => {
   server = await startServer()
   ;({ apis } = await createPeople(server.url, ["ann", "bob"]))
   if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "bob"]) contexts.push(await signedInContext(browser, server.url, name))
-  ann = await contexts[0].newPage()
-  bob = await contexts[1].newPage()
-  for (const page of [ann, bob]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  ;({ close: closeBrowser, pages: [ann, bob] } = await signedInPages(server.url, ["ann", "bob"]))
 }, 60_000)
 
 afterAll(async () => {

@@ -1,11 +1,12 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { type LoopbackSmtp, startSmtpServer } from "../support/SmtpServer.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
+import { signedInPages } from "./support/WebTeam.ts"
+import { haveChromium, withScreenshots } from "./support/Chromium.ts"
 import { checkConsolePage, consoleNav, expectRefused, openConsolePage } from "./support/Console.ts"
-import { createPeople, signedInContext } from "./support/People.ts"
+import { createPeople } from "./support/People.ts"
 
 /**
  * Issue 29, the System Console's site configuration: each settings page as a system admin (ann) sees it, saved
@@ -16,23 +17,17 @@ import { createPeople, signedInContext } from "./support/People.ts"
  */
 let server: TestServer
 let smtp: LoopbackSmtp
-let browser: Browser
 let closeBrowser: () => Promise<void>
 let ann: Page
 let bob: Page
 let apis: Record<string, ReturnType<typeof client4>>
-const contexts: Array<BrowserContext> = []
 
 beforeAll(async () => {
   smtp = await startSmtpServer()
   server = await startServer({ env: { SERVICE_SMTP_URL: smtp.url, SERVICE_EMAIL_FROM: "Chat <chat@example.com>" } })
   ;({ apis } = await createPeople(server.url, ["ann", "bob"]))
   if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "bob"]) contexts.push(await signedInContext(browser, server.url, name))
-  ann = await contexts[0].newPage()
-  bob = await contexts[1].newPage()
-  for (const page of [ann, bob]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  ;({ close: closeBrowser, pages: [ann, bob] } = await signedInPages(server.url, ["ann", "bob"]))
 }, 60_000)
 
 afterAll(async () => {
@@ -112,7 +107,12 @@ describe.skipIf(!haveChromium)("System Console: site configuration", () => {
       await ann.getByRole("button", { name: "Save" }).click()
       await saved()
       expect((await config()).ServiceSettings.MaximumLoginAttempts).toBe(5)
-      expect(await ann.getByRole("spinbutton", { name: "Minimum password length" }).isEditable()).toBe(false)
+      // Password rules apply at run time (test/system/RuntimeSettings*): the console saves them like any setting.
+      await ann.getByRole("spinbutton", { name: "Minimum password length" }).fill("10")
+      await ann.getByRole("checkbox", { name: "At least one number" }).check()
+      await ann.getByRole("button", { name: "Save" }).click()
+      await saved()
+      expect((await config()).PasswordSettings).toMatchObject({ MinimumLength: 10, Number: true })
       await checkConsolePage(ann, "password")
 
       await openConsolePage(ann, "Integration management")

@@ -1,10 +1,11 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
+import { signedInPages } from "./support/WebTeam.ts"
+import { haveChromium, withScreenshots } from "./support/Chromium.ts"
 import { checkConsolePage, expectRefused, openConsolePage } from "./support/Console.ts"
-import { createPeople, shot, signedInContext } from "./support/People.ts"
+import { createPeople, shot } from "./support/People.ts"
 
 /**
  * Issue 29, Reporting: Site statistics (the counts of /api/v4/analytics/old, posts and posting people per day as
@@ -13,14 +14,12 @@ import { createPeople, shot, signedInContext } from "./support/People.ts"
  * with the API's own answer. bob, a member, gets neither page and his direct calls are refused.
  */
 let server: TestServer
-let browser: Browser
 let closeBrowser: () => Promise<void>
 let ann: Page
 let bob: Page
 let apis: Record<string, ReturnType<typeof client4>>
 let ids: Record<string, string>
 let planning = ""
-const contexts: Array<BrowserContext> = []
 const headers = { "X-Requested-With": "XMLHttpRequest" }
 
 type Row = { name: string; value: number }
@@ -47,11 +46,7 @@ beforeAll(async () => {
   await apis.ann.createPost({ channel_id: secrets, message: "hush" } as never)
   await apis.ann.createPost({ channel_id: idle, message: "anyone?" } as never)
   if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "bob"]) contexts.push(await signedInContext(browser, server.url, name))
-  ann = await contexts[0].newPage()
-  bob = await contexts[1].newPage()
-  for (const page of [ann, bob]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  ;({ close: closeBrowser, pages: [ann, bob] } = await signedInPages(server.url, ["ann", "bob"]))
 }, 60_000)
 
 afterAll(async () => {

@@ -1,10 +1,11 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
+import { signedInPages } from "./support/WebTeam.ts"
+import { haveChromium, withScreenshots } from "./support/Chromium.ts"
 import { checkConsolePage, expectRefused, openConsolePage } from "./support/Console.ts"
-import { createPeople, signedInContext } from "./support/People.ts"
+import { createPeople } from "./support/People.ts"
 
 /**
  * Issue 29, User management > Teams and Channels, as a system admin (ann): teams with member and channel counts,
@@ -15,7 +16,6 @@ import { createPeople, signedInContext } from "./support/People.ts"
  * of it and his direct calls are refused.
  */
 let server: TestServer
-let browser: Browser
 let closeBrowser: () => Promise<void>
 let ann: Page
 let bob: Page
@@ -24,7 +24,6 @@ let ids: Record<string, string>
 let crew = ""
 let night = ""
 let planning = ""
-const contexts: Array<BrowserContext> = []
 const headers = { "X-Requested-With": "XMLHttpRequest" }
 
 beforeAll(async () => {
@@ -40,11 +39,7 @@ beforeAll(async () => {
   await apis.ann.createChannel({ team_id: crew, name: "secrets", display_name: "Secrets", type: "P" } as never)
   await apis.ann.createChannel({ team_id: night, name: "watch", display_name: "Watch", type: "O" } as never)
   if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "bob"]) contexts.push(await signedInContext(browser, server.url, name))
-  ann = await contexts[0].newPage()
-  bob = await contexts[1].newPage()
-  for (const page of [ann, bob]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  ;({ close: closeBrowser, pages: [ann, bob] } = await signedInPages(server.url, ["ann", "bob"]))
 }, 60_000)
 
 afterAll(async () => {

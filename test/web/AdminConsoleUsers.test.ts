@@ -1,11 +1,12 @@
 import * as OTPAuth from "otpauth"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
+import { signedInPages } from "./support/WebTeam.ts"
+import { haveChromium, withScreenshots } from "./support/Chromium.ts"
 import { checkConsolePage, expectRefused } from "./support/Console.ts"
-import { createPeople, PASSWORD, signedInContext } from "./support/People.ts"
+import { createPeople, PASSWORD } from "./support/People.ts"
 
 /**
  * Issue 29, User management > Users, as a system admin (ann): the list searched, filtered (role, deactivated, bots),
@@ -15,14 +16,12 @@ import { createPeople, PASSWORD, signedInContext } from "./support/People.ts"
  * sees none of it and his API calls are refused. 22 more users (user01..user22) make a second page.
  */
 let server: TestServer
-let browser: Browser
 let closeBrowser: () => Promise<void>
 let ann: Page
 let bob: Page
 let apis: Record<string, ReturnType<typeof client4>>
 let ids: Record<string, string>
 let teamId = ""
-const contexts: Array<BrowserContext> = []
 const headers = { "X-Requested-With": "XMLHttpRequest" }
 
 beforeAll(async () => {
@@ -42,11 +41,7 @@ beforeAll(async () => {
   const { secret } = await apis.dora.generateMfaSecret(ids.dora)
   await apis.dora.updateUserMfa(ids.dora, true, new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: "SHA1" }).generate())
   if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "bob"]) contexts.push(await signedInContext(browser, server.url, name))
-  ann = await contexts[0].newPage()
-  bob = await contexts[1].newPage()
-  for (const page of [ann, bob]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  ;({ close: closeBrowser, pages: [ann, bob] } = await signedInPages(server.url, ["ann", "bob"]))
 }, 90_000)
 
 afterAll(async () => {

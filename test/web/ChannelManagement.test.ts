@@ -1,10 +1,11 @@
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { axeViolations } from "./support/Axe.ts"
-import { haveChromium, launch, withScreenshots } from "./support/Chromium.ts"
-import { channelMenu, createPeople, messageBox, messages, shot, sidebar, signedInContext } from "./support/People.ts"
+import { signedInPages } from "./support/WebTeam.ts"
+import { haveChromium, withScreenshots } from "./support/Chromium.ts"
+import { channelMenu, createPeople, messageBox, messages, shot, sidebar } from "./support/People.ts"
 
 /**
  * Issue 27, channels: the header and purpose under the name, the channel menu (info, members with roles, edit header,
@@ -14,7 +15,6 @@ import { channelMenu, createPeople, messageBox, messages, shot, sidebar, signedI
  * every change is checked through the API; axe on the channel view and each dialog.
  */
 let server: TestServer
-let browser: Browser
 let closeBrowser: () => Promise<void>
 let ann: Page
 let bob: Page
@@ -22,7 +22,6 @@ let apis: Record<string, ReturnType<typeof client4>>
 let ids: Record<string, string>
 let teamId = ""
 let designId = ""
-const contexts: Array<BrowserContext> = []
 
 beforeAll(async () => {
   server = await startServer()
@@ -35,11 +34,7 @@ beforeAll(async () => {
   designId = design.id
   await apis.ann.addToChannel(ids.bob, designId)
   if (!haveChromium) return
-  ;({ browser, close: closeBrowser } = await launch())
-  for (const name of ["ann", "bob"]) contexts.push(await signedInContext(browser, server.url, name))
-  ann = await contexts[0].newPage()
-  bob = await contexts[1].newPage()
-  for (const page of [ann, bob]) page.on("console", (m) => m.type() === "error" && console.log("browser console:", m.text()))
+  ;({ close: closeBrowser, pages: [ann, bob] } = await signedInPages(server.url, ["ann", "bob"]))
 }, 60_000)
 
 afterAll(async () => {

@@ -23,6 +23,24 @@ export interface WebTeam {
   readonly close: () => Promise<void>
 }
 
+/**
+ * Chromium with a signed-in, desktop-sized page for each person (in the order given), each page's console errors
+ * printed; `close` ends the browser. For tests that set up their own server and data.
+ */
+export const signedInPages = async (url: string, people: ReadonlyArray<string>) => {
+  const { browser, close } = await launch()
+  const contexts: Array<BrowserContext> = []
+  const pages: Array<Page> = []
+  for (const name of people) {
+    const context = await signedInContext(browser, url, name)
+    const page = await context.newPage()
+    page.on("console", (m) => m.type() === "error" && console.log(`browser console (${name}):`, m.text()))
+    contexts.push(context)
+    pages.push(page)
+  }
+  return { browser, contexts, pages, close }
+}
+
 export const startWebTeam = async (options: {
   readonly people: ReadonlyArray<string>
   readonly browsers: ReadonlyArray<string>
@@ -42,13 +60,14 @@ export const startWebTeam = async (options: {
   let browser: Browser | undefined
   let closeBrowser = async () => {}
   if (haveChromium) {
-    ;({ browser, close: closeBrowser } = await launch())
-    for (const name of options.browsers) {
-      contexts[name] = await signedInContext(browser, server.url, name)
-      pages[name] = await contexts[name].newPage()
-      pages[name].on("console", (m) => m.type() === "error" && console.log(`browser console (${name}):`, m.text()))
-    }
+    const opened = await signedInPages(server.url, options.browsers)
+    ;({ browser, close: closeBrowser } = opened)
+    options.browsers.forEach((name, i) => {
+      contexts[name] = opened.contexts[i]
+      pages[name] = opened.pages[i]
+    })
   }
+
   return {
     server, apis, ids, teamId, teamName: team.name, browser, contexts, pages,
     step: (name, body) => withScreenshots(name, () => Object.values(pages), body),

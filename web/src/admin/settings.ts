@@ -111,6 +111,7 @@ export const SETTINGS_PAGES: ReadonlyArray<SettingsPage> = [
       whole("ServiceSettings.SessionLengthWebInHours", "Session length for web and desktop (hours)", "Hours before a browser or desktop sign-in expires."),
       whole("ServiceSettings.SessionLengthMobileInHours", "Session length for mobile apps (hours)", "Hours before a phone's sign-in expires."),
       whole("ServiceSettings.SessionLengthSSOInHours", "Session length for single sign-on (hours)", "Hours before a sign-in through an identity provider expires."),
+      { key: "ServiceSettings.SessionIdleTimeoutInMinutes", label: "Session idle timeout (minutes)", help: "A browser sign-in unused this long ends (apps and access tokens are spared). 0: never; otherwise at least 5.", kind: "number", required: true, min: 0 },
       whole("ServiceSettings.SessionCacheInMinutes", "Session cache (minutes)", "How long a session is kept in memory between checks.")
     ]
   },
@@ -124,7 +125,16 @@ export const SETTINGS_PAGES: ReadonlyArray<SettingsPage> = [
       bool("EmailSettings.EnableEmailBatching", "Enable email batching", "Notification emails are gathered and sent together, at each person's chosen interval."),
       whole("EmailSettings.EmailBatchingInterval", "Email batching check (seconds)", "How often waiting notification emails are looked at."),
       text("EmailSettings.EmailNotificationContentsType", "Email notification contents", "\"full\": the message is in the email."),
-      text("EmailSettings.PushNotificationContents", "Push notification contents", "\"full\": the message is in the push notification."),
+      {
+        key: "EmailSettings.PushNotificationContents", label: "Push notification contents", kind: "select",
+        help: "What a push notification shows on a phone's lock screen and what passes through the push services.",
+        options: [
+          ["generic_no_channel", "Generic description with only sender name"],
+          ["generic", "Generic description with sender and channel names"],
+          ["full", "Full message contents sent in the notification payload"],
+          ["id_loaded", "Full message contents fetched from the server on receipt"]
+        ]
+      },
       whole("TeamSettings.MaxNotificationsPerChannel", "Max notifications per channel", "Above this many members, @all, @channel and @here do not notify."),
       bool("TeamSettings.EnableConfirmNotificationsToChannel", "Show @channel, @all and @here confirmation", "Asks before a post notifies a large channel.")
     ]
