@@ -2,7 +2,8 @@ import { render } from "preact"
 import { lazy, Suspense } from "preact/compat"
 import { useEffect, useState } from "preact/hooks"
 import { CreateTeam, Login, ResetComplete, ResetRequest, Signup, VerifyEmail } from "./account/Auth.tsx"
-import { location$, navigate, path, query } from "./app/router.ts"
+import { localPath, location$, navigate, path, query } from "./app/router.ts"
+import { mfaRequired } from "./app/mfaRequired.ts"
 import { boot, home } from "./app/session.ts"
 import { config, isAdmin, me, teams } from "./app/state.ts"
 import "./app/styles.css"
@@ -12,6 +13,7 @@ import { Chat } from "./shell/Chat.tsx"
 
 const Admin = lazy(() => import("./admin/Admin.tsx"))
 const Integrations = lazy(() => import("./integrations/Integrations.tsx"))
+const MfaRequired = lazy(() => import("./account/MfaRequired.tsx"))
 
 // The tab title and favicon carry the unread and mention marks, as in Mattermost (notifications/badge.ts).
 startAttention()
@@ -37,6 +39,20 @@ const App = () => {
     // An empty server offers the first visitor sign-up (that account administers the server).
     const first = config.value.NoAccounts === "true"
     queueMicrotask(() => navigate(first ? "/signup_user_complete" : p === "/" ? "/login" : `/login?redirect_to=${encodeURIComponent(location$.value)}`, true))
+    return null
+  }
+  // The server enforces two-factor authentication and this account has none: nothing else would load, so the set-up
+  // page is all there is until it is done (it comes back to where the person was going).
+  if (mfaRequired.value) {
+    if (p !== "/mfa/setup") {
+      const to = PUBLIC.includes(p) ? localPath(query().get("redirect_to")) : location$.value
+      queueMicrotask(() => navigate(`/mfa/setup?redirect_to=${encodeURIComponent(to)}`, true))
+      return null
+    }
+    return <Suspense fallback={<p class="muted center" role="status">Loading…</p>}><MfaRequired /></Suspense>
+  }
+  if (p === "/mfa/setup") {
+    queueMicrotask(home)
     return null
   }
   if (PUBLIC.includes(p)) {

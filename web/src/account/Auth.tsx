@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { client, errorMessage, v1 } from "../app/api.ts"
 import { link, localPath, navigate, query } from "../app/router.ts"
+import { mfaRequired } from "../app/mfaRequired.ts"
 import { home, NOTICE_KEY, signedIn } from "../app/session.ts"
 import { config, me, teams } from "../app/state.ts"
 
@@ -67,7 +68,8 @@ export const Login = () => {
     try {
       await client.login(loginId, password, code)
       await signedIn()
-      if (next !== "/") navigate(next, true)
+      if (mfaRequired.value) navigate(`/mfa/setup?redirect_to=${encodeURIComponent(next)}`, true)
+      else if (next !== "/") navigate(next, true)
       else home()
     } catch (e) {
       const id = (e as { server_error_id?: string }).server_error_id

@@ -6,6 +6,7 @@ import { isCurrentSession } from "../app/session.ts"
 import { config, me } from "../app/state.ts"
 import { Confirm } from "../ui/Confirm.tsx"
 import { Modal } from "../ui/Modal.tsx"
+import { MfaEnrolment } from "./MfaEnrolment.tsx"
 
 /**
  * Security settings (loaded on demand): password, two-factor authentication, the sessions signed in to this account,
@@ -52,10 +53,10 @@ const Password = () => {
   )
 }
 
-/** Two-factor authentication (TOTP): a secret as a QR code and as text, turned on by a first code; turned off. */
+/** Two-factor authentication (TOTP): set up with MfaEnrolment (a secret, turned on by a first code); turned off. */
 const TwoFactor = () => {
   const user = me.value!
-  const [secret, setSecret] = useState<{ secret: string; qr_code: string } | null>(null)
+  const [enrolling, setEnrolling] = useState(false)
   const [ok, setOk] = useState("")
   const [error, setError] = useState("")
   const [confirmOff, setConfirmOff] = useState(false)
@@ -67,28 +68,6 @@ const TwoFactor = () => {
         <p class="muted">You sign in with single sign-on: two-factor authentication is set up at your identity provider.</p>
       </section>
     )
-  }
-  const start = async () => {
-    try {
-      setSecret(await client.generateMfaSecret(user.id))
-      setError("")
-      setOk("")
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
-  const activate = async (e: Event) => {
-    e.preventDefault()
-    const code = String(new FormData(e.currentTarget as HTMLFormElement).get("code")).replace(/\s+/g, "")
-    try {
-      await client.updateUserMfa(user.id, true, code)
-      me.value = { ...user, mfa_active: true }
-      setSecret(null)
-      setError("")
-      setOk("Two-factor authentication is on: signing in now asks for a code from your app")
-    } catch (err) {
-      setError(errorMessage(err))
-    }
   }
   const deactivate = async () => {
     setConfirmOff(false)
@@ -111,21 +90,16 @@ const TwoFactor = () => {
             ? <Confirm id="mfa-off" title="Turn off two-factor authentication" text="Signing in will ask for your password only." action="Turn off" onConfirm={() => void deactivate()} onCancel={() => setConfirmOff(false)} />
             : <button type="button" class="danger" onClick={() => setConfirmOff(true)}>Turn off two-factor authentication</button>}
         </>
-      ) : secret ? (
-        <form onSubmit={activate}>
-          <p>Scan this code with an authenticator app (or type the key below into it), then enter the six-digit code it shows.</p>
-          <img class="qr" src={`data:image/png;base64,${secret.qr_code}`} width={192} height={192} alt="QR code of your two-factor authentication key" />
-          <label>Two-factor key<input class="secret" readOnly value={secret.secret} onFocus={(e) => e.currentTarget.select()} /></label>
-          <label>Code from your app<input name="code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} required ref={(el) => el?.focus()} /></label>
-          <div class="row">
-            <button type="submit">Turn on</button>
-            <button type="button" class="secondary" onClick={() => setSecret(null)}>Cancel</button>
-          </div>
-        </form>
+      ) : enrolling ? (
+        <MfaEnrolment action="Turn on" onCancel={() => setEnrolling(false)} onActivated={() => {
+          setEnrolling(false)
+          setError("")
+          setOk("Two-factor authentication is on: signing in now asks for a code from your app")
+        }} />
       ) : (
         <>
           <p class="muted">Off. With it on, signing in also asks for a code from an app on your phone.</p>
-          <button type="button" onClick={() => void start()}>Set up two-factor authentication</button>
+          <button type="button" onClick={() => { setOk(""); setError(""); setEnrolling(true) }}>Set up two-factor authentication</button>
         </>
       )}
       <Status ok={ok} error={error} />

@@ -10,6 +10,7 @@ import { statuses, users } from "../people/state.ts"
 import { loadMyTeams } from "../people/teams.ts"
 import { flagged, loadChannel } from "../posts/state.ts"
 import { startSocket, stopSocket } from "../realtime/socket.ts"
+import { mfaRequired, needsMfa } from "./mfaRequired.ts"
 import { config, currentChannelId, me, sessionEnded, sessionHints, teams } from "./state.ts"
 
 /** A one-line message for the sign-in page, left by the page that sends a person there (a changed password). */
@@ -32,6 +33,15 @@ const loadPreferences = async () => {
 
 export const signedIn = async () => {
   const user = await client.getMe()
+  // The signed-in config says whether a second factor is enforced: then nothing else would be answered, and the app
+  // shows only the set-up page (a full load after activation comes back here with mfa_active set).
+  const settings = (await client.getClientConfig()) as unknown as Record<string, string>
+  if (needsMfa(user, settings)) {
+    config.value = settings
+    me.value = user
+    mfaRequired.value = true
+    return user
+  }
   const [full] = await Promise.all([client.getClientConfig(), loadPreferences(), loadMyTeams()])
   config.value = full as unknown as Record<string, string>
   me.value = user
