@@ -4,7 +4,6 @@ import type { DbError } from "../../layers/Db.ts"
 import { ApiError } from "../http/ApiError.ts"
 import { RuntimeSettings } from "../system/RuntimeSettings.ts"
 import { UserRepo } from "../users/UserRepo.ts"
-import type { Caller } from "./Authenticate.ts"
 
 /**
  * ServiceSettings.EnforceMultifactorAuthentication (with EnableMultifactorAuthentication), as Mattermost's
@@ -34,7 +33,8 @@ const mfaRequired = () =>
   })
 
 /** The caller, or the 403 when the request needs a second factor the caller's account has not set up. */
-export const checkMfa = (caller: Caller): Effect.Effect<Caller, ApiError | DbError, HttpServerRequest.HttpServerRequest | RuntimeSettings | UserRepo> =>
+// Generic over the caller (Authenticate's Caller, which calls this): importing its type here would make a cycle.
+export const checkMfa = <C extends { readonly userId: string; readonly session: { readonly is_oauth: boolean } }>(caller: C): Effect.Effect<C, ApiError | DbError, HttpServerRequest.HttpServerRequest | RuntimeSettings | UserRepo> =>
   Effect.gen(function*() {
     if (!mfaEnforced((yield* RuntimeSettings).current()) || caller.session.is_oauth) return caller
     const request = yield* HttpServerRequest.HttpServerRequest

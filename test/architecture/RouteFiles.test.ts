@@ -25,12 +25,14 @@ const IMPORTS_API_ERROR = /from\s+"[^"]*\/http\/ApiError(\.ts)?"/
 const ROUTES_WITH_SQL: ReadonlyArray<string> = []
 
 /**
- * Non-route files that are the HTTP edge by nature and so speak ApiError: authentication (401), rate limiting (429
+ * Non-route files that are the HTTP edge by nature and so speak ApiError: authentication (401) and its enforced second
+ * factor (403 api.context.mfa_required, decided per request with the route), rate limiting (429
  * with Retry-After), the 501 answers, the WebSocket upgrade, pages and redirects rendered for browsers (the SSO flow's
  * error redirect and mobile error page).
  */
 const EDGE = [
   "src/auth/Authenticate.ts",
+  "src/auth/MfaEnforcement.ts",
   "src/compat/EmptyByDesign.ts",
   "src/compat/NotImplemented.ts",
   "src/ratelimit/RateLimit.ts",

@@ -6,17 +6,18 @@ import { startServer, type TestServer } from "../support/TestServer.ts"
 import { expectedCounts, writeLargeSlackZip } from "./SlackLargeExport.ts"
 
 /**
- * A large generated Slack export (SLACK_LARGE_MESSAGES, 20,000 by default in npm test; `SLACK_LARGE_MESSAGES=100000`
- * for the full size: 174 s on the loaded 2-core machine, see README) with a 96 MiB shared file, imported through the built CLI. The CLI reports its time and peak
+ * A large generated Slack export (SLACK_LARGE_MESSAGES, 100,000 messages by default, as issue 30 asks of npm test:
+ * 174 s on the 2-core machine loaded by parallel work, see README; set it lower for a quick local run) with a 96 MiB shared file, imported through the built CLI. The CLI reports its time and peak
  * memory; the test asserts both. The memory limit is below what holding the zip (over 100 MiB on disk) or the whole
  * converted export would take, so a change that loads either whole fails here.
  */
-const MESSAGES = Number(process.env.SLACK_LARGE_MESSAGES ?? 20_000)
+const MESSAGES = Number(process.env.SLACK_LARGE_MESSAGES ?? 100_000)
 const SPEC = { messages: MESSAGES, channels: 25, people: 60, upload: Number(process.env.SLACK_LARGE_UPLOAD_MIB ?? 96) * 1024 * 1024 }
 const PEAK_MIB = 330
 /** The JavaScript heap the CLI runs in: an import that kept messages beyond a conversation would run out of it. */
 const HEAP_MIB = Number(process.env.SLACK_LARGE_HEAP_MIB ?? 256)
-const SECONDS = MESSAGES <= 20_000 ? 240 : 900
+/** "Minutes" for 100,000 messages: at least 250 messages a second, whatever the size (the rate must not fall with it). */
+const SECONDS = Math.max(240, MESSAGES / 250)
 
 let server: TestServer
 let cliEnv: Record<string, string>
