@@ -56,7 +56,7 @@ export interface UserRepoService {
   readonly setPassword: (id: string, passwordHash: string, now: number) => Effect.Effect<void, DbError>
   readonly setActive: (id: string, active: boolean, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
   readonly setPictureUpdate: (id: string, pictureAt: number, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
-  /** A person's system roles (never a bot's): None when there is no such person. */
+  /** A user's system roles, a bot's too (Mattermost's bot form offers Member or System Admin): None when there is no such user. */
   readonly setRoles: (id: string, roles: string, now: number) => Effect.Effect<Option.Option<UserRow>, DbError>
   /** Marks the address verified, only while it is still the account's address. */
   readonly markEmailVerified: (id: string, email: string, now: number) => Effect.Effect<boolean, DbError>
@@ -197,7 +197,7 @@ export const make = Effect.gen(function*() {
       )),
     setRoles: (id, roles, now) =>
       writing(id, Effect.map(
-        db.execute(sql`UPDATE users SET roles = ${roles}, update_at = ${now} WHERE id = ${id} AND NOT is_bot RETURNING *`.pipe(UserRows)),
+        db.execute(sql`UPDATE users SET roles = ${roles}, update_at = ${now} WHERE id = ${id} RETURNING *`.pipe(UserRows)),
         one
       )),
     markEmailVerified: (id, email, now) =>

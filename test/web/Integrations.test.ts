@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core"
+import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { haveChromium } from "./support/Chromium.ts"
 import { checkConsolePage } from "./support/Console.ts"
@@ -9,7 +10,7 @@ import { startWebTeam, type WebTeam } from "./support/WebTeam.ts"
  * from the team menu: an incoming webhook added (title, description, channel, locked), its URL copied and posting,
  * edited, deleted after a confirmation; a slash command (trigger, URL, method, autocomplete) with its token shown and
  * regenerated, edited, deleted; an outgoing webhook (triggers, callbacks, content type) likewise; a bot account
- * added, a token made for it (shown once, signing in as the bot), disabled and enabled. Every change is read back
+ * added with an icon and the System Admin role, a token made for it (shown once, signing in as the bot), disabled and enabled. Every change is read back
  * through the API. cyd, a team admin, gets the team's webhooks and commands but not the bots; bob, a member, has no
  * Integrations entry and is told he lacks access at the address (his API call is refused).
  */
@@ -39,6 +40,8 @@ const teamMenu = async (page: Page) => {
   return page.getByRole("menu", { name: "Crew team menu" })
 }
 const status = (text: string | RegExp) => ann.getByRole("status").getByText(text).first().waitFor()
+/** A 256 px square of one colour (the size the server stores pictures at), so what the server serves can be compared pixel for pixel. */
+const icon = await sharp({ create: { width: 256, height: 256, channels: 3, background: { r: 0x20, g: 0x90, b: 0xd0 } } }).png().toBuffer()
 const hooksOf = () => web.apis.ann.getIncomingWebhooks(web.teamId) as Promise<Array<any>>
 
 describe.skipIf(!haveChromium)("Integrations pages", () => {
@@ -280,7 +283,7 @@ describe.skipIf(!haveChromium)("Integrations pages", () => {
     })
   })
 
-  it("bot accounts: add, a token created and shown once that works, disable and enable", async () => {
+  it("bot accounts: add with an icon and a role, a token created and shown once that works, disable and enable", async () => {
     await web.apis.ann.patchConfig({ ServiceSettings: { EnableBotAccountCreation: true, EnableUserAccessTokens: true } } as never)
     const botsOf = async () => (await web.apis.ann.getBotsIncludeDeleted(0, 200)) as Array<any>
     let botId = ""
@@ -292,11 +295,30 @@ describe.skipIf(!haveChromium)("Integrations pages", () => {
       await dialog.getByLabel("Username").fill("reporter")
       await dialog.getByLabel("Display name").fill("Reporter")
       await dialog.getByLabel("Description").fill("Daily reports")
+      await dialog.getByLabel("Bot icon (PNG or JPEG)").setInputFiles({ name: "icon.png", mimeType: "image/png", buffer: icon })
+      await dialog.getByRole("img", { name: "Bot icon preview" }).waitFor()
+      await dialog.getByLabel("Role").selectOption({ label: "System Admin" })
+      await checkConsolePage(ann, "integrations-bots-add")
       await dialog.getByRole("button", { name: "Add", exact: true }).click()
       await status("@reporter created")
       const [bot] = await botsOf()
       expect(bot).toMatchObject({ username: "reporter", display_name: "Reporter", description: "Daily reports", delete_at: 0 })
       botId = bot.user_id
+      const user = await web.apis.ann.getUser(botId)
+      expect(user.roles.split(" ").sort()).toEqual(["system_admin", "system_user"])
+      expect(user.last_picture_update).toBeGreaterThan(0)
+      const served = await fetch(`${web.server.url}/api/v4/users/${botId}/image`, { headers: { authorization: `Bearer ${web.apis.ann.getToken()}` } })
+      expect(served.headers.get("content-type")).toBe("image/png")
+      const picture = sharp(Buffer.from(await served.arrayBuffer()))
+      expect(await picture.metadata()).toMatchObject({ format: "png", width: 256, height: 256 })
+      const { data } = await picture.raw().toBuffer({ resolveWithObject: true })
+      expect([...data.subarray(0, 3)]).toEqual([0x20, 0x90, 0xd0])
+      // The list shows the uploaded picture, loaded (not a broken image).
+      const shown = ann.getByRole("row", { name: /Reporter/ }).locator("img.bot-icon")
+      await expect.poll(() => shown.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(256)
+      // Only a system admin sets system roles: bob is refused, and the bot keeps its roles.
+      await expect(web.apis.bob.updateUserRoles(botId, "system_user")).rejects.toMatchObject({ status_code: 403 })
+      expect((await web.apis.ann.getUser(botId)).roles).toContain("system_admin")
       await checkConsolePage(ann, "integrations-bots")
     })
 

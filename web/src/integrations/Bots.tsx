@@ -1,5 +1,6 @@
-import { useState } from "preact/hooks"
-import { config } from "../app/state.ts"
+import { useEffect, useState } from "preact/hooks"
+import { client } from "../app/api.ts"
+import { config, me } from "../app/state.ts"
 import { act, api, notice, useLoad } from "../admin/state.ts"
 import { ConsoleDialog, FormError, Outcome, TableWrap, useConfirm, useFormSubmit } from "../admin/ui.tsx"
 import { Copyable } from "./ui.tsx"
@@ -15,12 +16,17 @@ interface Bot {
 /**
  * Bot accounts (GET /api/v4/bots, disabled ones too): Add (POST /bots, while EnableBotAccountCreation is on),
  * Disable (after a confirmation) and Enable, and access tokens for a bot (POST /users/{bot}/tokens, while
- * EnableUserAccessTokens is on), each shown once with Copy: the server keeps no way to show it again.
+ * EnableUserAccessTokens is on), each shown once with Copy: the server keeps no way to show it again. Add also takes
+ * Mattermost's "Bot icon" (uploaded as the bot user's picture once the bot exists) and, for a system admin, its
+ * "Role" (the bot user's system roles; PUT /users/{id}/roles is refused to anybody else).
  */
 export default function Bots() {
   const bots = useLoad(() => api<Array<Bot>>("GET", "/api/v4/bots?include_deleted=true&per_page=200"))
   const [adding, setAdding] = useState(false)
   const [tokenFor, setTokenFor] = useState<Bot | null>(null)
+  // The pictures' URLs change with each load, so a bot's new icon shows at once (the list has no picture time).
+  const [loadedAt, setLoadedAt] = useState(0)
+  useEffect(() => setLoadedAt(Date.now()), [bots.data])
   const canCreate = config.value.EnableBotAccountCreation === "true"
   const tokens = config.value.EnableUserAccessTokens === "true"
   const confirm = useConfirm(() => bots.reload())
@@ -49,7 +55,12 @@ export default function Bots() {
           <tbody>
             {rows.map((b) => (
               <tr key={b.user_id}>
-                <td><strong>{name(b)}</strong> @{b.username}{b.description && <div class="muted small">{b.description}</div>}</td>
+                <td>
+                  <div class="row bot-name">
+                    <img class="bot-icon" src={`/api/v4/users/${b.user_id}/image?_=${loadedAt}`} alt="" width={32} height={32} loading="lazy" />
+                    <div><strong>{name(b)}</strong> @{b.username}{b.description && <div class="muted small">{b.description}</div>}</div>
+                  </div>
+                </td>
                 <td>{b.delete_at ? "Disabled" : "Enabled"}</td>
                 <td class="row">
                   {b.delete_at
@@ -74,11 +85,31 @@ export default function Bots() {
 }
 
 const AddBot = ({ onClose, onAdded }: { onClose: () => void; onAdded: () => void }) => {
-  const { error, submit } = useFormSubmit(async (text) => {
+  const [preview, setPreview] = useState("")
+  useEffect(() => () => { if (preview) URL.revokeObjectURL(preview) }, [preview])
+  const admin = (me.value?.roles ?? "").split(" ").includes("system_admin")
+  const { error, setError, submit } = useFormSubmit(async (text, data) => {
     const bot = await api<Bot>("POST", "/api/v4/bots", { username: text("username").toLowerCase(), display_name: text("display_name"), description: text("description") })
+    // The bot exists now: a refused picture or role must not hide that, so the list reloads and the dialog says what failed.
+    const icon = data.get("icon")
+    const failed: Array<string> = []
+    if (icon instanceof File && icon.size > 0) {
+      await client.uploadProfileImage(bot.user_id, icon).catch((e: unknown) => failed.push(`the icon (${errorText(e)})`))
+    }
+    if (text("role") === "system_admin") {
+      await api("PUT", `/api/v4/users/${bot.user_id}/roles`, { roles: "system_user system_admin" }).catch((e: unknown) => failed.push(`the role (${errorText(e)})`))
+    }
+    if (failed.length > 0) {
+      setError(`@${bot.username} was created, but ${failed.join(" and ")} could not be set.`)
+      return
+    }
     notice.value = `@${bot.username} created`
     onAdded()
   })
+  const pick = (e: Event) => {
+    const file = (e.currentTarget as HTMLInputElement).files?.[0]
+    setPreview(file ? URL.createObjectURL(file) : "")
+  }
   return (
     <ConsoleDialog title="Add bot account" onClose={onClose}>
       <form onSubmit={submit}>
@@ -86,11 +117,25 @@ const AddBot = ({ onClose, onAdded }: { onClose: () => void; onAdded: () => void
         <label>Username<input name="username" required maxLength={22} autocomplete="off" /></label>
         <label>Display name<input name="display_name" maxLength={64} /></label>
         <label>Description<input name="description" maxLength={1024} /></label>
+        <div class="row bot-name">
+          {preview && <img class="bot-icon large" src={preview} alt="Bot icon preview" width={64} height={64} />}
+          <label>Bot icon (PNG or JPEG)<input name="icon" type="file" accept="image/png,image/jpeg" onChange={pick} /></label>
+        </div>
+        {admin && (
+          <label>Role
+            <select name="role" defaultValue="member">
+              <option value="member">Member</option>
+              <option value="system_admin">System Admin</option>
+            </select>
+          </label>
+        )}
         <div class="row dialog-actions"><button type="submit">Add</button><button type="button" class="secondary" onClick={onClose}>Cancel</button></div>
       </form>
     </ConsoleDialog>
   )
 }
+
+const errorText = (e: unknown) => (e instanceof Error || (e && typeof e === "object" && "message" in e) ? String((e as { message: unknown }).message) : "failed")
 
 const CreateToken = ({ bot, onClose }: { bot: Bot; onClose: () => void }) => {
   const [token, setToken] = useState("")
