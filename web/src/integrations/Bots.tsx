@@ -77,14 +77,14 @@ export default function Bots() {
           </tbody>
         </table>
       </TableWrap>
-      {adding && <AddBot onClose={() => setAdding(false)} onAdded={() => { setAdding(false); void bots.reload() }} />}
+      {adding && <AddBot onClose={() => setAdding(false)} onAdded={() => { setAdding(false); void bots.reload() }} onPartly={() => void bots.reload()} />}
       {tokenFor && <CreateToken bot={tokenFor} onClose={() => setTokenFor(null)} />}
       {confirm.dialog}
     </section>
   )
 }
 
-const AddBot = ({ onClose, onAdded }: { onClose: () => void; onAdded: () => void }) => {
+const AddBot = ({ onClose, onAdded, onPartly }: { onClose: () => void; onAdded: () => void; onPartly: () => void }) => {
   const [preview, setPreview] = useState("")
   useEffect(() => () => { if (preview) URL.revokeObjectURL(preview) }, [preview])
   const admin = (me.value?.roles ?? "").split(" ").includes("system_admin")
@@ -101,6 +101,7 @@ const AddBot = ({ onClose, onAdded }: { onClose: () => void; onAdded: () => void
     }
     if (failed.length > 0) {
       setError(`@${bot.username} was created, but ${failed.join(" and ")} could not be set.`)
+      onPartly()
       return
     }
     notice.value = `@${bot.username} created`
