@@ -1,6 +1,7 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
 import { existsSync, statSync } from "node:fs"
 import { isIP } from "node:net"
+import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import type { S3Settings } from "../layers/FileStoreS3.ts"
 import { isAllowEntry } from "../layers/outbound/AddressPolicy.ts"
@@ -71,9 +72,63 @@ export interface AppConfigShape {
   /**
    * Worker processes sharing the listening port (node:cluster), so one machine's cores all serve; 1 runs the server
    * in this process. More than one needs PostgreSQL and Redis (SERVICE_DATABASE_URL, SERVICE_CACHE_URL): workers are
-   * nodes of a cluster and meet there, as nodes on different machines do.
+   * nodes of a cluster and meet there, as nodes on different machines do. Resolved from `workersSetting`.
    */
   readonly workers: number
+  /** SERVICE_WORKERS as set, or DEFAULT_WORKERS when unset. */
+  readonly workersSetting: WorkersSetting
+  /** Why `workers` is what it is, in words, for the start-up log and --check-config (`auto` only says much). */
+  readonly workersReason: string
+}
+
+/** SERVICE_WORKERS: a number of worker processes, or `auto` (one per core when PostgreSQL and Redis are external). */
+export type WorkersSetting = number | "auto"
+
+/**
+ * SERVICE_WORKERS when unset. It goes through the same resolution as a set value, so `"auto"` here makes auto the
+ * default with nothing else to change.
+ */
+export const DEFAULT_WORKERS: WorkersSetting = 1
+
+const MAX_WORKERS = 64
+
+/** What worker processes cannot share, for each variable that would make it external. */
+const SHARED_BY_WORKERS = [
+  ["SERVICE_DATABASE_URL", "the embedded database"],
+  ["SERVICE_CACHE_URL", "the in-memory cache and event bus"]
+] as const
+
+/** The variables among SERVICE_DATABASE_URL and SERVICE_CACHE_URL that are not set, with what each leaves in process. */
+const inProcessStores = (c: Pick<AppConfigShape, "databaseUrl" | "cacheUrl">) =>
+  SHARED_BY_WORKERS.filter(([variable]) => Option.isNone(variable === "SERVICE_DATABASE_URL" ? c.databaseUrl : c.cacheUrl))
+
+/**
+ * The number of worker processes a setting asks for. `auto` is one per core (os.availableParallelism(), at most 64)
+ * when PostgreSQL and Redis are external, and 1 otherwise: workers on an embedded database or an in-memory cache and
+ * bus would each have their own, and a post written on one would never reach the sockets of another.
+ */
+export const resolveWorkers = (
+  setting: WorkersSetting,
+  c: Pick<AppConfigShape, "databaseUrl" | "cacheUrl">,
+  cores: number
+): { readonly workers: number; readonly reason: string } => {
+  if (setting !== "auto") return { workers: setting, reason: `SERVICE_WORKERS=${setting}` }
+  const missing = inProcessStores(c)
+  if (missing.length > 0) {
+    return {
+      workers: 1,
+      reason: `SERVICE_WORKERS=auto: 1 process, since ${missing.map(([variable]) => variable).join(" and ")} ${
+        missing.length === 1 ? "is" : "are"
+      } not set (worker processes cannot share ${missing.map(([, store]) => store).join(" or ")})`
+    }
+  }
+  const workers = Math.max(1, Math.min(MAX_WORKERS, cores))
+  return {
+    workers,
+    reason: `SERVICE_WORKERS=auto: ${workers === 1 ? "1 process" : `${workers} worker processes`}, one per core (${cores} available${
+      cores > MAX_WORKERS ? `, at most ${MAX_WORKERS} workers` : ""
+    })`
+  }
 }
 
 /** The configuration with both secrets present (generated outside production when unset). */
@@ -215,7 +270,17 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     forcePathStyle: Config.boolean("SERVICE_FILES_S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false))
   }),
   httpFastPath: Config.boolean("SERVICE_HTTP_FAST_PATH").pipe(Config.withDefault(true)),
-  workers: boundedInt("SERVICE_WORKERS", 1, 1, 64),
+  workersSetting: Config.string("SERVICE_WORKERS").pipe(
+    Config.mapOrFail((raw) => {
+      if (raw.trim().toLowerCase() === "auto") return Either.right<WorkersSetting>("auto")
+      // Number() as Config.integer reads it, so that every integer accepted before still is.
+      const n = Number(raw)
+      return Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS
+        ? Either.right<WorkersSetting>(n)
+        : Either.left(ConfigError.InvalidData([], `must be auto or an integer between 1 and ${MAX_WORKERS}, not ${JSON.stringify(raw)}`))
+    }),
+    Config.withDefault(DEFAULT_WORKERS)
+  ),
   smtpUrl: optionalSecretUrl("SERVICE_SMTP_URL", ["smtp:", "smtps:"]),
   smtpUsername: Config.option(Config.nonEmptyString("SERVICE_SMTP_USERNAME")),
   smtpPassword: Config.option(Config.redacted("SERVICE_SMTP_PASSWORD")),
@@ -226,20 +291,28 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   ),
   emailBatchingCheckMs: boundedInt("SERVICE_EMAIL_BATCHING_CHECK_MS", 15_000, 100, 3_600_000)
 }).pipe(
-  Config.map(({ s3, ...c }) => ({
-    ...c,
-    filesS3: Option.map(s3.bucket, (bucket): S3Settings => ({ ...s3, bucket })),
-    isProduction: c.environment === "production",
-    siteUrl: Option.getOrElse(c.siteUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
-  }))
+  Config.map(({ s3, ...c }) => {
+    const { reason, workers } = resolveWorkers(c.workersSetting, c, availableParallelism())
+    return {
+      ...c,
+      workers,
+      workersReason: reason,
+      filesS3: Option.map(s3.bucket, (bucket): S3Settings => ({ ...s3, bucket })),
+      isProduction: c.environment === "production",
+      siteUrl: Option.getOrElse(c.siteUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
+    }
+  })
 )
 
 export interface ConfigProblem {
   readonly variable: string
   readonly message: string
   readonly hint: string
-  /** Warnings do not stop the service outside production. */
-  readonly severity: "error" | "warning"
+  /**
+   * Warnings do not stop the service outside production; notices never do: they say what the service chose where a
+   * setting leaves it a choice, and --check-config lists them.
+   */
+  readonly severity: "error" | "warning" | "notice"
 }
 
 const hints: Record<string, string> = {
@@ -283,7 +356,7 @@ const hints: Record<string, string> = {
   SERVICE_SMTP_PASSWORD: "the SMTP password, when it is not in SERVICE_SMTP_URL",
   SERVICE_EMAIL_FROM: "the sender of every mail, e.g. Chat <chat@example.com>",
   SERVICE_EMAIL_BATCHING_CHECK_MS: "milliseconds between looks at waiting notification emails, such as 15000 (100 to 3600000)",
-  SERVICE_WORKERS: "the number of worker processes, such as 2 on a 2-core machine (1 to 64); more than 1 needs SERVICE_DATABASE_URL and SERVICE_CACHE_URL",
+  SERVICE_WORKERS: "auto (one per core when SERVICE_DATABASE_URL and SERVICE_CACHE_URL are set, otherwise 1) or the number of worker processes, such as 2 on a 2-core machine (1 to 64); more than 1 needs SERVICE_DATABASE_URL and SERVICE_CACHE_URL",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 
@@ -353,6 +426,17 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
     // and a post written on one would never reach the sockets of another.
     for (const [variable, set] of [["SERVICE_DATABASE_URL", Option.isSome(c.databaseUrl)], ["SERVICE_CACHE_URL", Option.isSome(c.cacheUrl)]] as const) {
       if (!set) problems.push({ variable, message: "required when SERVICE_WORKERS is more than 1", hint: hintFor(variable), severity: "error" })
+    }
+  }
+  if (c.workersSetting === "auto") {
+    // Running one process is what auto is for on an embedded database or an in-memory cache: a notice, never an error.
+    for (const [variable, store] of inProcessStores(c)) {
+      problems.push({
+        variable,
+        message: `not set: SERVICE_WORKERS=auto runs 1 process (worker processes cannot share ${store})`,
+        hint: hintFor(variable),
+        severity: "notice"
+      })
     }
   }
   if (Option.isSome(c.webappDir)) {

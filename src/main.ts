@@ -50,11 +50,20 @@ const serveHere = (config: ResolvedConfig) =>
     return yield* Layer.launch(HttpServer.withLogAddress(makeServer(config)))
   }).pipe(Effect.ensuring(Effect.logInfo("shutdown complete")))
 
+/** SERVICE_WORKERS=auto's choice and why, logged once by the first process (the workers resolve it the same way). */
+const logWorkersChoice = (config: ResolvedConfig) =>
+  config.workersSetting === "auto" && cluster.isPrimary
+    ? Effect.logInfo(config.workersReason).pipe(Effect.annotateLogs({ workers: config.workers }))
+    : Effect.void
+
 /** The server in this process, or (SERVICE_WORKERS > 1, in the first process) the supervisor of its workers. */
 const serve = withConfig((config) =>
-  config.workers > 1 && cluster.isPrimary
-    ? Effect.flatMap(Effect.promise(() => import("./cli/Cluster.ts")), (Cluster) => Cluster.supervise(config))
-    : serveHere(config))
+  Effect.zipRight(
+    logWorkersChoice(config),
+    config.workers > 1 && cluster.isPrimary
+      ? Effect.flatMap(Effect.promise(() => import("./cli/Cluster.ts")), (Cluster) => Cluster.supervise(config))
+      : serveHere(config)
+  ))
 
 const migrateOnly = withConfig((config) =>
   Effect.gen(function*() {

@@ -26,6 +26,7 @@ const secretState = (secret: Option.Option<Redacted.Redacted>, production: boole
 export const summary = (c: AppConfigShape) => [
   `  environment        ${c.environment}`,
   `  listen             ${c.host}:${c.port}${c.workers > 1 ? `, ${c.workers} worker processes` : ""}`,
+  ...(c.workersSetting === "auto" ? [`  workers            ${c.workersReason}`] : []),
   `  site URL           ${c.siteUrl}`,
   `  data directory     ${c.dataDir}`,
   `  database           ${redactUrl(c.databaseUrl, "embedded PostgreSQL under the data directory")}`,
@@ -55,10 +56,12 @@ export const summary = (c: AppConfigShape) => [
 export const checkConfig: Effect.Effect<number> = Effect.gen(function*() {
   const report = yield* inspectConfig
   const production = Option.match(report.config, { onNone: () => false, onSome: (c) => c.isProduction })
-  const blocking = report.problems.filter((p) => p.severity === "error" || production)
-  const warnings = report.problems.filter((p) => !blocking.includes(p))
+  const blocking = report.problems.filter((p) => p.severity === "error" || (production && p.severity === "warning"))
+  const warnings = report.problems.filter((p) => p.severity === "warning" && !blocking.includes(p))
+  const notices = report.problems.filter((p) => p.severity === "notice")
   for (const p of blocking) yield* Console.error(`  ✗ ${p.variable}: ${p.message}\n      hint: ${p.hint}`)
   for (const p of warnings) yield* Console.error(`  ! ${p.variable}: ${p.message} (warning outside production)\n      hint: ${p.hint}`)
+  for (const p of notices) yield* Console.error(`  i ${p.variable}: ${p.message} (notice)\n      hint: ${p.hint}`)
   if (blocking.length > 0) {
     yield* Console.error(`configuration invalid: ${blocking.length} problem${blocking.length === 1 ? "" : "s"}`)
     return 1
@@ -75,6 +78,8 @@ export const checkConfig: Effect.Effect<number> = Effect.gen(function*() {
       return 1
     }
   }
-  yield* Console.log(`configuration valid${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? "" : "s"})` : ""}:\n${summary(config)}`)
+  const counted = [[warnings.length, "warning"], [notices.length, "notice"]] as const
+  const remarks = counted.filter(([n]) => n > 0).map(([n, word]) => `${n} ${word}${n === 1 ? "" : "s"}`).join(", ")
+  yield* Console.log(`configuration valid${remarks === "" ? "" : ` (${remarks})`}:\n${summary(config)}`)
   return 0
 })

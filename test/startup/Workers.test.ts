@@ -1,5 +1,6 @@
 import type { Post } from "@mattermost/types/posts"
 import { get } from "node:http"
+import { availableParallelism } from "node:os"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FROM_BUILD, runCli } from "../cli/Cli.ts"
 import { tempDir } from "../support/Cleanup.ts"
@@ -13,7 +14,8 @@ import { clusterEnv, freePort, type ServiceProcess, startProcess, stop, waitUnti
  * SERVICE_WORKERS=2, as an operator runs it to use a machine's cores: one process listening on one port, two worker
  * processes behind it, each a node of the cluster meeting the other in PostgreSQL and Redis. Sockets land on both
  * workers, a post reaches sockets on either, a worker that dies is replaced while the other keeps answering, and
- * SIGTERM stops them all with exit code 0.
+ * SIGTERM stops them all with exit code 0. SERVICE_WORKERS=auto runs one worker per core on PostgreSQL and Redis,
+ * and one process (saying why) without them.
  */
 const withRedis = hasRedis() ? describe : describe.skip
 if (!hasRedis()) console.log("[startup] Redis is not reachable: the worker-process tests are skipped")
@@ -25,8 +27,25 @@ let service: ServiceProcess | undefined
 const sockets: Array<RawSocket> = []
 
 /** The pids of the workers the supervisor reported listening, in order. */
-const listeningPids = () =>
-  (service?.logs() ?? []).filter((l) => l.message === "worker listening").map((l) => Number(l.annotations.pid))
+const listeningPids = (of = service) =>
+  (of?.logs() ?? []).filter((l) => l.message === "worker listening").map((l) => Number(l.annotations.pid))
+
+/**
+ * Sockets on `url` keyed by the node id each one's ping answered with, opened until `nodes` distinct ids answered (or 6
+ * sockets per node were tried): connections are handed to the workers in turn, so a few are enough to reach each.
+ */
+const socketsByNode = async (url: string, token: string, nodes: number) => {
+  const byNode = new Map<string, RawSocket>()
+  for (let seq = 1; seq <= 6 * nodes && byNode.size < nodes; seq++) {
+    const socket = new RawSocket(wsUrl(url), { headers: { authorization: `Bearer ${token}` } })
+    sockets.push(socket)
+    await socket.waitFor((f) => f.event === "hello", "hello", 20_000)
+    socket.send({ action: "ping", seq })
+    const pong = await socket.reply(seq, 20_000)
+    byNode.set(String((pong.data as { node_id?: string }).node_id), socket)
+  }
+  return byNode
+}
 
 const alive = (pid: number) => {
   try {
@@ -77,16 +96,7 @@ withRedis("SERVICE_WORKERS=2", () => {
     const [first, second] = listeningPids()
     expect(first).not.toBe(second)
     expect(alive(first) && alive(second)).toBe(true)
-    // Connections are handed to the workers in turn: a few sockets are enough to see both node ids.
-    const byNode = new Map<string, RawSocket>()
-    for (let seq = 1; seq <= 12 && byNode.size < 2; seq++) {
-      const socket = new RawSocket(wsUrl(service!.url), { headers: { authorization: `Bearer ${bob.client.getToken()}` } })
-      sockets.push(socket)
-      await socket.waitFor((f) => f.event === "hello", "hello", 20_000)
-      socket.send({ action: "ping", seq })
-      const pong = await socket.reply(seq, 20_000)
-      byNode.set(String((pong.data as { node_id?: string }).node_id), socket)
-    }
+    const byNode = await socketsByNode(service!.url, bob.client.getToken(), 2)
     expect(byNode.size).toBe(2)
     const post: Post = await alice.client.createPost({ channel_id: channelId, message: "to every worker" } as Post)
     for (const socket of byNode.values()) {
@@ -134,4 +144,119 @@ describe("SERVICE_WORKERS without PostgreSQL and Redis", () => {
     expect(zero.code).toBe(1)
     expect(zero.stderr).toContain("SERVICE_WORKERS")
   }, 120_000)
+})
+
+/** What SERVICE_WORKERS=auto resolves to on this machine when PostgreSQL and Redis are external. */
+const CORES = Math.min(64, availableParallelism())
+const checkConfig = (vars: Record<string, string>) => runCli(["--check-config"], vars, 110_000, FROM_BUILD)
+const EXTERNAL = { SERVICE_DATABASE_URL: "postgres://chat@db.internal:5432/chat", SERVICE_CACHE_URL: "redis://cache.internal:6379" }
+
+describe.concurrent("SERVICE_WORKERS=auto in --check-config", { timeout: 120_000 }, () => {
+  it("is one worker per core with SERVICE_DATABASE_URL and SERVICE_CACHE_URL, with no notice", async () => {
+    const result = await checkConfig({ SERVICE_WORKERS: "auto", ...EXTERNAL })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^configuration valid:/)
+    expect(result.stdout).toMatch(new RegExp(`listen\\s+0\\.0\\.0\\.0:3000${CORES > 1 ? `, ${CORES} worker processes` : ""}\\n`))
+    expect(result.stdout).toMatch(new RegExp(`workers\\s+SERVICE_WORKERS=auto: ${CORES > 1 ? `${CORES} worker processes` : "1 process"}, one per core \\(${availableParallelism()} available`))
+    expect(result.stderr).not.toContain("SERVICE_WORKERS")
+  })
+
+  it("is 1 without them, a notice naming each missing variable and not an error, also in production", async () => {
+    const neither = await checkConfig({ SERVICE_WORKERS: "auto" })
+    expect(neither.code).toBe(0)
+    expect(neither.stderr).toMatch(/i SERVICE_DATABASE_URL: not set: SERVICE_WORKERS=auto runs 1 process \(worker processes cannot share the embedded database\) \(notice\)\n\s+hint: /)
+    expect(neither.stderr).toMatch(/i SERVICE_CACHE_URL: not set: SERVICE_WORKERS=auto runs 1 process \(worker processes cannot share the in-memory cache and event bus\) \(notice\)\n\s+hint: /)
+    expect(neither.stdout).toContain("configuration valid (2 notices)")
+    expect(neither.stdout).toMatch(/listen\s+0\.0\.0\.0:3000\n/)
+    expect(neither.stdout).toMatch(/workers\s+SERVICE_WORKERS=auto: 1 process, since SERVICE_DATABASE_URL and SERVICE_CACHE_URL are not set/)
+    // A single node in production on PostgreSQL with the in-memory cache is valid, and stays so with auto.
+    const production = await checkConfig({
+      SERVICE_WORKERS: "auto",
+      SERVICE_ENVIRONMENT: "production",
+      SERVICE_JWT_SECRET: "Vh3kP9qW2mZx7Lr5Tn8Bc4Fd6Gs1Jy0E",
+      SERVICE_ENCRYPTION_KEY: "Nq7Zt2Wx5Km9Pr3Hv8Ld1Fs6Bj4Gc0Ya",
+      SERVICE_SITE_URL: "https://chat.example.com",
+      SERVICE_DATABASE_URL: EXTERNAL.SERVICE_DATABASE_URL
+    })
+    expect(production.code).toBe(0)
+    expect(production.stderr).toMatch(/i SERVICE_CACHE_URL: not set: SERVICE_WORKERS=auto runs 1 process/)
+    expect(production.stderr).not.toContain("SERVICE_DATABASE_URL")
+    expect(production.stdout).toContain("configuration valid (1 notice)")
+    expect(production.stdout).toMatch(/workers\s+SERVICE_WORKERS=auto: 1 process, since SERVICE_CACHE_URL is not set \(worker processes cannot share the in-memory cache and event bus\)/)
+  })
+
+  it("refuses a value that is neither auto nor a number of workers, saying auto is allowed", async () => {
+    for (const value of ["lots", "2.5", "65"]) {
+      const result = await checkConfig({ SERVICE_WORKERS: value, ...EXTERNAL })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`✗ SERVICE_WORKERS: must be auto or an integer between 1 and 64, not "${value}"`)
+      expect(result.stderr).toMatch(/\n\s+hint: auto \(one per core when SERVICE_DATABASE_URL and SERVICE_CACHE_URL are set, otherwise 1\)/)
+    }
+    // Integers read as before: 3 workers are 3 whatever the cores.
+    const three = await checkConfig({ SERVICE_WORKERS: "3", ...EXTERNAL })
+    expect(three.code).toBe(0)
+    expect(three.stdout).toMatch(/listen\s+0\.0\.0\.0:3000, 3 worker processes\n/)
+    expect(three.stdout).not.toMatch(/workers\s+SERVICE_WORKERS/)
+  })
+})
+
+/** This machine has the cores for auto to mean more than one worker. */
+const withCores = hasRedis() && CORES > 1 ? describe : describe.skip
+if (CORES < 2) console.log("[startup] one core: SERVICE_WORKERS=auto runs one process here, and its worker-process test is skipped")
+
+withCores("SERVICE_WORKERS=auto on PostgreSQL and Redis", () => {
+  const autoDir = tempDir("service-workers-auto-", { shared: true })
+  let auto: ServiceProcess | undefined
+
+  afterAll(async () => {
+    if (auto !== undefined) await stop(auto, autoDir, 60_000).catch(() => {})
+  })
+
+  it("runs one worker per core, says so in its log, and sockets land on every worker", async () => {
+    auto = startProcess({
+      SERVICE_WORKERS: "auto",
+      SERVICE_PORT: String(await freePort()),
+      SERVICE_DATA_DIR: autoDir,
+      ...clusterEnv(await createTestDatabase(), redisUrl()),
+      SERVICE_LOG_LEVEL: "info"
+    }, FROM_BUILD)
+    await waitUntilLive(auto, LIVE_WITHIN_MS)
+    await eventually(() => listeningPids(auto).length === CORES ? true : undefined, `${CORES} workers listening`, LIVE_WITHIN_MS)
+    const choice = auto.logs().find((l) => String(l.message).startsWith("SERVICE_WORKERS=auto:"))
+    expect(choice).toMatchObject({
+      logLevel: "INFO",
+      message: `SERVICE_WORKERS=auto: ${CORES} worker processes, one per core (${availableParallelism()} available${CORES < availableParallelism() ? ", at most 64 workers" : ""})`,
+      annotations: { workers: CORES }
+    })
+    expect(auto.logs().some((l) => l.message === `starting ${CORES} worker processes`)).toBe(true)
+    expect(new Set(listeningPids(auto)).size).toBe(CORES)
+    const { users: [carol] } = await teamWithChannel({ url: auto.url } as TestServer, ["wkc"])
+    const byNode = await socketsByNode(auto.url, carol.client.getToken(), CORES)
+    expect(byNode.size).toBe(CORES)
+    expect(await stop(auto, autoDir, 60_000)).toBe(0)
+    expect(listeningPids(auto).filter(alive)).toEqual([])
+  }, 2 * LIVE_WITHIN_MS + 90_000)
+})
+
+describe("SERVICE_WORKERS=auto without Redis", () => {
+  const singleDir = tempDir("service-workers-auto-single-", { shared: true })
+  let single: ServiceProcess | undefined
+
+  afterAll(async () => {
+    if (single !== undefined) await stop(single, singleDir, 60_000).catch(() => {})
+  })
+
+  it("runs the server in one process and logs why", async () => {
+    const { SERVICE_CACHE_URL: _cache, ...env } = clusterEnv(await createTestDatabase(), redisUrl())
+    single = startProcess({ SERVICE_WORKERS: "auto", SERVICE_PORT: String(await freePort()), SERVICE_DATA_DIR: singleDir, ...env, SERVICE_LOG_LEVEL: "info" }, FROM_BUILD)
+    await waitUntilLive(single, LIVE_WITHIN_MS)
+    const choice = single.logs().find((l) => String(l.message).startsWith("SERVICE_WORKERS=auto:"))
+    expect(choice).toMatchObject({
+      logLevel: "INFO",
+      message: "SERVICE_WORKERS=auto: 1 process, since SERVICE_CACHE_URL is not set (worker processes cannot share the in-memory cache and event bus)",
+      annotations: { workers: 1 }
+    })
+    expect(single.logs().filter((l) => l.message === "worker listening" || /^starting \d+ worker processes$/.test(String(l.message)))).toEqual([])
+    expect(await stop(single, singleDir, 60_000)).toBe(0)
+  }, LIVE_WITHIN_MS + 90_000)
 })
