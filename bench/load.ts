@@ -21,10 +21,12 @@
  * BENCH_LOAD_POOL (the service's database pool, 10), BENCH_LOAD_SOCKET_WORKERS (threads holding the sockets, 1),
  * BENCH_LOAD_DRAIN_SECONDS (10: how long a window's unanswered requests are waited for before they count as errors),
  * BENCH_SAME_SESSION=1 (the service in the bench's session rather than its own; see docs/performance.md).
+ * BENCH_LOAD_COUNT_STATEMENTS=1 prints the statements per request and the most frequent ones (bench/CountStatements.ts).
  * BENCH_WORKERS=2 (the service as two worker processes, SERVICE_WORKERS, on Redis: BENCH_REDIS_URL, default database 9 of
  * 127.0.0.1:6379, emptied first).
  * Quick run: BENCH_LOAD_LEVELS=100,300 BENCH_LOAD_SECONDS=15 BENCH_LOAD_WARMUP_SECONDS=3.
  */
+import { existsSync, readFileSync, rmSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import pg from "pg"
@@ -40,6 +42,24 @@ const CHANNELS_PER_USER = Number(process.env.BENCH_LOAD_CHANNELS_PER_USER ?? 5)
 const CONTINUE = process.env.BENCH_LOAD_CONTINUE === "1"
 /** Worker threads holding the users' sockets (bench/load-sockets.ts); the main thread only sends and times requests. */
 const SOCKET_WORKERS = Math.max(1, Number(process.env.BENCH_LOAD_SOCKET_WORKERS ?? 1))
+
+/**
+ * BENCH_LOAD_COUNT_STATEMENTS=1: the service counts its statements by text over each measured window
+ * (bench/CountStatements.ts) and the bench prints statements per request and the most frequent ones. The counting
+ * itself costs CPU: quote CPU figures from runs without it.
+ */
+const COUNT_FILE = process.env.BENCH_LOAD_COUNT_STATEMENTS === "1" ? `/tmp/bench-statements-${process.pid}.json` : undefined
+
+const reportStatements = async (pid: number, file: string, requests: number) => {
+  rmSync(file, { force: true })
+  process.kill(pid, "SIGUSR2")
+  for (let i = 0; i < 50 && !existsSync(file); i++) await sleep(100)
+  if (!existsSync(file)) return console.log("statement counts: the service wrote none (one worker per process is counted only with BENCH_WORKERS unset)")
+  const texts = Object.entries((JSON.parse(readFileSync(file, "utf8")) as { texts: Record<string, number> }).texts).sort((a, b) => b[1] - a[1])
+  const total = texts.reduce((sum, [, n]) => sum + n, 0)
+  console.log(`statements: ${total} for ${requests} requests, ${(total / Math.max(1, requests)).toFixed(2)} per request; the most frequent:`)
+  for (const [text, n] of texts.slice(0, 15)) console.log(`  ${(n / Math.max(1, requests)).toFixed(3)}/request  ${text.replace(/\s+/g, " ").slice(0, 160)}`)
+}
 
 const TARGET = { avgMs: 100, p99Ms: 2000, errorRate: 0.00025 }
 
@@ -80,7 +100,12 @@ export const runLoad = async () => {
   const results: Array<Record<string, unknown>> = []
   const before = machine()
   try {
-    service = await startService(database.url, { SERVICE_DB_POOL__MAX_CONNECTIONS: process.env.BENCH_LOAD_POOL ?? "10" })
+    service = await startService(
+      database.url,
+      { SERVICE_DB_POOL__MAX_CONNECTIONS: process.env.BENCH_LOAD_POOL ?? "10", ...(COUNT_FILE === undefined ? {} : { BENCH_COUNT_FILE: COUNT_FILE }) },
+      undefined,
+      COUNT_FILE === undefined ? undefined : "bench/CountStatements.ts"
+    )
     console.log(`load simulation: levels ${LEVELS.join(", ")} users, ${SECONDS} s each after ${WARMUP} s warm-up, ${RATE} req/s per user; machine ${before.cores} cores, load ${before.load}`)
     const seeded = await seed(database.url, maxUsers, CHANNELS_PER_USER)
     console.log(`seeded ${maxUsers} users, ${seeded.channels} channels of 50-200 members, ${POSTS_PER_CHANNEL} posts each`)
@@ -234,6 +259,7 @@ export const runLoad = async () => {
       const connectSeconds = (performance.now() - connectStarted) / 1000
       await sleep(WARMUP * 1000)
       window = newWindow()
+      if (COUNT_FILE !== undefined) process.kill(service.pid, "SIGUSR2")
       const sPids = servicePids()
       const pPids = await pgPids()
       const s0 = treeReading(sPids)
@@ -253,6 +279,7 @@ export const runLoad = async () => {
       }
       const measured = window
       window = newWindow()
+      if (COUNT_FILE !== undefined) await reportStatements(service.pid, COUNT_FILE, measured.requests)
       const wall = (performance.now() - t0) / 1000
       const throughput = (answered - answered0) / wall
       const s1 = treeReading(sPids)

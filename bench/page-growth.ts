@@ -141,6 +141,12 @@ const populate = async (instance: Instance) => {
       INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
       SELECT 'p' || lpad(g::text, 25, '0'), '${channel.id}', 1, ${base} + (g + 5) * 10, '["${user.id}"]'
       FROM generate_series(1, ${instance.posts}) g WHERE g % 10 = 0;
+      -- Thread roots are flagged (migrations/0330) in checkouts that have the column.
+      DO $$ BEGIN
+        IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'posts' AND column_name = 'has_thread') THEN
+          UPDATE posts SET has_thread = true WHERE id IN (SELECT post_id FROM threads);
+        END IF;
+      END $$;
       ANALYZE`)
   })
   instance.path = `/api/v4/channels/${channel.id}/posts?page=0&per_page=60`

@@ -147,7 +147,7 @@ export const refreshThreads = (sql: SqlClient.SqlClient, rootIds: ReadonlyArray<
       ON CONFLICT (post_id) DO UPDATE SET
         reply_count = EXCLUDED.reply_count, last_reply_at = EXCLUDED.last_reply_at, participants = EXCLUDED.participants`
     yield* sql`
-      UPDATE posts p SET update_at = GREATEST(p.update_at, t.last_reply_at)
+      UPDATE posts p SET update_at = GREATEST(p.update_at, t.last_reply_at), has_thread = true
       FROM threads t WHERE t.post_id = p.id AND p.id = ANY(${roots}::text[]) AND t.post_id = ANY(${roots}::text[])`
     yield* sql`
       INSERT INTO thread_memberships (post_id, user_id, following, last_viewed, last_updated, unread_mentions)

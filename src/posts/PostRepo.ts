@@ -175,7 +175,7 @@ export const make = Effect.gen(function*() {
   const postColumns = sql.literal(
     "p.id, p.create_at, p.update_at, p.edit_at, p.delete_at, p.is_pinned, p.user_id, p.channel_id, p.root_id, p.original_id, " +
       "p.message, p.type, p.props, p.hashtags, p.file_ids, p.pending_post_id, p.has_reactions, p.link_preview, " +
-      "p.has_acknowledgements, p.has_priority"
+      "p.has_acknowledgements, p.has_priority, p.has_thread"
   )
 
   // One primary-key lookup per participant (a scalar subquery): joined to the unnested list instead, the planner
@@ -196,7 +196,10 @@ export const make = Effect.gen(function*() {
   // (ReactionRepo, EmojiRepo, imports) and a post's files are attached from its file_ids. Most posts of a page have
   // neither, and a lookup skipped is a subplan less per post (issue 10: a third of the statement's CPU on the load
   // simulation's pages). Acknowledgements and the priority likewise, behind has_acknowledgements and has_priority
-  // (migrations/0310, kept by AckRepo and CreatePost): two index probes less per listed post (issue 31).
+  // (migrations/0310, kept by AckRepo and CreatePost): two index probes less per listed post (issue 31). A root's
+  // thread (and the replies of the threads shown) likewise only where has_thread is set (migrations/0330, set with the
+  // first reply by ThreadRepo.recordReply and the importer's refreshThreads, the only writers of threads): a
+  // condition on the outer row alone, which PostgreSQL checks before the lateral's index probe.
   // The thread and the viewer's membership of it are one lookup per post by key (a lateral subquery kept apart by
   // OFFSET 0): joined plainly to the unioned posts, whose count the planner cannot bound, it hashes the whole threads
   // table (test/posts/Explain.test.ts).
@@ -242,6 +245,7 @@ export const make = Effect.gen(function*() {
         SELECT t.reply_count, t.last_reply_at, t.participants, tm.following
         FROM threads t LEFT JOIN thread_memberships tm ON tm.post_id = t.post_id AND tm.user_id = ${viewerId}
         WHERE t.post_id = CASE WHEN p.root_id = '' THEN p.id ELSE p.root_id END
+          AND (p.root_id <> '' OR p.has_thread)
         OFFSET 0) t ON true`
 
   const hydrateRows = (wanted: Statement.Fragment, viewerId: string, extended: boolean) =>
@@ -261,7 +265,8 @@ export const make = Effect.gen(function*() {
     const threads = options.withThreads
       ? sql`UNION ALL SELECT ${postColumns} FROM posts p
             WHERE p.root_id <> '' AND p.delete_at = 0
-              AND p.root_id IN (SELECT CASE WHEN root_id = '' THEN id ELSE root_id END FROM listed)
+              AND p.root_id IN (SELECT CASE WHEN root_id = '' THEN id ELSE root_id END FROM listed
+                                WHERE root_id <> '' OR has_thread)
               AND p.id NOT IN (SELECT id FROM listed)`
       : sql``
     return sql`wanted AS (SELECT * FROM listed ${roots} ${threads})`

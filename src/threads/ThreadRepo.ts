@@ -167,7 +167,8 @@ export const make = Effect.gen(function*() {
 
     recordReply: (reply) =>
       Effect.gen(function*() {
-        yield* sql`UPDATE posts SET update_at = ${reply.createAt} WHERE id = ${reply.rootId}`
+        // has_thread: post lists look a root's thread up only where it is set (migrations/0330).
+        yield* sql`UPDATE posts SET update_at = ${reply.createAt}, has_thread = true WHERE id = ${reply.rootId}`
         yield* sql`
           INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
           VALUES (${reply.rootId}, ${reply.channelId}, 1, ${reply.createAt}, jsonb_build_array(${reply.authorId}::text))

@@ -114,6 +114,7 @@ beforeAll(async () => {
     FROM generate_series(0, 29999) g;
     INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
     SELECT ${id("b", "g - 1")}, ${channel("g")}, 1, ${base} + g, '[]' FROM generate_series(9, 29999, 10) g;
+    UPDATE posts SET has_thread = true WHERE id IN (SELECT post_id FROM threads);
     INSERT INTO thread_memberships (post_id, user_id, last_viewed, last_updated)
     SELECT ${id("b", "g - 1")}, ${id("u", "(g + k) % 50")}, ${base}, ${base} FROM generate_series(9, 29999, 10) g, generate_series(1, 2) k;
     INSERT INTO reactions (post_id, user_id, emoji_name, channel_id, create_at, update_at)

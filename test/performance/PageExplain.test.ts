@@ -44,11 +44,11 @@ const channelPosts = async (prefix: string, from: number, to: number, at: (g: st
   const series = `generate_series(${from}, ${to}) g`
   await bulk(`
     INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, has_reactions, file_ids,
-                       has_priority, has_acknowledgements)
+                       has_priority, has_acknowledgements, has_thread)
     SELECT ${id("g")}, ${at("g")}, ${at("g")}, '${owner.user.id}', '${big.id}',
            CASE WHEN g % 10 = 5 THEN ${id("g - 5")} ELSE '' END, 'message ' || g, g % 20 = 3,
            CASE WHEN g % 50 = 7 THEN jsonb_build_array('f${prefix}' || lpad(g::text, 24, '0')) ELSE '[]' END,
-           g % 40 = 0, g % 40 = 0
+           g % 40 = 0, g % 40 = 0, g % 10 = 0
     FROM ${series};
     INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
     SELECT ${id("g")}, '${big.id}', 1, ${at("g + 5")}, '["${bob.user.id}"]' FROM ${series} WHERE g % 10 = 0;

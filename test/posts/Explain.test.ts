@@ -145,9 +145,9 @@ beforeAll(async () => {
   // The newest posts: 1,000 by bulk SQL (every tenth, from the sixth, a reply to the root five before it), then a
   // thread, a reaction and a pin through the API so the page carries metadata.
   await bulk(`
-    INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message)
+    INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, has_thread)
     SELECT 'p' || lpad(g::text, 25, '0'), ${base} + g * 1000, ${base} + g * 1000, '${owner.user.id}', '${big.id}',
-           CASE WHEN g % 10 = 5 THEN 'p' || lpad((g - 5)::text, 25, '0') ELSE '' END, 'message ' || g
+           CASE WHEN g % 10 = 5 THEN 'p' || lpad((g - 5)::text, 25, '0') ELSE '' END, 'message ' || g, g % 10 = 0
     FROM generate_series(1, 1000) g;
     INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
     SELECT 'p' || lpad(g::text, 25, '0'), '${big.id}', 1, ${base} + (g + 5) * 1000, '["${owner.user.id}"]'
@@ -179,9 +179,9 @@ beforeAll(async () => {
     ON CONFLICT DO NOTHING;
     INSERT INTO channel_members (channel_id, user_id, notify_props)
     SELECT '${big.id}', 'u' || lpad(g::text, 25, '0'), '{"mark_unread":"all"}' FROM generate_series(1, 1000) g;
-    INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message)
+    INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, has_thread)
     SELECT 'o' || lpad(g::text, 25, '0'), ${base} - g * 10, ${base} - g * 10, 'u' || lpad((g % 1000 + 1)::text, 25, '0'),
-           '${big.id}', CASE WHEN g % 10 = 5 THEN 'o' || lpad((g + 5)::text, 25, '0') ELSE '' END, 'older ' || g
+           '${big.id}', CASE WHEN g % 10 = 5 THEN 'o' || lpad((g + 5)::text, 25, '0') ELSE '' END, 'older ' || g, g % 10 = 0
     FROM generate_series(1, 99000) g;
     INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
     SELECT 'o' || lpad(g::text, 25, '0'), '${big.id}', 1, ${base} - (g - 5) * 10, '[]'
