@@ -1,10 +1,14 @@
 /**
- * The bare baselines the service is compared with (bench/ratios.ts starts this in its own process):
+ * The bare baselines the service is compared with (bench/ratios.ts and bench/pagescale.ts start it in its own process):
  * - me: node:http answering the same JSON body as the service's GET /api/v4/users/me (BARE_BODY), no database;
  * - page: node:http + pg running one SELECT of a channel's 61 newest posts, answered as a Mattermost post list;
+ * - statement: node:http + pg running, as a named prepared statement, the statement the service sent for a request
+ *   (bench/pagescale.ts passes the page's, recorded by bench/CaptureStatements.ts: BARE_STATEMENT_FILE holds a JSON
+ *   object { text, values }), answered with its rows as JSON: what the service costs above it is its own JavaScript;
  * - post: node:http + pg running one INSERT of the posted message, answered with the post.
  * No authentication, no logging, no metrics: what the service costs above these is its per-request overhead.
  */
+import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
 import { newId } from "../layers/Crypto.ts"
@@ -16,6 +20,9 @@ const pool = kind === "me" ? undefined : new pg.Pool({ connectionString: process
 const channelId = process.env.BARE_CHANNEL_ID ?? ""
 const userId = process.env.BARE_USER_ID ?? ""
 const meBody = process.env.BARE_BODY ?? "{}"
+const statement = kind === "statement"
+  ? JSON.parse(readFileSync(process.env.BARE_STATEMENT_FILE ?? "", "utf8")) as { text: string; values: Array<unknown> }
+  : undefined
 
 type Row = Record<string, unknown> & { id: string; create_at: string; update_at: string; edit_at: string; delete_at: string }
 
@@ -45,6 +52,10 @@ const readBody = async (req: IncomingMessage) => {
 const handle = async (req: IncomingMessage, res: ServerResponse) => {
   if (req.url === "/ready") return send(res, 200, "{}")
   if (kind === "me") return send(res, 200, meBody)
+  if (statement !== undefined) {
+    const { rows } = await pool!.query({ name: "statement", text: statement.text, values: statement.values })
+    return send(res, 200, JSON.stringify(rows))
+  }
   if (kind === "page") {
     const { rows } = await pool!.query<Row>({
       name: "page",

@@ -171,7 +171,7 @@ export const startService = async (databaseUrl: string, env: Record<string, stri
   return { url, port, pid: child.pid!, stop: () => stopChild(child).then(() => rmSync(dataDir, { recursive: true, force: true })) }
 }
 
-/** A bare baseline (bench/bare.ts) in its own process: `kind` is me, page or post. */
+/** A bare baseline (bench/bare.ts) in its own process: `kind` is me, page, statement or post. */
 export const startBare = async (kind: string, env: Record<string, string>): Promise<Running> => {
   const port = await freePort()
   const child = spawn(process.execPath, ["--import", "tsx", "bench/bare.ts"], {
