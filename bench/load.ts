@@ -22,7 +22,7 @@
  * BENCH_LOAD_DRAIN_SECONDS (10: how long a window's unanswered requests are waited for before they count as errors),
  * BENCH_SAME_SESSION=1 (the service in the bench's session rather than its own; see docs/performance.md).
  * BENCH_LOAD_COUNT_STATEMENTS=1 prints the statements per request and the most frequent ones (bench/CountStatements.ts).
- * BENCH_WORKERS=2 (the service as two worker processes, SERVICE_WORKERS, on Redis: BENCH_REDIS_URL, default database 9 of
+ * BENCH_WORKERS=2 or auto (the service as worker processes, SERVICE_WORKERS, on Redis: BENCH_REDIS_URL, default database 9 of
  * 127.0.0.1:6379, emptied first).
  * Quick run: BENCH_LOAD_LEVELS=100,300 BENCH_LOAD_SECONDS=15 BENCH_LOAD_WARMUP_SECONDS=3.
  */
