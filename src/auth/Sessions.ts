@@ -387,8 +387,11 @@ export const make = Effect.gen(function*() {
     let at = 0
     for (const t of pendingActivity.values()) at = Math.max(at, t)
     pendingActivity.clear()
-    // One statement text whatever the batch size (an array parameter), so it is prepared once.
-    return db.execute(sql`UPDATE sessions SET last_activity_at = ${at} WHERE id = ANY(${ids}) AND last_activity_at < ${at}`)
+    // One statement text whatever the batch size (an array parameter), so it is prepared once; the array as a
+    // sub-select (cast, so that it is ANY's array and not its sub-query form), so that each flush is not planned again
+    // for its batch's length, as it was for batches of one to three (test/performance/HotPlans.test.ts).
+    return db.execute(sql`
+      UPDATE sessions SET last_activity_at = ${at} WHERE id = ANY((SELECT ${ids}::text[])::text[]) AND last_activity_at < ${at}`)
   }).pipe(Effect.ignore)
   yield* flushActivity.pipe(Effect.repeat(Schedule.spaced(ACTIVITY_FLUSH)), Effect.forkScoped)
   yield* Effect.addFinalizer(() => flushActivity)

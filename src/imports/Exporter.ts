@@ -87,9 +87,12 @@ const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, d
         LIMIT ${PAGE}`.pipe(Rows.Posts)
       if (roots.length === 0) return
       const rootIds = roots.map((r) => r.id)
+      // `root_id <> ''` and `post_id <> ''` spell out the predicates of the partial indexes posts_root_create_idx and
+      // file_infos_post_idx: PostgreSQL proves them from an IN list of at most 100 values, and a page holds 200 roots,
+      // so without them every page read the whole posts table (test/performance/HotPlans.test.ts).
       const replies = yield* sql`
         SELECT id, channel_id, user_id, root_id, create_at, edit_at, message, type, props, is_pinned
-        FROM posts WHERE root_id IN ${sql.in(rootIds)} AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.Posts)
+        FROM posts WHERE root_id IN ${sql.in(rootIds)} AND root_id <> '' AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.Posts)
       const ids = [...rootIds, ...replies.map((r) => r.id)]
       const reactions = yield* sql`
         SELECT post_id, user_id, emoji_name, create_at FROM reactions WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at`.pipe(Rows.Reactions)
@@ -97,7 +100,7 @@ const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, d
         SELECT name, user_id FROM preferences WHERE category = 'flagged_post' AND name IN ${sql.in(ids)}`.pipe(Rows.Flags)
       const files = withFiles
         ? yield* sql`
-            SELECT post_id, path, name FROM file_infos WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.PostFiles)
+            SELECT post_id, path, name FROM file_infos WHERE post_id IN ${sql.in(ids)} AND post_id <> '' AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.PostFiles)
         : []
       const followers = yield* sql`
         SELECT post_id, user_id, last_viewed, unread_mentions FROM thread_memberships WHERE post_id IN ${sql.in(rootIds)} AND following`.pipe(Rows.Followers)

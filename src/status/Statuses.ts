@@ -114,7 +114,13 @@ export const make = Effect.gen(function*() {
   const get = (userIds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       if (userIds.length === 0) return []
-      const rows = yield* db.read(sql`SELECT * FROM statuses WHERE user_id IN ${sql.in(userIds)}`.pipe(StatusRows))
+      // One statement text whatever the number of users: an array, not a list of placeholders, which made a text (a
+      // prepared statement on each connection, and its first five plans) for every count. The array as a sub-select
+      // (cast, so that it is ANY's array and not its sub-query form), so that each run is not planned again for its
+      // length (test/performance/HotPlans.test.ts).
+      const rows = yield* db.read(
+        sql`SELECT * FROM statuses WHERE user_id = ANY((SELECT ${[...userIds]}::text[])::text[])`.pipe(StatusRows)
+      )
       const byId = new Map(rows.map((r) => [r.user_id, fromRow(r)]))
       return userIds.map((id) => toWire(byId.get(id) ?? offline(id)))
     })
