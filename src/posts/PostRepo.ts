@@ -323,7 +323,7 @@ export const make = Effect.gen(function*() {
   // a client catching up. Which plan is right depends on how many posts changed since then, which only the values say:
   // a few (the usual catch-up) are found on posts_channel_update_idx and sorted; thousands (an old `since`) are found
   // by walking the channel's posts newest first until the limit, where the range would read them all (the whole
-  // channel for a `since` of long ago: 50,000 rows in 55 ms instead of 2,100). Given the values, PostgreSQL planned
+  // channel for a `since` of long ago: 50,000 rows in 55 ms instead of about 2,200). Given the values, PostgreSQL planned
   // this statement again on every run for that choice (1.1-1.3 ms of planning against 0.35 ms of execution, issue 31).
   // So the statement makes the choice itself when it runs, and its plan is the same whatever the values (as in
   // windowSelect, the values are sub-selects): the range is read in update_at order and stops at SINCE_LIMIT + 1 rows,

@@ -27,10 +27,10 @@ import { channelIn, type Member, say, teamWith } from "../posts/Fixture.ts"
  * ANALYZE EXECUTE).
  *
  * The data, by bulk SQL and ANALYZE (autovacuum may be off): a channel of 50,000 posts (every tenth from the fifth a
- * reply; threads, followers, reactions, files, priorities, acknowledgements, pins) and 30,000 posts in 200 other
- * channels, written in time order so that the channels' posts lie interleaved in the table as they do in use (the
- * planner costs a channel's index scans by how its rows lie), 3,000 more users with statuses, 6,000 sessions, 30,000
- * channel memberships and 9,000 saved posts.
+ * reply, its root marked has_thread; threads, followers, reactions, files, priorities, acknowledgements, pins) and
+ * 30,000 posts in 200 other channels, written in time order so that the channels' posts lie interleaved in the table
+ * as they do in use (the planner costs a channel's index scans by how its rows lie), 3,000 more users with statuses,
+ * 6,000 sessions, 30,000 channel memberships and 9,000 saved posts.
  */
 
 let server: TestServer
@@ -181,9 +181,9 @@ beforeAll(async () => {
   // An export while the tables are small, its statements kept for the plans on the grown tables: 250 roots older than
   // everything else, each with two replies, so the first page of roots is a full one (200).
   await bulk(`
-    INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message)
+    INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, has_thread)
     SELECT ${id("e", "g")}, ${base} - 10000 + g, ${base} - 10000 + g, '${o}', '${big.id}',
-           CASE WHEN g % 3 = 0 THEN '' ELSE ${id("e", "g - g % 3")} END, 'exported ' || g
+           CASE WHEN g % 3 = 0 THEN '' ELSE ${id("e", "g - g % 3")} END, 'exported ' || g, g % 3 = 0
     FROM generate_series(3, 752) g`)
   const file = path.join(tempDir("hot-plans-export-"), "export.zip")
   exported = (await statementsDuring(() => server.runtime.runPromise(exportTo(file)))).statements
@@ -211,17 +211,17 @@ beforeAll(async () => {
     INSERT INTO channel_members (channel_id, user_id, notify_props)
     SELECT '${big.id}', 'u' || lpad(g::text, 25, '0'), '{"mark_unread":"all"}' FROM generate_series(1, 500) g;
     INSERT INTO posts (id, create_at, update_at, user_id, channel_id, root_id, message, has_reactions, file_ids,
-                       has_priority, has_acknowledgements, is_pinned)
+                       has_priority, has_acknowledgements, is_pinned, has_thread)
     SELECT * FROM (
       SELECT ${id("p", "g")}, ${base} + g * 10 AS at, ${base} + g * 10,
              CASE WHEN g % 3 = 0 THEN '${o}' ELSE 'u' || lpad((g % 500 + 1)::text, 25, '0') END,
              '${big.id}', CASE WHEN g % 10 = 5 THEN ${id("p", "g - 5")} ELSE '' END, 'message ' || g, g % 20 = 3,
              CASE WHEN g % 50 = 7 THEN jsonb_build_array(${id("f", "g")}) ELSE '[]' END,
-             g % 40 = 0, g % 40 = 0, g % 500 = 1
+             g % 40 = 0, g % 40 = 0, g % 500 = 1, g % 10 = 0
       FROM generate_series(1, 50000) g
       UNION ALL
       SELECT ${id("x", "g")}, ${base} + g * 16 + 3, ${base} + g * 16 + 3, 'u' || lpad((g % 3000 + 1)::text, 25, '0'),
-             'c' || lpad((g % 200 + 1)::text, 25, '0'), '', 'elsewhere ' || g, false, '[]', false, false, false
+             'c' || lpad((g % 200 + 1)::text, 25, '0'), '', 'elsewhere ' || g, false, '[]', false, false, false, false
       FROM generate_series(1, 30000) g
     ) interleaved ORDER BY at;
     INSERT INTO threads (post_id, channel_id, reply_count, last_reply_at, participants)
