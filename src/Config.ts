@@ -86,7 +86,9 @@ export type WorkersSetting = number | "auto"
 
 /**
  * SERVICE_WORKERS when unset. It goes through the same resolution as a set value, so `"auto"` here makes auto the
- * default with nothing else to change.
+ * default with nothing else to change. 1, from the load simulation (docs/performance.md, 2026-11-27): on a machine
+ * that also runs PostgreSQL and Redis, one worker per core cost 75% more CPU per request (caches per worker, every
+ * event through Redis) and held fewer users than one process; workers pay only where the service has the cores.
  */
 export const DEFAULT_WORKERS: WorkersSetting = 1
 
