@@ -31,8 +31,9 @@ import { Agent, request as httpRequest } from "node:http"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import pg from "pg"
 import { Worker } from "node:worker_threads"
-import { machine, percentile, processTree, runqueueWait, type Running, scratchDatabase, sleep, startService, treeReading } from "./lib.ts"
+import { ADMIN_URL, machine, percentile, processTree, runqueueWait, type Running, scratchDatabase, sleep, startService, treeReading } from "./lib.ts"
 import { POSTS_PER_CHANNEL, seed, type User } from "./LoadData.ts"
+import * as StatementTimes from "./StatementTimes.ts"
 
 const LEVELS = (process.env.BENCH_LOAD_LEVELS ?? "500,1000,2000,5000").split(",").map(Number).filter((n) => n > 0).sort((a, b) => a - b)
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60)
@@ -100,6 +101,10 @@ export const runLoad = async () => {
   const results: Array<Record<string, unknown>> = []
   const before = machine()
   try {
+    // With pg_stat_statements loaded (shared_preload_libraries), each level also reports planning and execution per
+    // run of the statements that took the most time in its window (planning tracked for the service's sessions).
+    const statsLoaded = await StatementTimes.hasPgStatStatements(ADMIN_URL)
+    if (statsLoaded) await StatementTimes.track(database.url, database.name)
     service = await startService(
       database.url,
       { SERVICE_DB_POOL__MAX_CONNECTIONS: process.env.BENCH_LOAD_POOL ?? "10", ...(COUNT_FILE === undefined ? {} : { BENCH_COUNT_FILE: COUNT_FILE }) },
@@ -260,6 +265,7 @@ export const runLoad = async () => {
       await sleep(WARMUP * 1000)
       window = newWindow()
       if (COUNT_FILE !== undefined) process.kill(service.pid, "SIGUSR2")
+      if (statsLoaded) await StatementTimes.reset(database.url)
       const sPids = servicePids()
       const pPids = await pgPids()
       const s0 = treeReading(sPids)
@@ -280,6 +286,11 @@ export const runLoad = async () => {
       const measured = window
       window = newWindow()
       if (COUNT_FILE !== undefined) await reportStatements(service.pid, COUNT_FILE, measured.requests)
+      const statements = statsLoaded ? await StatementTimes.report(database.url, 8) : undefined
+      if (statements !== undefined) {
+        console.log(`statements of the window (pg_stat_statements; planning and execution per run, plans made of calls):`)
+        console.table(statements.map((st) => ({ statement: st.statement.slice(0, 70), calls: st.calls, plans: st.plans, "plan ms/run": st.planMs.toFixed(3), "exec ms/run": st.execMs.toFixed(3) })))
+      }
       const wall = (performance.now() - t0) / 1000
       const throughput = (answered - answered0) / wall
       const s1 = treeReading(sPids)
