@@ -1,3 +1,5 @@
+import { mkdir, rm, utimes, writeFile } from "node:fs/promises"
+import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
@@ -58,6 +60,31 @@ describe("System Console: import and export API", () => {
       expect((await fetch(`${server.url}${path}`, { method })).status, `${method} ${path}`).toBe(401)
     }
     expect(await (await call("GET", "/api/v1/admin/export")).json()).toEqual({ exports: [] })
+  })
+
+  it("lists an export whose node stopped before it finished as failed, and never serves its partial zip", async () => {
+    // What a node killed in the middle of an export leaves: its marker and a partial zip, no longer touched. Beside it,
+    // an export whose marker was touched a moment ago, as a running export's node does every 15 s.
+    const dir = join(server.config.dataDir, "exports")
+    const stale = "export-20260101-000000-abcdef.zip"
+    const fresh = "export-20260101-000100-fedcba.zip"
+    await mkdir(dir, { recursive: true })
+    for (const name of [stale, fresh]) {
+      await writeFile(join(dir, `${name}.running`), "")
+      await writeFile(join(dir, name), "PK partial")
+    }
+    const threeMinutesAgo = new Date(Date.now() - 3 * 60_000)
+    await utimes(join(dir, `${stale}.running`), threeMinutesAgo, threeMinutesAgo)
+    try {
+      const { exports } = await (await call("GET", "/api/v1/admin/export")).json() as { exports: Array<ExportJob> }
+      expect(exports.map((e) => [e.name, e.status, e.error])).toEqual([
+        [fresh, "running", ""],
+        [stale, "failed", "interrupted: the node running this export stopped before it finished"]
+      ])
+      for (const name of [stale, fresh]) expect((await call("GET", `/api/v1/admin/export/${name}`)).status, name).toBe(404)
+    } finally {
+      for (const name of [stale, fresh]) await rm(join(dir, name), { force: true }).then(() => rm(join(dir, `${name}.running`), { force: true }))
+    }
   })
 })
 
