@@ -16,7 +16,12 @@ const sidebarLinks = () => [...document.querySelectorAll<HTMLAnchorElement>('nav
 const step = (direction: 1 | -1, unreadOnly: boolean) => {
   const all = sidebarLinks()
   if (all.length === 0) return
-  const at = all.findIndex((a) => a.getAttribute("aria-current") === "page")
+  // Where we are is the address, which navigate() changes at once; the sidebar's aria-current follows a render later,
+  // so a second Alt+Arrow pressed right after the first stepped from the channel before it (from the first channel
+  // up to the last one: a press of Alt+Down then Alt+Up ended in the last DM instead of where it started).
+  const here = decodeURI(location.pathname)
+  const byAddress = all.findIndex((a) => decodeURI(new URL(a.href).pathname) === here)
+  const at = byAddress !== -1 ? byAddress : all.findIndex((a) => a.getAttribute("aria-current") === "page")
   for (let i = 1; i <= all.length; i++) {
     const next = all[(at + direction * i + all.length * 2) % all.length]
     if (!unreadOnly || next.classList.contains("unread")) {

@@ -9,7 +9,9 @@ const typingElsewhere = (box: HTMLElement) => {
   const active = document.activeElement as HTMLElement | null
   if (!active || active === box) return false
   return active.isContentEditable || active.tagName === "TEXTAREA" || active.tagName === "SELECT" ||
-    (active.tagName === "INPUT" && !["button", "checkbox", "radio", "submit", "reset", "file"].includes((active as HTMLInputElement).type))
+    (active.tagName === "INPUT" && !["button", "checkbox", "radio", "submit", "reset", "file"].includes((active as HTMLInputElement).type)) ||
+    // An open menu or popover the person is moving through with the arrow keys (ui/Menu.tsx, ui/Floating.tsx).
+    active.closest("[role=menu], .floating, .popover") !== null
 }
 
 export const focusMessageBox = () => {
