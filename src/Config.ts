@@ -94,15 +94,16 @@ export const DEFAULT_WORKERS: WorkersSetting = 1
 
 const MAX_WORKERS = 64
 
-/** What worker processes cannot share, for each variable that would make it external. */
+type Stores = Pick<AppConfigShape, "databaseUrl" | "cacheUrl">
+
+/** What worker processes cannot share, for each variable that would make it external, and whether it is set. */
 const SHARED_BY_WORKERS = [
-  ["SERVICE_DATABASE_URL", "the embedded database"],
-  ["SERVICE_CACHE_URL", "the in-memory cache and event bus"]
+  ["SERVICE_DATABASE_URL", "the embedded database", (c: Stores) => Option.isSome(c.databaseUrl)],
+  ["SERVICE_CACHE_URL", "the in-memory cache and event bus", (c: Stores) => Option.isSome(c.cacheUrl)]
 ] as const
 
 /** The variables among SERVICE_DATABASE_URL and SERVICE_CACHE_URL that are not set, with what each leaves in process. */
-const inProcessStores = (c: Pick<AppConfigShape, "databaseUrl" | "cacheUrl">) =>
-  SHARED_BY_WORKERS.filter(([variable]) => Option.isNone(variable === "SERVICE_DATABASE_URL" ? c.databaseUrl : c.cacheUrl))
+const inProcessStores = (c: Stores) => SHARED_BY_WORKERS.filter(([, , isSet]) => !isSet(c))
 
 /**
  * The number of worker processes a setting asks for. `auto` is one per core (os.availableParallelism(), at most 64)
@@ -111,7 +112,7 @@ const inProcessStores = (c: Pick<AppConfigShape, "databaseUrl" | "cacheUrl">) =>
  */
 export const resolveWorkers = (
   setting: WorkersSetting,
-  c: Pick<AppConfigShape, "databaseUrl" | "cacheUrl">,
+  c: Stores,
   cores: number
 ): { readonly workers: number; readonly reason: string } => {
   if (setting !== "auto") return { workers: setting, reason: `SERVICE_WORKERS=${setting}` }
@@ -426,8 +427,8 @@ export const crossFieldProblems = (c: AppConfigShape): Array<ConfigProblem> => {
   if (c.workers > 1) {
     // Workers are separate processes: an embedded database or an in-memory cache and bus would be one per worker,
     // and a post written on one would never reach the sockets of another.
-    for (const [variable, set] of [["SERVICE_DATABASE_URL", Option.isSome(c.databaseUrl)], ["SERVICE_CACHE_URL", Option.isSome(c.cacheUrl)]] as const) {
-      if (!set) problems.push({ variable, message: "required when SERVICE_WORKERS is more than 1", hint: hintFor(variable), severity: "error" })
+    for (const [variable] of inProcessStores(c)) {
+      problems.push({ variable, message: "required when SERVICE_WORKERS is more than 1", hint: hintFor(variable), severity: "error" })
     }
   }
   if (c.workersSetting === "auto") {

@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { DomainEvent } from "../../schemas/Events.ts"
 import { AppConfig } from "../Config.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 import { Cache } from "../../layers/Cache.ts"
 import { isId, newId, sha256Hex } from "../../layers/Crypto.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
@@ -387,11 +388,8 @@ export const make = Effect.gen(function*() {
     let at = 0
     for (const t of pendingActivity.values()) at = Math.max(at, t)
     pendingActivity.clear()
-    // One statement text whatever the batch size (an array parameter), so it is prepared once; the array as a
-    // sub-select (cast, so that it is ANY's array and not its sub-query form), so that each flush is not planned again
-    // for its batch's length, as it was for batches of one to three (test/performance/HotPlans.test.ts).
-    return db.execute(sql`
-      UPDATE sessions SET last_activity_at = ${at} WHERE id = ANY((SELECT ${ids}::text[])::text[]) AND last_activity_at < ${at}`)
+    // One statement text and plan whatever the batch size (anyText).
+    return db.execute(sql`UPDATE sessions SET last_activity_at = ${at} WHERE id = ${anyText(sql, ids)} AND last_activity_at < ${at}`)
   }).pipe(Effect.ignore)
   yield* flushActivity.pipe(Effect.repeat(Schedule.spaced(ACTIVITY_FLUSH)), Effect.forkScoped)
   yield* Effect.addFinalizer(() => flushActivity)

@@ -1,4 +1,5 @@
 import { Clock, Effect, Option, Schema } from "effect"
+import { anyText } from "../../layers/SqlArrays.ts"
 import { Db } from "../../layers/Db.ts"
 import { newId } from "../../layers/Crypto.ts"
 import { IdRow, Int8, JsonObject, rows } from "../../layers/Rows.ts"
@@ -271,14 +272,12 @@ const writeAnyPost = (caller: Caller, input: CreatePostBody, setOnline: boolean)
           yield* threads.recordReply({ rootId: input.root_id, channelId: channel.id, authorId: caller.userId, createAt, followers: unique })
         }
         if (mentions.mentioned.length > 0) {
-          // The ids as a sub-select (cast, so that it is ANY's array and not its sub-query form): given as a value,
-          // each custom plan saw how many and PostgreSQL planned this statement again on every post that mentions
-          // someone (test/performance/HotPlans.test.ts).
+          // anyText: one plan kept however many are mentioned.
           yield* sql`
             UPDATE channel_members SET mention_count = mention_count + 1,
               mention_count_root = mention_count_root + CASE WHEN ${isRoot} THEN 1 ELSE 0 END,
               urgent_mention_count = urgent_mention_count + CASE WHEN ${urgent} THEN 1 ELSE 0 END, last_update_at = ${now}
-            WHERE channel_id = ${channel.id} AND user_id = ANY((SELECT ${[...mentions.mentioned]}::text[])::text[])`
+            WHERE channel_id = ${channel.id} AND user_id = ${anyText(sql, mentions.mentioned)}`
         }
         if (markChannelRead) {
           yield* sql`

@@ -1,5 +1,6 @@
 import type { Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { anyText } from "../../layers/SqlArrays.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { IdRow, Int8, Int8Text, JsonArrayOf, JsonObject, JsonObjectOf, rows, type RowsDecoder, StringList } from "../../layers/Rows.ts"
 import type { FileInfo } from "../../schemas/wire/FileInfo.ts"
@@ -359,14 +360,10 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         if (postIds.length === 0) return [] as ReadonlyArray<PostJson>
         const list = [...postIds]
-        // The ids as a sub-select, (SELECT $n) cast to text[] (so that it is ANY's array, not its sub-query form):
-        // given as a value, each custom plan saw how many there are, and a thread's few posts or a new post's one made
-        // it cheaper than the generic plan (costed for 10), so PostgreSQL planned this statement again on every run:
-        // 0.5-0.9 ms of planning against 0.1-0.9 ms of execution (issue 31). Hidden, custom and generic plans are the
-        // same and the generic one is kept: each post and its metadata looked up by key whatever the count
-        // (test/performance/HotPlans.test.ts).
+        // anyText: the generic plan is kept (a thread's few posts or a new post's one had it planned again on every
+        // run), each post and its metadata looked up by key whatever the count.
         const wanted = sql`
-          WITH listed AS MATERIALIZED (SELECT ${postColumns} FROM posts p WHERE p.id = ANY((SELECT ${list}::text[])::text[])),
+          WITH listed AS MATERIALIZED (SELECT ${postColumns} FROM posts p WHERE p.id = ${anyText(sql, list)}),
           ${wantedItem(options)}`
         const rows = yield* hydrateRows(wanted, options.viewer.userId, options.extended)
         return ordered(list, rows, options)

@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { type Status, StatusValue } from "../../schemas/wire/Status.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { DomainEvent } from "../../schemas/Events.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
@@ -114,13 +115,9 @@ export const make = Effect.gen(function*() {
   const get = (userIds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       if (userIds.length === 0) return []
-      // One statement text whatever the number of users: an array, not a list of placeholders, which made a text (a
-      // prepared statement on each connection, and its first five plans) for every count. The array as a sub-select
-      // (cast, so that it is ANY's array and not its sub-query form), so that each run is not planned again for its
-      // length (test/performance/HotPlans.test.ts).
-      const rows = yield* db.read(
-        sql`SELECT * FROM statuses WHERE user_id = ANY((SELECT ${[...userIds]}::text[])::text[])`.pipe(StatusRows)
-      )
+      // anyText, not a list of placeholders, which made a statement text (a prepared statement on each connection,
+      // and its first five plans) for every count.
+      const rows = yield* db.read(sql`SELECT * FROM statuses WHERE user_id = ${anyText(sql, userIds)}`.pipe(StatusRows))
       const byId = new Map(rows.map((r) => [r.user_id, fromRow(r)]))
       return userIds.map((id) => toWire(byId.get(id) ?? offline(id)))
     })
