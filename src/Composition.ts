@@ -28,6 +28,7 @@ import * as FileSettings from "./files/FileSettings.ts"
 import * as InvitationRepo from "./invitations/InvitationRepo.ts"
 import * as MfaRepo from "./mfa/MfaRepo.ts"
 import * as PostHistoryRepo from "./posts/PostHistoryRepo.ts"
+import * as PageCache from "./posts/PageCache.ts"
 import * as PostRepo from "./posts/PostRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as PushNotifier from "./push/Notifier.ts"
@@ -157,6 +158,7 @@ const services = Layer.mergeAll(
   PushSettings.layer,
   CallRepo.layer,
   PostRepo.layer,
+  PageCache.layer,
   PostHistoryRepo.layer,
   ThreadRepo.layer,
   SsoDirectory.layer,

@@ -13,6 +13,7 @@ import { CountRepo } from "../counts/CountRepo.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { createPost, CreatePostBody, quickCreatePostBody } from "../posts/CreatePost.ts"
 import { ChannelPostsQuery, channelPage } from "../posts/ListRoutes.ts"
+import type { PageCache } from "../posts/PageCache.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { CreateQuery } from "../posts/PostRoutes.ts"
 import { versionIdHeader } from "../system/Version.ts"
@@ -24,6 +25,7 @@ import type { UserRow } from "../users/UserRow.ts"
 import { toWire } from "../users/UserWire.ts"
 import type { ApiError } from "./ApiError.ts"
 import * as Decode from "./Decode.ts"
+import { jsonText } from "./Respond.ts"
 import { accessLogOf, corsHeaders, NO_CORS, recordRequest } from "./Edge.ts"
 import { errorAnswer, logFailure, toApiError } from "./ErrorResponse.ts"
 import type { Db } from "../../layers/Db.ts"
@@ -50,7 +52,7 @@ import type { Db } from "../../layers/Db.ts"
  * (the apps' periodic badge refresh), with `viewedChannel` and `teamsUnread` as their route functions; only the "me"
  * spelling is taken here ("me" always passes the routes' `selfOrAdmin`), an explicit user id goes to the router.
  */
-export type FastPathContext = Access | AppConfig | CountRepo | Db | EventBus | PostRepo | RoleStore | RuntimeSettings | Sessions | ThreadRepo | UserRepo
+export type FastPathContext = Access | AppConfig | CountRepo | Db | EventBus | PageCache | PostRepo | RoleStore | RuntimeSettings | Sessions | ThreadRepo | UserRepo
 
 /** Answers the request and returns true, or returns false without touching it. */
 export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean
@@ -151,7 +153,7 @@ export const make = Effect.gen(function*() {
 
   /** The answer as the edge and the platform write it: the body's headers, then the edge's; head and body in one write. */
   const send = (x: Exchange, status: number, body: unknown, fiberId: FiberId.FiberId, extra?: Record<string, string>) =>
-    sendText(x, status, JSON.stringify(body), fiberId, extra)
+    sendText(x, status, jsonText(body), fiberId, extra)
 
   const sendText = (
     x: Exchange,

@@ -7,8 +7,19 @@ import type { ParseOptions } from "effect/SchemaAST"
  * Encoding happens once, here. The body stays a string with its Content-Length: Node joins it to the head and encodes
  * the text once, in one buffer (a byte array body would be encoded here first and sent as a second buffer).
  */
+/**
+ * A JSON answer already encoded (a channel page, cached as its text: src/posts/PageCache.ts): `json` and the fast
+ * path send its text as it is.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** The text of a JSON answer. */
+export const jsonText = (body: unknown) => body instanceof JsonText ? body.text : JSON.stringify(body)
+
 export const json = (body: unknown, status = 200, headers?: Record<string, string>) => {
-  const text = JSON.stringify(body)
+  const text = jsonText(body)
   return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text), headers })
 }
 

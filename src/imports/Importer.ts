@@ -1,5 +1,7 @@
 import { Chunk, Clock, Effect, Either, Stream } from "effect"
 import { Db } from "../../layers/Db.ts"
+import { PubSub } from "../../layers/PubSub.ts"
+import { PAGE_CACHE_CLEAR_TOPIC } from "../posts/PageCache.ts"
 import { analyzeImported } from "./ImportRepo.ts"
 import * as Source from "./Source.ts"
 import { decodeLine, type Existing, validate, type Validation } from "./Validate.ts"
@@ -63,6 +65,7 @@ export const importFile = (file: string, options: ImportOptions) =>
     const validation = yield* validate(source, yield* existingOnServer, (linesDone) => progress({ phase: "validating", linesDone, linesTotal: 0 }))
     if (options.dryRun || validation.problems.length > 0) return { validation, created: {}, existing: {} } satisfies ImportResult
     const db = yield* Db
+    const pubsub = yield* PubSub
     const writer = yield* makeWriter(source)
     yield* progress({ phase: "importing", linesDone: 0, linesTotal: validation.lines })
     let written = 0
@@ -84,6 +87,8 @@ export const importFile = (file: string, options: ImportOptions) =>
             }
             yield* writer.endBatch(now)
           }))
+          // Imported posts are announced by no channel event: cached channel pages of every node are dropped.
+          yield* Effect.ignore(pubsub.publish(PAGE_CACHE_CLEAR_TOPIC, "import"))
           written += chunk.length
           if (written >= analyzeAt) {
             yield* db.transaction(analyzeImported(db.sql))

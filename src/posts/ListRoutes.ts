@@ -5,8 +5,9 @@ import type { Caller } from "../auth/Authenticate.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
-import { json } from "../http/Respond.ts"
+import { json, JsonText } from "../http/Respond.ts"
 import { OwnUserParam, ownUser } from "./OwnUser.ts"
+import { PageCache } from "./PageCache.ts"
 import { PostRepo, type WindowQuery } from "./PostRepo.ts"
 import { postList } from "./PostWire.ts"
 
@@ -100,6 +101,7 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
   Effect.gen(function*() {
     const access = yield* Access
     const posts = yield* PostRepo
+    const pages = yield* PageCache
     const options = { ...wireOptions(caller, q), withThreads: fetchThreads(q) }
     const gate = access.channelGate(caller, channel_id, "read")
     if (q.since > 0) {
@@ -122,6 +124,17 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       page: q.page,
       perPage: q.per_page
     }
+    // A page may come from PageCache (its text; the access check still runs, as a statement of its own), except
+    // the extended collapsed-threads form, whose participants are profiles as the caller may see them.
+    const key = q.collapsedThreads && q.collapsedThreadsExtended ? undefined : pageKey(wanted, q)
+    if (key !== undefined) {
+      const cached = pages.get(channel_id, key)
+      if (cached !== undefined) {
+        yield* gate.decide(yield* posts.gate(gate.cte))
+        return new JsonText(cached)
+      }
+    }
+    const ticket = pages.ticket()
     const lead = q.page * q.per_page > 0 ? 1 : 0
     const read = yield* posts.gatedList({
       gate: gate.cte,
@@ -132,8 +145,17 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
     }, options)
     yield* gate.decide(read.access)
     const page = windowPage(wanted, read.ids)
-    return postList(page.order, read.posts, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext })
+    const text = JSON.stringify(
+      postList(page.order, read.posts, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext })
+    )
+    // With collapsed threads a root with a thread shows the caller's own is_following: such a page is not shared.
+    if (key !== undefined && (!q.collapsedThreads || read.threadless)) pages.put(channel_id, key, ticket, text)
+    return new JsonText(text)
   })
+
+/** What a page's text depends on besides its channel (the caller only through includeDeleted, an admin's). */
+const pageKey = (wanted: WindowPage, q: typeof ChannelPostsQuery.Type) =>
+  `${wanted.page}|${wanted.perPage}|${q.before}|${q.after}|${q.collapsedThreads ? 1 : 0}|${q.skipFetchThreads ? 1 : 0}|${wanted.includeDeleted ? 1 : 0}`
 
 const channelPosts = Effect.gen(function*() {
   const caller = yield* CurrentCaller

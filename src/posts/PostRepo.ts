@@ -81,6 +81,8 @@ export interface GatedPosts {
   readonly ids: ReadonlyArray<string>
   /** What `hydrate(order(ids), options)` answers. */
   readonly posts: ReadonlyArray<PostJson>
+  /** No post read has a thread (so none shows the caller's thread membership: PageCache). */
+  readonly threadless: boolean
 }
 
 export interface PostRepoService {
@@ -92,6 +94,8 @@ export interface PostRepoService {
    * boolean `allowed`: Access.channelGate) allows: a caller without access gets no ids and no posts.
    */
   readonly gatedList: (list: GatedList, options: HydrateOptions) => Effect.Effect<GatedPosts, DbError>
+  /** The gate's row alone (`row_to_json(access)`, undefined when none), for a list answered from PageCache. */
+  readonly gate: (gate: Statement.Fragment) => Effect.Effect<unknown, DbError>
   /** Reply ids of a thread in the asked direction (down: oldest first; up: newest first). */
   readonly threadReplies: (query: ThreadQuery) => Effect.Effect<ReadonlyArray<string>, DbError>
   readonly pinned: (channelId: string) => Effect.Effect<ReadonlyArray<string>, DbError>
@@ -398,8 +402,16 @@ export const make = Effect.gen(function*() {
         }
         const ids = gate?.ids ?? []
         const rows = yield* decodeOrDie(() => HydratedRows.decode(postRows))
-        return { access: gate?.access, ids, posts: ordered(list.order(ids), rows, options) } satisfies GatedPosts
+        // A thread row shows as last_reply_at (NOT NULL in threads), null where the lateral found none.
+        const threadless = rows.every((row) => row.last_reply_at === null)
+        return { access: gate?.access, ids, posts: ordered(list.order(ids), rows, options), threadless } satisfies GatedPosts
       }),
+
+    gate: (gate) =>
+      Effect.map(
+        db.read(sql`WITH ${gate} SELECT row_to_json(a) AS access FROM access a`),
+        (rows) => (rows as ReadonlyArray<{ readonly access: unknown }>)[0]?.access
+      ),
 
     channelWindow: (q) => ids(db.read(windowSelect(q))),
 

@@ -1,0 +1,172 @@
+import type { Post, PostList } from "@mattermost/types/posts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { toJsonl } from "../imports/Fixture.ts"
+import { statementsDuring } from "../support/CapturedSql.ts"
+import { client4, newUser } from "../support/Clients.ts"
+import { hasRedis, redisUrl } from "../support/Databases.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+import { channelIn, say, teamWith } from "./Fixture.ts"
+
+/**
+ * Channel pages answered from each node's PageCache (src/posts/PageCache.ts, issue 31): a repeated page costs its
+ * access check alone, every change a channel's members are told of is in the next page, access is checked on every
+ * request, a page showing the caller's own thread following is not shared, and the other node of a cluster follows
+ * the changes made on one (after the bus brings the event: polled, bounded by INVALIDATED_WITHIN_MS).
+ */
+let server: TestServer
+let adminToken: string
+
+beforeAll(async () => {
+  server = await startServer()
+  adminToken = (await newUser(server.url, "sysadmin")).client.getToken()
+})
+afterAll(() => server?.close())
+
+const INVALIDATED_WITHIN_MS = 2000
+
+const page = async (node: TestServer, token: string, query = "page=0&per_page=60", channelId: string) => {
+  const response = await fetch(`${node.url}/api/v4/channels/${channelId}/posts?${query}`, { headers: { Authorization: `Bearer ${token}` } })
+  return { status: response.status, text: await response.text() }
+}
+const listOf = (text: string) => JSON.parse(text) as PostList
+const messages = (text: string) => {
+  const list = listOf(text)
+  return list.order.map((id) => list.posts[id].message)
+}
+
+/** Reads the posts tables? The page's own statement does; the access check alone does not. */
+const readsPosts = (text: string) => /\bFROM posts\b/.test(text)
+
+describe("channel pages from the page cache", () => {
+  it("answers a repeated page with its access check alone, and each change of the channel with a fresh page", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    const first = await say(owner, channel.id, "first")
+    const token = bob.client.getToken()
+    const get = () => page(server, token, undefined, channel.id)
+
+    const miss = await statementsDuring(get)
+    expect(miss.value.status).toBe(200)
+    expect(miss.statements.some((s) => readsPosts(s.text))).toBe(true)
+    const hit = await statementsDuring(get)
+    expect(hit.value.text).toBe(miss.value.text)
+    // One statement, the access check (the background flushes of this process may add their own, never posts).
+    expect(hit.statements.filter((s) => readsPosts(s.text))).toEqual([])
+    expect(hit.statements.filter((s) => /\baccess AS\b/.test(s.text))).toHaveLength(1)
+
+    // A new post, an edit, a reaction, a pin, a reply and a deletion: each is in the next page.
+    await say(owner, channel.id, "second")
+    expect(messages((await get()).text).slice(0, 2)).toEqual(["second", "first"])
+    await owner.client.patchPost({ id: first.id, message: "first, edited" } as Post)
+    expect(messages((await get()).text)).toContain("first, edited")
+    await bob.client.addReaction(bob.user.id, first.id, "tada")
+    expect(listOf((await get()).text).posts[first.id].metadata.reactions?.map((r) => r.emoji_name)).toEqual(["tada"])
+    await owner.client.pinPost(first.id)
+    expect(listOf((await get()).text).posts[first.id].is_pinned).toBe(true)
+    await say(bob, channel.id, "a reply", first.id)
+    const withReply = listOf((await get()).text)
+    expect(withReply.posts[first.id].reply_count).toBe(1)
+    expect(messages(JSON.stringify(withReply))[0]).toBe("a reply")
+    await owner.client.deletePost(first.id)
+    expect(messages((await get()).text)).not.toContain("first, edited")
+    // Equal pages again once nothing changed.
+    const settled = await get()
+    expect((await get()).text).toBe(settled.text)
+  })
+
+  it("checks access on every request: a member removed from a private channel is refused its cached page", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const channel = await channelIn(owner, team, "P", [bob])
+    await say(owner, channel.id, "secret")
+    const token = bob.client.getToken()
+    expect((await page(server, token, undefined, channel.id)).status).toBe(200)
+    expect((await page(server, owner.client.getToken(), undefined, channel.id)).status).toBe(200)
+    await owner.client.removeFromChannel(bob.user.id, channel.id)
+    const refused = await page(server, token, undefined, channel.id)
+    expect(refused.status).toBe(403)
+    expect(refused.text).not.toContain("secret")
+    // An outsider, too, on the page the owner just had answered from the cache.
+    const outsider = await newUser(server.url, "out")
+    await owner.client.addToTeam(team.id, outsider.user.id)
+    expect((await page(server, outsider.client.getToken(), undefined, channel.id)).status).toBe(403)
+  })
+
+  it("does not share a collapsed-threads page that shows the caller's own thread following", async () => {
+    const { owner, members: [bob, cyd], team } = await teamWith(server, 2)
+    const channel = await channelIn(owner, team, "O", [bob, cyd])
+    const root = await say(owner, channel.id, "a root")
+    await say(bob, channel.id, "bob's reply", root.id)
+    const query = "page=0&per_page=60&collapsedThreads=true"
+    const following = async (token: string) => listOf((await page(server, token, query, channel.id)).text).posts[root.id].is_following
+    for (let round = 0; round < 2; round++) {
+      expect(await following(bob.client.getToken())).toBe(true)
+      expect(await following(cyd.client.getToken())).toBe(false)
+    }
+    // Following changes no channel event; the next page shows it all the same.
+    await cyd.client.updateThreadFollowForUser(cyd.user.id, team.id, root.id, true)
+    expect(await following(cyd.client.getToken())).toBe(true)
+  })
+
+  it("drops its pages when an import writes posts into a channel", async () => {
+    const { owner, team } = await teamWith(server, 0)
+    const channel = await channelIn(owner, team, "O", [])
+    await say(owner, channel.id, "before the import")
+    const token = owner.client.getToken()
+    expect(messages((await page(server, token, undefined, channel.id)).text)[0]).toBe("before the import")
+    const lines = [
+      { type: "version", version: 1 },
+      { type: "post", post: { team: team.name, channel: channel.name, user: owner.user.username, message: "imported", create_at: Date.now() } }
+    ]
+    const started = await fetch(`${server.url}/api/v1/admin/import`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/octet-stream" },
+      body: toJsonl(lines)
+    })
+    expect(started.status).toBe(201)
+    const { id } = await started.json() as { id: string }
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const job = await (await fetch(`${server.url}/api/v1/admin/import/${id}`, { headers: { Authorization: `Bearer ${adminToken}` } })).json() as { status: string; error?: string }
+      if (job.status === "failed") throw new Error(job.error)
+      if (job.status === "succeeded") break
+      if (Date.now() > deadline) throw new Error("the import did not end")
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(messages((await page(server, token, undefined, channel.id)).text).slice(0, 2)).toEqual(["imported", "before the import"])
+  })
+})
+
+const cluster = hasRedis() ? describe : describe.skip
+
+cluster("channel pages across two nodes", () => {
+  let nodeA: TestServer
+  let nodeB: TestServer
+  beforeAll(async () => {
+    const env = { SERVICE_CACHE_URL: redisUrl() }
+    nodeA = await startServer({ env })
+    nodeB = await startServer({ env, databaseUrl: nodeA.databaseUrl })
+    await newUser(nodeA.url, "admin")
+  })
+  afterAll(async () => {
+    await nodeB?.close()
+    await nodeA?.close()
+  })
+
+  it("a post on one node is in the other node's next page once its event arrives", async () => {
+    const { owner, members: [bob], team } = await teamWith(nodeA, 1)
+    const channel = await channelIn(owner, team, "O", [bob])
+    await say(owner, channel.id, "one")
+    const token = bob.client.getToken()
+    const onB = () => page(nodeB, token, undefined, channel.id)
+    expect(messages((await onB()).text)[0]).toBe("one")
+    expect(messages((await onB()).text)[0]).toBe("one") // now cached on B
+    await client4(nodeA.url, owner.client.getToken()).createPost({ channel_id: channel.id, message: "two" } as Post)
+    const started = Date.now()
+    for (;;) {
+      const seen = messages((await onB()).text)
+      if (seen[0] === "two") break
+      if (Date.now() - started > INVALIDATED_WITHIN_MS) throw new Error(`still stale after ${INVALIDATED_WITHIN_MS} ms: ${seen}`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  })
+})
