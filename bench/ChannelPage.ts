@@ -72,12 +72,15 @@ export const pagePath = (channelId: string) => `/api/v4/channels/${channelId}/po
 
 /**
  * The service on `databaseUrl`; with `captureFile`, bench/CaptureStatements.ts preloaded to record the statements it
- * sends (`stopCapture` takes the recorder out before the measured runs).
+ * sends (`stopCapture` takes the recorder out before the measured runs). Its page cache is off
+ * (`BENCH_PAGE_CACHE=true` turns it on): wrk asks for the same page over and over, which the cache would answer from
+ * memory, and the ratios are about reading the page (the load simulation measures the cache as clients meet it).
  */
 export const startPageService = async (databaseUrl: string, captureFile?: string, env: Record<string, string> = {}) => {
+  const withCache = { SERVICE_PAGE_CACHE: process.env.BENCH_PAGE_CACHE ?? "false", ...env }
   const service: Running = captureFile === undefined
-    ? await startService(databaseUrl, env)
-    : await startService(databaseUrl, { ...env, BENCH_CAPTURE_FILE: captureFile }, undefined, "bench/CaptureStatements.ts")
+    ? await startService(databaseUrl, withCache)
+    : await startService(databaseUrl, { ...withCache, BENCH_CAPTURE_FILE: captureFile }, undefined, "bench/CaptureStatements.ts")
   return { service, stopCapture: () => captureFile === undefined ? undefined : process.kill(service.pid, "SIGUSR2") }
 }
 

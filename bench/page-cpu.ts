@@ -98,7 +98,8 @@ const main = async () => {
       const db = await scratchDatabase()
       if (process.env.PAGE_KEEP !== "1") drops.push(db.drop)
       // The service migrates the empty database; the data comes after, then ANALYZE.
-      const service = await startService(db.url, { SERVICE_LOG_LEVEL: "info" }, root)
+      // The page cache off: the bench is about reading the page (PAGE_CACHE=true measures the cached answer).
+      const service = await startService(db.url, { SERVICE_LOG_LEVEL: "info", SERVICE_PAGE_CACHE: process.env.PAGE_CACHE ?? "false" }, root)
       const users = await seedUsers(db.url, USERS)
       console.log(`${label}: ${root}, database ${db.name}`)
       targets.push({ label, database: db.name, service, users, pg: [], node: [] })

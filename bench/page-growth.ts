@@ -83,7 +83,9 @@ const start = async (label: string, posts: number): Promise<Instance> => {
       SERVICE_HOST: "127.0.0.1",
       SERVICE_DATA_DIR: dataDir,
       SERVICE_LOG_LEVEL: "Error",
-      SERVICE_SECURITY_RATE_LIMIT_ENABLED: "false"
+      SERVICE_SECURITY_RATE_LIMIT_ENABLED: "false",
+      // Reading the page is what is compared, not answering it from memory.
+      SERVICE_PAGE_CACHE: "false"
     },
     stdio: ["ignore", "ignore", "inherit"]
   })

@@ -69,6 +69,8 @@ export interface AppConfigShape {
   readonly emailBatchingCheckMs: number
   /** The hand-written dispatch of the hottest routes in front of the router (src/http/FastPath.ts); on by default. */
   readonly httpFastPath: boolean
+  /** Channel pages answered from memory while their channel is unchanged (src/posts/PageCache.ts); on by default. */
+  readonly pageCache: boolean
   /**
    * Worker processes sharing the listening port (node:cluster), so one machine's cores all serve; 1 runs the server
    * in this process. More than one needs PostgreSQL and Redis (SERVICE_DATABASE_URL, SERVICE_CACHE_URL): workers are
@@ -273,6 +275,7 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
     forcePathStyle: Config.boolean("SERVICE_FILES_S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false))
   }),
   httpFastPath: Config.boolean("SERVICE_HTTP_FAST_PATH").pipe(Config.withDefault(true)),
+  pageCache: Config.boolean("SERVICE_PAGE_CACHE").pipe(Config.withDefault(true)),
   workersSetting: Config.string("SERVICE_WORKERS").pipe(
     Config.mapOrFail((raw) => {
       if (raw.trim().toLowerCase() === "auto") return Either.right<WorkersSetting>("auto")
@@ -348,6 +351,7 @@ const hints: Record<string, string> = {
   SERVICE_WS_ACTIONS_BURST: "actions a WebSocket may send at once before the rate applies, such as 30 (1 to 100000)",
   SERVICE_SECURITY_RATE_LIMIT_ENABLED: "true or false",
   SERVICE_HTTP_FAST_PATH: "true or false",
+  SERVICE_PAGE_CACHE: "true or false",
   SERVICE_TRUSTED_PROXIES: "a comma-separated list of addresses or CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1",
   SERVICE_ALLOW_INTERNAL_CONNECTIONS: "a comma-separated list of host names, addresses or CIDR ranges, e.g. ci.internal,10.0.5.0/24",
   SERVICE_INTEGRATION_TIMEOUT_MS: "milliseconds an integration may take to answer, such as 30000 (100 to 120000)",

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Stream } from "effect"
 import { PubSub } from "../../layers/PubSub.ts"
+import { AppConfig } from "../Config.ts"
 import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus.ts"
 
 /**
@@ -57,7 +58,11 @@ interface Entry {
   readonly at: number
 }
 
+/** SERVICE_PAGE_CACHE=false: every page is read (a bench measuring the read itself, or ruling the cache out). */
+const off: PageCacheService = { get: () => undefined, ticket: () => 0, put: () => undefined, clear: Effect.void }
+
 export const make = Effect.gen(function*() {
+  if (!(yield* AppConfig).pageCache) return off
   const bus = yield* EventBus
   const pubsub = yield* PubSub
   const clock = yield* Effect.clock

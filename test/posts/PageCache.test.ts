@@ -136,6 +136,25 @@ describe("channel pages from the page cache", () => {
   })
 })
 
+describe("SERVICE_PAGE_CACHE=false", () => {
+  let uncached: TestServer
+  beforeAll(async () => {
+    uncached = await startServer({ env: { SERVICE_PAGE_CACHE: "false" } })
+  })
+  afterAll(() => uncached?.close())
+
+  it("reads every page from the database", async () => {
+    const { owner, team } = await teamWith(uncached, 0)
+    const channel = await channelIn(owner, team, "O", [])
+    await say(owner, channel.id, "hello")
+    const get = () => page(uncached, owner.client.getToken(), undefined, channel.id)
+    await get()
+    const again = await statementsDuring(get)
+    expect(messages(again.value.text)[0]).toBe("hello")
+    expect(again.statements.some((s) => readsPosts(s.text))).toBe(true)
+  })
+})
+
 const cluster = hasRedis() ? describe : describe.skip
 
 cluster("channel pages across two nodes", () => {
