@@ -255,6 +255,12 @@ export const runLoad = async () => {
     }
 
     let highest = 0
+    /** The service's page cache counters (layers/Metrics.ts), from its metrics. */
+    const pageCacheCounts = async (url: string) => {
+      const text = await (await fetch(`${url}/api/v1/health/metrics`)).text()
+      const count = (outcome: string) => Number(text.match(new RegExp(`^service_page_cache_requests_total\\{outcome="${outcome}"\\} (\\d+)`, "m"))?.[1] ?? 0)
+      return { hit: count("hit"), miss: count("miss") }
+    }
     for (const level of LEVELS) {
       const connectStarted = performance.now()
       for (let i = active; i < level; i += 100) {
@@ -268,6 +274,7 @@ export const runLoad = async () => {
       if (statsLoaded) await StatementTimes.reset(database.url)
       const sPids = servicePids()
       const pPids = await pgPids()
+      const c0 = await pageCacheCounts(service.url)
       const s0 = treeReading(sPids)
       const p0 = treeReading(pPids)
       const answered0 = answered
@@ -296,6 +303,9 @@ export const runLoad = async () => {
       const s1 = treeReading(sPids)
       const p1 = treeReading(pPids)
       const g1 = process.cpuUsage(g0)
+      const c1 = await pageCacheCounts(service.url)
+      const cacheHits = c1.hit - c0.hit
+      const cacheMisses = c1.miss - c0.miss
       const gw1 = runqueueWait(process.pid)
       loopDelay.disable()
       const drainUntil = performance.now() + DRAIN_SECONDS * 1000
@@ -327,6 +337,8 @@ export const runLoad = async () => {
           const sorted = list.sort((a, b) => a - b)
           return [kind, { count: sorted.length, avgMs: Number((sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(1)), p99Ms: Number(percentile(sorted, 99).toFixed(1)) }]
         })),
+        // Pages the service's page cache answered, of those it could (one worker's count when there are several).
+        pageCacheHitPercent: cacheHits + cacheMisses === 0 ? 0 : Number(((cacheHits / (cacheHits + cacheMisses)) * 100).toFixed(0)),
         deliveries: deliveries.length,
         deliveryP99Ms: Number(percentile(deliveries, 99).toFixed(1)),
         serviceCpuPercent: Number((((s1.cpu - s0.cpu) / wall) * 100).toFixed(0)),
@@ -350,7 +362,7 @@ export const runLoad = async () => {
       results.push(result)
       console.log(
         `N=${level}: ${result.requestsPerSecond} req/s issued, ${result.answersPerSecond} answered/s, avg ${result.avgMs} ms, p99 ${result.p99Ms} ms, errors ${(errorRate * 100).toFixed(3)}%, ` +
-          `delivery p99 ${result.deliveryP99Ms} ms (${deliveries.length} deliveries); service CPU ${result.serviceCpuPercent}% RSS ${result.serviceRssMb} MB; ` +
+          `delivery p99 ${result.deliveryP99Ms} ms (${deliveries.length} deliveries); pages from the cache ${result.pageCacheHitPercent}%; service CPU ${result.serviceCpuPercent}% RSS ${result.serviceRssMb} MB; ` +
           `PostgreSQL CPU ${result.postgresCpuPercent}% RSS ${result.postgresRssMb} MB; generator CPU ${result.generatorCpuPercent}%; ` +
           `waiting for a core: service ${result.serviceWaitPercent}%, PostgreSQL ${result.postgresWaitPercent}%, generator ${result.generatorWaitPercent}%; ` +
           `generator event-loop delay p99 ${result.generatorLoopDelayP99Ms} ms; CPU per request: service ${result.serviceCpuMsPerRequest} ms, ` +

@@ -47,6 +47,15 @@ const requestEnded = () => {
   requestsInFlight--
 }
 
+const pageCache = declare(
+  "service_page_cache_requests_total",
+  "counter",
+  "Channel pages that could be cached, by whether this node's page cache answered them (hit) or they were read (miss)"
+)
+const pageCacheRequests = Metric.gauge(pageCache.name, { description: pageCache.help })
+/** Plain numbers per request (src/posts/ListRoutes.ts), read into the family when the metrics are rendered. */
+export const pageCacheCounts = { hit: 0, miss: 0 }
+
 const breakerChanges = declare(
   "service_circuit_breaker_state_changes_total",
   "counter",
@@ -62,7 +71,9 @@ const registerUntagged = Effect.all([
   Metric.value(httpRequestDuration),
   Metric.value(dbPoolSaturation),
   Metric.value(websocketActiveConnections),
-  Effect.suspend(() => Metric.set(httpRequestsInFlight, requestsInFlight))
+  Effect.suspend(() => Metric.set(httpRequestsInFlight, requestsInFlight)),
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheRequests, "outcome", "hit"), pageCacheCounts.hit)),
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheRequests, "outcome", "miss"), pageCacheCounts.miss))
 ], { discard: true })
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")

@@ -1,5 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
+import { pageCacheCounts } from "../../layers/Metrics.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
@@ -130,9 +131,11 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
     if (key !== undefined) {
       const cached = pages.get(channel_id, key)
       if (cached !== undefined) {
+        pageCacheCounts.hit++
         yield* gate.decide(yield* posts.gate(gate.cte))
         return new JsonText(cached)
       }
+      pageCacheCounts.miss++
     }
     const ticket = pages.ticket()
     const lead = q.page * q.per_page > 0 ? 1 : 0

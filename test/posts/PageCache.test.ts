@@ -34,6 +34,14 @@ const messages = (text: string) => {
   return list.order.map((id) => list.posts[id].message)
 }
 
+/** The hits the metrics report (the counters are per process: other servers of this file add to them). */
+const pageCacheHits = async () => {
+  const text = await (await fetch(`${server.url}/api/v1/health/metrics`)).text()
+  const line = text.split("\n").find((l) => l.startsWith("service_page_cache_requests_total{outcome=\"hit\"}"))
+  expect(line, text.slice(0, 2000)).toBeDefined()
+  return Number(line!.split(" ")[1])
+}
+
 /** Reads the posts tables? The page's own statement does; the access check alone does not. */
 const readsPosts = (text: string) => /\bFROM posts\b/.test(text)
 
@@ -45,6 +53,7 @@ describe("channel pages from the page cache", () => {
     const token = bob.client.getToken()
     const get = () => page(server, token, undefined, channel.id)
 
+    const hitsBefore = await pageCacheHits()
     const miss = await statementsDuring(get)
     expect(miss.value.status).toBe(200)
     expect(miss.statements.some((s) => readsPosts(s.text))).toBe(true)
@@ -53,6 +62,7 @@ describe("channel pages from the page cache", () => {
     // One statement, the access check (the background flushes of this process may add their own, never posts).
     expect(hit.statements.filter((s) => readsPosts(s.text))).toEqual([])
     expect(hit.statements.filter((s) => /\baccess AS\b/.test(s.text))).toHaveLength(1)
+    expect(await pageCacheHits()).toBeGreaterThanOrEqual(hitsBefore + 1)
 
     // A new post, an edit, a reaction, a pin, a reply and a deletion: each is in the next page.
     await say(owner, channel.id, "second")
