@@ -5,7 +5,7 @@
  *
  *   node --import tsx bench/routes-cpu.ts
  *
- * Environment: BENCH_SECONDS per route (5), BENCH_CONNECTIONS (20), BENCH_THREADS (2), BENCH_LOG_LEVEL (info).
+ * Environment: BENCH_PAGE_CACHES (true,false: the runs with the page cache on, then off), BENCH_SECONDS per route (5), BENCH_CONNECTIONS (20), BENCH_THREADS (2), BENCH_LOG_LEVEL (info).
  */
 import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -30,7 +30,7 @@ const main = async () => {
   const script = join(tmpdir(), `bench-view-${process.pid}.lua`)
   const rows: Array<Record<string, string | number>> = []
   try {
-    for (const cache of ["true", "false"]) {
+    for (const cache of (process.env.BENCH_PAGE_CACHES ?? "true,false").split(",")) {
       const service = await startService(database.url, { SERVICE_PAGE_CACHE: cache })
       try {
         const data = rows.length === 0 ? await seedChannel(database.url, POSTS) : seeded!

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { DbError, DbService } from "../../layers/Db.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * What the realtime hub reads from the database: memberships (to know whom an event concerns), the sessions of open
@@ -52,7 +53,9 @@ export const makeRealtimeRepo = (db: DbService): RealtimeRepo => {
       db.read(sql`SELECT 1 AS n FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${userId}`.pipe(Found)).pipe(
         Effect.map((found) => found.length > 0)
       ),
-    sessionExpiries: (sessionIds) => db.read(sql`SELECT id, expires_at FROM sessions WHERE id IN ${sql.in(sessionIds)}`.pipe(SessionExpiries)),
+    // One array (anyText), not an IN list: a list of up to 500 ids was a statement text per length, planned afresh
+    // at every run (0.24 ms planning, seen in the load simulation's pg_stat_statements).
+    sessionExpiries: (sessionIds) => db.read(sql`SELECT id, expires_at FROM sessions WHERE id = ${anyText(sql, sessionIds)}`.pipe(SessionExpiries)),
     maxConnections: db.read(sql`
       SELECT value->'max_simultaneous_connections' AS max FROM server_config WHERE section = 'site'`.pipe(MaxConnections)).pipe(
       Effect.map((found) => found[0]?.max ?? null)
