@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, JsonText } from "../http/Respond.ts"
 import { OwnUserParam, ownUser } from "./OwnUser.ts"
-import { PageCache } from "./PageCache.ts"
+import { type NewestPage, newestPageText, PageCache } from "./PageCache.ts"
 import { PostRepo, type WindowQuery } from "./PostRepo.ts"
 import { postList } from "./PostWire.ts"
 
@@ -148,11 +148,24 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
     }, options)
     yield* gate.decide(read.access)
     const page = windowPage(wanted, read.ids)
-    const text = JSON.stringify(
+    // The channel's newest page of roots without threads (the whole page is its listed posts) is kept as its parts,
+    // which new root posts extend (PageCache.withNewPost); its text is made from them, as JSON.stringify would.
+    const newest: NewestPage | undefined = key !== undefined && q.page === 0 && wanted.anchor === undefined && read.threadless &&
+        read.posts.length === page.order.length
+      ? {
+        perPage: q.per_page,
+        collapsedThreads: q.collapsedThreads,
+        order: page.order,
+        posts: read.posts.map((post) => JSON.stringify(post)),
+        prev: page.prev,
+        newestAt: read.posts[0]?.create_at ?? 0
+      }
+      : undefined
+    const text = newest !== undefined ? newestPageText(newest) : JSON.stringify(
       postList(page.order, read.posts, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext })
     )
     // With collapsed threads a root with a thread shows the caller's own is_following: such a page is not shared.
-    if (key !== undefined && (!q.collapsedThreads || read.threadless)) pages.put(channel_id, key, ticket, text)
+    if (key !== undefined && (!q.collapsedThreads || read.threadless)) pages.put(channel_id, key, ticket, text, newest)
     return new JsonText(text)
   })
 

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Stream } from "effect"
 import { PubSub } from "../../layers/PubSub.ts"
 import { AppConfig } from "../Config.ts"
+import type { DomainEvent } from "../../schemas/Events.ts"
 import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus.ts"
 
 /**
@@ -34,7 +35,8 @@ export interface PageCacheService {
   readonly get: (channelId: string, key: string) => string | undefined
   /** A ticket for a read of `channelId` about to start: `put` stores its result only if nothing changed since. */
   readonly ticket: () => number
-  readonly put: (channelId: string, key: string, ticket: number, text: string) => void
+  /** Stores a page's text; with `newest`, a newest page of plain root posts that new root posts can extend. */
+  readonly put: (channelId: string, key: string, ticket: number, text: string, newest?: NewestPage) => void
   /** Drops every page, on this node and the others (writes no channel event announces: imports). */
   readonly clear: Effect.Effect<void>
 }
@@ -56,6 +58,77 @@ interface Entry {
   readonly text: string
   readonly ticket: number
   readonly at: number
+  readonly newest: NewestPage | undefined
+}
+
+/**
+ * A channel's newest page (page 0, no anchor) whose posts are all roots without a thread, kept as its parts: a new
+ * root post only adds itself in front and pushes the last one out (issue 31: in a busy channel every post
+ * invalidated the page most often asked for, the one a channel switch reads). Each post's text is as the page
+ * encodes it (toWire for the page's options, JSON.stringify), so the page made of the parts is the page a read
+ * gives (test/posts/PageCache.test.ts compares them with a server without the cache).
+ */
+export interface NewestPage {
+  readonly perPage: number
+  readonly collapsedThreads: boolean
+  readonly order: ReadonlyArray<string>
+  /** JSON of each post of `order`, in that order. */
+  readonly posts: ReadonlyArray<string>
+  /** The post after the page (older), "" when none. */
+  readonly prev: string
+  /** create_at of the page's newest post (0 when empty): only a newer post may be put in front. */
+  readonly newestAt: number
+}
+
+/** The page's text as JSON.stringify(postList(...)) writes it (PostWire.postList's keys, in its order). */
+export const newestPageText = (page: NewestPage) => {
+  let posts = ""
+  for (let i = 0; i < page.order.length; i++) posts += `${i === 0 ? "" : ","}${JSON.stringify(page.order[i])}:${page.posts[i]}`
+  return `{"order":${JSON.stringify(page.order)},"posts":{${posts}},"next_post_id":"","prev_post_id":${JSON.stringify(page.prev)},` +
+    `"has_next":${page.prev !== ""},"first_inaccessible_post_time":0}`
+}
+
+/**
+ * Whether a new post can just be put in front of a newest page: not a reply (its root's thread changes), nor a
+ * post with files, a priority, acknowledgements or other metadata (from their own tables), nor one whose props
+ * PostgreSQL would write differently (jsonb orders an object's keys by length, then bytes, and may reformat nested
+ * values), nor a deleted one.
+ */
+const plainRoot = (post: Readonly<Record<string, unknown>>): boolean => {
+  if (post.root_id !== "" || post.delete_at !== 0 || typeof post.id !== "string" || typeof post.create_at !== "number") return false
+  if (post.file_ids !== undefined || post.reply_count !== 0) return false
+  const metadata = post.metadata as Readonly<Record<string, ReadonlyArray<unknown> | object | undefined>> | undefined
+  if (metadata === undefined || metadata.priority !== undefined) return false
+  for (const list of ["files", "reactions", "acknowledgements", "embeds", "emojis"] as const) {
+    const items = metadata[list]
+    if (!Array.isArray(items) || items.length !== 0) return false
+  }
+  const props = post.props
+  if (props === null || typeof props !== "object") return false
+  let previous: string | undefined
+  for (const [key, value] of Object.entries(props)) {
+    if (value !== null && typeof value === "object") return false
+    if (previous !== undefined && (previous.length > key.length || (previous.length === key.length && previous >= key))) return false
+    previous = key
+  }
+  return true
+}
+
+/** The newest page with `post` in front, or undefined when it cannot be made so (see plainRoot; or not newer). */
+export const withNewPost = (page: NewestPage, post: Readonly<Record<string, unknown>>): NewestPage | undefined => {
+  if (!plainRoot(post) || (post.create_at as number) <= page.newestAt) return undefined
+  const json = JSON.stringify(post)
+  // toWire's collapsed-threads fields of a root, last (a new root has no thread yet).
+  const text = page.collapsedThreads ? `${json.slice(0, -1)},"last_reply_at":0,"participants":[],"is_following":false}` : json
+  const full = page.order.length === page.perPage
+  return {
+    perPage: page.perPage,
+    collapsedThreads: page.collapsedThreads,
+    order: [post.id as string, ...(full ? page.order.slice(0, -1) : page.order)],
+    posts: [text, ...(full ? page.posts.slice(0, -1) : page.posts)],
+    prev: full ? page.order[page.order.length - 1] : page.prev,
+    newestAt: post.create_at as number
+  }
 }
 
 /** SERVICE_PAGE_CACHE=false: every page is read (a bench measuring the read itself, or ruling the cache out). */
@@ -76,20 +149,67 @@ export const make = Effect.gen(function*() {
   /** Tickets at or below this were taken before everything was dropped. */
   let floor = 0
 
+  /** Per channel, the keys of its entries holding a newest page, which a new root post extends. */
+  const newestKeys = new Map<string, Set<string>>()
+
   const dropAll = () => {
     floor = ++counter
     changed.clear()
     entries.clear()
+    newestKeys.clear()
     chars = 0
+  }
+  const store = (id: string, entry: Entry) => {
+    const old = entries.get(id)
+    if (old !== undefined) {
+      entries.delete(id)
+      chars -= old.text.length
+    }
+    // Oldest first out (Map keeps insertion order): a page read again is stored again, at the end.
+    while (chars + entry.text.length > MAX_CHARS && entries.size > 0) {
+      const [oldestId, oldest] = entries.entries().next().value!
+      entries.delete(oldestId)
+      chars -= oldest.text.length
+    }
+    entries.set(id, entry)
+    chars += entry.text.length
+    if (entry.newest !== undefined) {
+      let keys = newestKeys.get(entry.channelId)
+      if (keys === undefined) newestKeys.set(entry.channelId, keys = new Set())
+      keys.add(id)
+    }
   }
   const channelChanged = (channelId: string) => {
     if (changed.size >= MAX_CHANGED) dropAll()
     changed.set(channelId, ++counter)
   }
-  const onEvent = (envelope: Pick<Envelope, "event" | "broadcast">) => {
+  /**
+   * A new post in the channel, from this node: each newest page of the channel that was current until now takes
+   * the post in front, as a read after the post would give it, and stays current. The change is recorded first, so
+   * reads that started before the post still do not store.
+   */
+  const advance = (channelId: string, post: Readonly<Record<string, unknown>>) => {
+    const keys = newestKeys.get(channelId)
+    const before = changed.get(channelId) ?? 0
+    channelChanged(channelId)
+    if (keys === undefined) return
+    newestKeys.delete(channelId)
+    const now = clock.unsafeCurrentTimeMillis()
+    for (const id of keys) {
+      const entry = entries.get(id)
+      // Current until this post: read after every earlier change of the channel, not expired, not dropped.
+      if (entry === undefined || entry.newest === undefined || entry.ticket < floor || now - entry.at >= TTL_MS || before > entry.ticket) continue
+      const newest = withNewPost(entry.newest, post)
+      if (newest === undefined) continue
+      store(id, { channelId, text: newestPageText(newest), ticket: counter, at: entry.at, newest })
+    }
+  }
+  const onEvent = (envelope: Pick<Envelope, "event" | "broadcast"> & { readonly domain?: DomainEvent | undefined }) => {
     const channelId = envelope.broadcast.channel_id
     if (channelId !== "") {
-      if (!NOT_CONTENT.has(envelope.event)) channelChanged(channelId)
+      // This node's new posts carry their wire object; other nodes' (their JSON text) only mark the change.
+      if (envelope.domain?._tag === "Posted") advance(channelId, envelope.domain.post)
+      else if (!NOT_CONTENT.has(envelope.event)) channelChanged(channelId)
     } else if (envelope.event === RESET_SOCKETS_EVENT || envelope.event === "emoji_added") {
       // Lost events; a new custom emoji appears in the metadata of posts that already reacted with its name.
       dropAll()
@@ -110,25 +230,13 @@ export const make = Effect.gen(function*() {
       if (current(entry, clock.unsafeCurrentTimeMillis())) return entry.text
       entries.delete(`${channelId}|${key}`)
       chars -= entry.text.length
+      newestKeys.get(channelId)?.delete(`${channelId}|${key}`)
       return undefined
     },
     ticket: () => counter,
-    put: (channelId, key, ticket, text) => {
+    put: (channelId, key, ticket, text, newest) => {
       if (ticket < floor || (changed.get(channelId) ?? 0) > ticket || text.length > MAX_CHARS / 100) return
-      const id = `${channelId}|${key}`
-      const old = entries.get(id)
-      if (old !== undefined) {
-        entries.delete(id)
-        chars -= old.text.length
-      }
-      // Oldest first out (Map keeps insertion order): a page read again is stored again, at the end.
-      while (chars + text.length > MAX_CHARS && entries.size > 0) {
-        const [oldestId, oldest] = entries.entries().next().value!
-        entries.delete(oldestId)
-        chars -= oldest.text.length
-      }
-      entries.set(id, { channelId, text, ticket, at: clock.unsafeCurrentTimeMillis() })
-      chars += text.length
+      store(`${channelId}|${key}`, { channelId, text, ticket, at: clock.unsafeCurrentTimeMillis(), newest })
     },
     clear: Effect.zipRight(
       Effect.sync(dropAll),

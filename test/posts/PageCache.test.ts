@@ -84,6 +84,61 @@ describe("channel pages from the page cache", () => {
     expect((await get()).text).toBe(settled.text)
   })
 
+  it("puts a new root post in front of a cached newest page, byte for byte what a read gives", async () => {
+    const uncached = await startServer({ env: { SERVICE_PAGE_CACHE: "false" }, databaseUrl: server.databaseUrl })
+    try {
+      const { owner, members: [bob], team } = await teamWith(server, 1)
+      const channel = await channelIn(owner, team, "O", [bob])
+      for (let i = 0; i < 4; i++) await say(owner, channel.id, `post ${i}`)
+      const token = bob.client.getToken()
+      const queries = [
+        "page=0&per_page=5",
+        "page=0&per_page=60",
+        "page=0&per_page=5&collapsedThreads=true",
+        "page=0&per_page=60&collapsedThreads=true&skipFetchThreads=true"
+      ]
+      const compare = async (fromCache: boolean) => {
+        for (const query of queries) {
+          const cached = await statementsDuring(() => page(server, token, query, channel.id))
+          const read = await page(uncached, token, query, channel.id)
+          expect(cached.value.status).toBe(200)
+          expect(cached.value.text, query).toBe(read.text)
+          if (fromCache) expect(cached.statements.filter((st) => readsPosts(st.text)), query).toEqual([])
+        }
+      }
+      await compare(false)
+      await compare(true)
+      // Root posts that extend the cached pages, each page then still answered without reading posts.
+      const plain: Array<Partial<Post>> = [
+        { message: "plain" },
+        { message: "props in PostgreSQL's order", props: { b: "1", aa: "two", ccc: true } }
+      ]
+      for (const input of plain) {
+        await owner.client.createPost({ channel_id: channel.id, ...input } as Post)
+        await compare(true)
+      }
+      // Posts the cache cannot extend its pages with (they are read again), and the pages still right after each.
+      const other: Array<Partial<Post>> = [
+        { message: "props in another order", props: { aa: "two", b: "1" } },
+        { message: "nested props", props: { card: "x", nested: { a: 1 } } as unknown as Post["props"] }
+      ]
+      for (const input of other) {
+        await owner.client.createPost({ channel_id: channel.id, ...input } as Post)
+        await compare(false)
+        await compare(true)
+      }
+      const root = await say(owner, channel.id, "a root")
+      await compare(true)
+      await say(bob, channel.id, "its reply", root.id)
+      await compare(false)
+      await say(owner, channel.id, "after the reply")
+      await compare(false)
+      expect(messages((await page(server, token, undefined, channel.id)).text).slice(0, 3)).toEqual(["after the reply", "its reply", "a root"])
+    } finally {
+      await uncached.close()
+    }
+  })
+
   it("checks access on every request: a member removed from a private channel is refused its cached page", async () => {
     const { owner, members: [bob], team } = await teamWith(server, 1)
     const channel = await channelIn(owner, team, "P", [bob])
