@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, JsonText } from "../http/Respond.ts"
 import { OwnUserParam, ownUser } from "./OwnUser.ts"
-import { type NewestPage, newestPageText, PageCache } from "./PageCache.ts"
+import { followingPage, followingText, listText, type NewestPage, PageCache } from "./PageCache.ts"
 import { PostRepo, type WindowQuery } from "./PostRepo.ts"
 import { postList } from "./PostWire.ts"
 
@@ -132,8 +132,14 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       const cached = pages.get(channel_id, key)
       if (cached !== undefined) {
         pageCacheCounts.hit++
-        yield* gate.decide(yield* posts.gate(gate.cte))
-        return new JsonText(cached)
+        if (typeof cached === "string") {
+          yield* gate.decide(yield* posts.gate(gate.cte))
+          return new JsonText(cached)
+        }
+        // The caller's is_following of the page's threads, with the access check.
+        const checked = yield* posts.gateFollowing(gate.cte, caller.userId, cached.threads)
+        yield* gate.decide(checked.access)
+        return new JsonText(followingText(cached, checked.following))
       }
       pageCacheCounts.miss++
     }
@@ -148,24 +154,33 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
     }, options)
     yield* gate.decide(read.access)
     const page = windowPage(wanted, read.ids)
-    // The channel's newest page of roots without threads (the whole page is its listed posts) is kept as its parts,
-    // which new root posts extend (PageCache.withNewPost); its text is made from them, as JSON.stringify would.
-    const newest: NewestPage | undefined = key !== undefined && q.page === 0 && wanted.anchor === undefined && read.threadless &&
-        read.posts.length === page.order.length
-      ? {
-        perPage: q.per_page,
-        collapsedThreads: q.collapsedThreads,
-        order: page.order,
-        posts: read.posts.map((post) => JSON.stringify(post)),
-        prev: page.prev,
-        newestAt: read.posts[0]?.create_at ?? 0
-      }
-      : undefined
-    const text = newest !== undefined ? newestPageText(newest) : JSON.stringify(
-      postList(page.order, read.posts, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext })
-    )
-    // With collapsed threads a root with a thread shows the caller's own is_following: such a page is not shared.
-    if (key !== undefined && (!q.collapsedThreads || read.threadless)) pages.put(channel_id, key, ticket, text, newest)
+    const cursors = { next: page.next, prev: page.prev, hasNext: page.hasNext }
+    // A page whose posts are exactly its order (no roots or threads added: always with collapsed threads) is written
+    // from each post's JSON (PageCache.listText, as JSON.stringify(postList(...)) writes it), which the cache keeps.
+    const listed = read.posts.length === page.order.length && read.posts.every((post, i) => post.id === page.order[i])
+    const postTexts = listed ? read.posts.map((post) => JSON.stringify(post)) : undefined
+    const text = postTexts !== undefined
+      ? listText(page.order, postTexts, cursors)
+      : JSON.stringify(postList(page.order, read.posts, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext }))
+    if (key === undefined) return new JsonText(text)
+    if (!q.collapsedThreads || read.threadless) {
+      // The channel's newest page of roots without threads is kept as its parts too, which new root posts extend.
+      const newest: NewestPage | undefined = postTexts !== undefined && q.page === 0 && wanted.anchor === undefined && read.threadless
+        ? {
+          perPage: q.per_page,
+          collapsedThreads: q.collapsedThreads,
+          order: page.order,
+          posts: postTexts,
+          prev: page.prev,
+          newestAt: read.posts[0]?.create_at ?? 0
+        }
+        : undefined
+      pages.put(channel_id, key, ticket, text, newest)
+    } else if (postTexts !== undefined) {
+      // With collapsed threads a root with a thread shows the caller's own is_following: kept without it.
+      const shared = followingPage(page.order, postTexts, new Set(read.threaded), cursors)
+      if (shared !== undefined) pages.put(channel_id, key, ticket, shared)
+    }
     return new JsonText(text)
   })
 

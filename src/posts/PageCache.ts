@@ -31,12 +31,12 @@ import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus
  * Other nodes learn of a change when its event reaches them (milliseconds, as their sockets do).
  */
 export interface PageCacheService {
-  /** The cached text of `key` in `channelId` while it is current, else undefined. */
-  readonly get: (channelId: string, key: string) => string | undefined
+  /** The cached page of `key` in `channelId` while it is current, else undefined. */
+  readonly get: (channelId: string, key: string) => CachedPage | undefined
   /** A ticket for a read of `channelId` about to start: `put` stores its result only if nothing changed since. */
   readonly ticket: () => number
   /** Stores a page's text; with `newest`, a newest page of plain root posts that new root posts can extend. */
-  readonly put: (channelId: string, key: string, ticket: number, text: string, newest?: NewestPage) => void
+  readonly put: (channelId: string, key: string, ticket: number, page: CachedPage, newest?: NewestPage) => void
   /** Drops every page, on this node and the others (writes no channel event announces: imports). */
   readonly clear: Effect.Effect<void>
 }
@@ -53,9 +53,32 @@ const MAX_CHANGED = 100_000
 /** Events broadcast to a channel that change nothing a page shows (typing is the frequent one). */
 const NOT_CONTENT = new Set(["typing", "user_typing", "channel_viewed", "channel_member_updated"])
 
+/** A page's text, the same for every reader, or a collapsed-threads page that shows each reader's is_following. */
+export type CachedPage = string | FollowingPage
+
+/**
+ * A collapsed-threads page whose roots with a thread show the reader's own `is_following`: its text in pieces, the
+ * reader's boolean for `threads[i]` between `pieces[i]` and `pieces[i + 1]` (ListRoutes looks them up with the
+ * access check, in the same statement).
+ */
+export interface FollowingPage {
+  readonly pieces: ReadonlyArray<string>
+  readonly threads: ReadonlyArray<string>
+}
+
+export const followingText = (page: FollowingPage, following: ReadonlySet<string>) => {
+  let text = page.pieces[0]
+  for (let i = 0; i < page.threads.length; i++) text += (following.has(page.threads[i]) ? "true" : "false") + page.pieces[i + 1]
+  return text
+}
+
+const sizeOf = (page: CachedPage) => typeof page === "string" ? page.length : page.pieces.reduce((n, piece) => n + piece.length, 0)
+
 interface Entry {
   readonly channelId: string
-  readonly text: string
+  readonly text: CachedPage
+  /** Characters held. */
+  readonly size: number
   readonly ticket: number
   readonly at: number
   readonly newest: NewestPage | undefined
@@ -80,12 +103,51 @@ export interface NewestPage {
   readonly newestAt: number
 }
 
-/** The page's text as JSON.stringify(postList(...)) writes it (PostWire.postList's keys, in its order). */
-export const newestPageText = (page: NewestPage) => {
-  let posts = ""
-  for (let i = 0; i < page.order.length; i++) posts += `${i === 0 ? "" : ","}${JSON.stringify(page.order[i])}:${page.posts[i]}`
-  return `{"order":${JSON.stringify(page.order)},"posts":{${posts}},"next_post_id":"","prev_post_id":${JSON.stringify(page.prev)},` +
-    `"has_next":${page.prev !== ""},"first_inaccessible_post_time":0}`
+/**
+ * A post list's text as JSON.stringify(postList(...)) writes it (PostWire.postList's keys, in its order), from its
+ * order and the JSON of each of its posts in that order (a list whose posts are exactly its order).
+ */
+export const listText = (
+  order: ReadonlyArray<string>,
+  posts: ReadonlyArray<string>,
+  cursors: { readonly next: string; readonly prev: string; readonly hasNext: boolean }
+) => {
+  let map = ""
+  for (let i = 0; i < order.length; i++) map += `${i === 0 ? "" : ","}${JSON.stringify(order[i])}:${posts[i]}`
+  return `{"order":${JSON.stringify(order)},"posts":{${map}},"next_post_id":${JSON.stringify(cursors.next)},` +
+    `"prev_post_id":${JSON.stringify(cursors.prev)},"has_next":${cursors.hasNext},"first_inaccessible_post_time":0}`
+}
+
+/** The newest page's text: no newer post (next ""), older ones when `prev` is set. */
+export const newestPageText = (page: NewestPage) => listText(page.order, page.posts, { next: "", prev: page.prev, hasNext: page.prev !== "" })
+
+/** A raw NUL never appears in JSON text (JSON.stringify escapes it): it marks where a reader's boolean goes. */
+const SLOT = "\u0000"
+
+/**
+ * A collapsed-threads page as pieces around the is_following of each root in `threads`, from its posts' JSON (the
+ * field toWire writes last), or undefined if a post does not end so.
+ */
+export const followingPage = (
+  order: ReadonlyArray<string>,
+  posts: ReadonlyArray<string>,
+  threads: ReadonlySet<string>,
+  cursors: { readonly next: string; readonly prev: string; readonly hasNext: boolean }
+): FollowingPage | undefined => {
+  const slotted: Array<string> = []
+  const shown: Array<string> = []
+  for (let i = 0; i < order.length; i++) {
+    if (!threads.has(order[i])) {
+      slotted.push(posts[i])
+      continue
+    }
+    const json = posts[i]
+    const cut = json.endsWith(`"is_following":true}`) ? 5 : json.endsWith(`"is_following":false}`) ? 6 : -1
+    if (cut === -1) return undefined
+    slotted.push(`${json.slice(0, -cut)}${SLOT}}`)
+    shown.push(order[i])
+  }
+  return { pieces: listText(order, slotted, cursors).split(SLOT), threads: shown }
 }
 
 /**
@@ -163,16 +225,16 @@ export const make = Effect.gen(function*() {
     const old = entries.get(id)
     if (old !== undefined) {
       entries.delete(id)
-      chars -= old.text.length
+      chars -= old.size
     }
     // Oldest first out (Map keeps insertion order): a page read again is stored again, at the end.
-    while (chars + entry.text.length > MAX_CHARS && entries.size > 0) {
+    while (chars + entry.size > MAX_CHARS && entries.size > 0) {
       const [oldestId, oldest] = entries.entries().next().value!
       entries.delete(oldestId)
-      chars -= oldest.text.length
+      chars -= oldest.size
     }
     entries.set(id, entry)
-    chars += entry.text.length
+    chars += entry.size
     if (entry.newest !== undefined) {
       let keys = newestKeys.get(entry.channelId)
       if (keys === undefined) newestKeys.set(entry.channelId, keys = new Set())
@@ -201,7 +263,8 @@ export const make = Effect.gen(function*() {
       if (entry === undefined || entry.newest === undefined || entry.ticket < floor || now - entry.at >= TTL_MS || before > entry.ticket) continue
       const newest = withNewPost(entry.newest, post)
       if (newest === undefined) continue
-      store(id, { channelId, text: newestPageText(newest), ticket: counter, at: entry.at, newest })
+      const text = newestPageText(newest)
+      store(id, { channelId, text, size: text.length, ticket: counter, at: entry.at, newest })
     }
   }
   const onEvent = (envelope: Pick<Envelope, "event" | "broadcast"> & { readonly domain?: DomainEvent | undefined }) => {
@@ -229,14 +292,15 @@ export const make = Effect.gen(function*() {
       if (entry === undefined) return undefined
       if (current(entry, clock.unsafeCurrentTimeMillis())) return entry.text
       entries.delete(`${channelId}|${key}`)
-      chars -= entry.text.length
+      chars -= entry.size
       newestKeys.get(channelId)?.delete(`${channelId}|${key}`)
       return undefined
     },
     ticket: () => counter,
     put: (channelId, key, ticket, text, newest) => {
-      if (ticket < floor || (changed.get(channelId) ?? 0) > ticket || text.length > MAX_CHARS / 100) return
-      store(`${channelId}|${key}`, { channelId, text, ticket, at: clock.unsafeCurrentTimeMillis(), newest })
+      const size = sizeOf(text)
+      if (ticket < floor || (changed.get(channelId) ?? 0) > ticket || size > MAX_CHARS / 100) return
+      store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), newest })
     },
     clear: Effect.zipRight(
       Effect.sync(dropAll),

@@ -83,6 +83,8 @@ export interface GatedPosts {
   readonly posts: ReadonlyArray<PostJson>
   /** No post read has a thread (so none shows the caller's thread membership: PageCache). */
   readonly threadless: boolean
+  /** The posts read that have a thread (with collapsed threads, those showing the caller's is_following). */
+  readonly threaded: ReadonlyArray<string>
 }
 
 export interface PostRepoService {
@@ -96,6 +98,15 @@ export interface PostRepoService {
   readonly gatedList: (list: GatedList, options: HydrateOptions) => Effect.Effect<GatedPosts, DbError>
   /** The gate's row alone (`row_to_json(access)`, undefined when none), for a list answered from PageCache. */
   readonly gate: (gate: Statement.Fragment) => Effect.Effect<unknown, DbError>
+  /**
+   * The gate's row and, when it allows, which of `threads` (root ids) the viewer follows: a collapsed-threads page
+   * answered from PageCache, whose roots show the caller's own is_following.
+   */
+  readonly gateFollowing: (
+    gate: Statement.Fragment,
+    viewerId: string,
+    threads: ReadonlyArray<string>
+  ) => Effect.Effect<{ readonly access: unknown; readonly following: ReadonlySet<string> }, DbError>
   /** Reply ids of a thread in the asked direction (down: oldest first; up: newest first). */
   readonly threadReplies: (query: ThreadQuery) => Effect.Effect<ReadonlyArray<string>, DbError>
   readonly pinned: (channelId: string) => Effect.Effect<ReadonlyArray<string>, DbError>
@@ -403,14 +414,36 @@ export const make = Effect.gen(function*() {
         const ids = gate?.ids ?? []
         const rows = yield* decodeOrDie(() => HydratedRows.decode(postRows))
         // A thread row shows as last_reply_at (NOT NULL in threads), null where the lateral found none.
-        const threadless = rows.every((row) => row.last_reply_at === null)
-        return { access: gate?.access, ids, posts: ordered(list.order(ids), rows, options), threadless } satisfies GatedPosts
+        const threaded = rows.filter((row) => row.last_reply_at !== null).map((row) => row.id)
+        return {
+          access: gate?.access,
+          ids,
+          posts: ordered(list.order(ids), rows, options),
+          threadless: threaded.length === 0,
+          threaded
+        } satisfies GatedPosts
       }),
 
     gate: (gate) =>
       Effect.map(
         db.read(sql`WITH ${gate} SELECT row_to_json(a) AS access FROM access a`),
         (rows) => (rows as ReadonlyArray<{ readonly access: unknown }>)[0]?.access
+      ),
+
+    // One key lookup per root (thread_memberships' primary key), only where the gate allows.
+    gateFollowing: (gate, viewerId, threads) =>
+      Effect.map(
+        db.read(sql`
+          WITH ${gate}
+          SELECT row_to_json(a) AS access,
+                 CASE WHEN a.allowed THEN (
+                   SELECT array_agg(tm.post_id) FROM thread_memberships tm
+                   WHERE tm.post_id = ${anyText(sql, threads)} AND tm.user_id = ${viewerId} AND tm.following) END AS following
+          FROM access a`),
+        (rows) => {
+          const row = (rows as ReadonlyArray<{ readonly access: unknown; readonly following: ReadonlyArray<string> | null }>)[0]
+          return { access: row?.access, following: new Set(row?.following ?? []) }
+        }
       ),
 
     channelWindow: (q) => ids(db.read(windowSelect(q))),

@@ -131,8 +131,11 @@ describe("channel pages from the page cache", () => {
       await compare(true)
       await say(bob, channel.id, "its reply", root.id)
       await compare(false)
+      // Pages with a thread are cached too: with collapsed threads each reader's is_following is looked up.
+      await compare(true)
       await say(owner, channel.id, "after the reply")
       await compare(false)
+      await compare(true)
       expect(messages((await page(server, token, undefined, channel.id)).text).slice(0, 3)).toEqual(["after the reply", "its reply", "a root"])
     } finally {
       await uncached.close()
@@ -156,20 +159,34 @@ describe("channel pages from the page cache", () => {
     expect((await page(server, outsider.client.getToken(), undefined, channel.id)).status).toBe(403)
   })
 
-  it("does not share a collapsed-threads page that shows the caller's own thread following", async () => {
+  it("shares a collapsed-threads page with threads, each reader seeing their own is_following", async () => {
     const { owner, members: [bob, cyd], team } = await teamWith(server, 2)
-    const channel = await channelIn(owner, team, "O", [bob, cyd])
+    const channel = await channelIn(owner, team, "P", [bob, cyd])
     const root = await say(owner, channel.id, "a root")
     await say(bob, channel.id, "bob's reply", root.id)
+    const other = await say(owner, channel.id, "another root")
+    await say(cyd, channel.id, "cyd's reply", other.id)
     const query = "page=0&per_page=60&collapsedThreads=true"
-    const following = async (token: string) => listOf((await page(server, token, query, channel.id)).text).posts[root.id].is_following
-    for (let round = 0; round < 2; round++) {
-      expect(await following(bob.client.getToken())).toBe(true)
-      expect(await following(cyd.client.getToken())).toBe(false)
+    const following = async (token: string) => {
+      const read = await statementsDuring(() => page(server, token, query, channel.id))
+      const list = listOf(read.value.text)
+      return { root: list.posts[root.id].is_following, other: list.posts[other.id].is_following, read: read.statements.some((st) => readsPosts(st.text)) }
     }
-    // Following changes no channel event; the next page shows it all the same.
+    expect(await following(bob.client.getToken())).toEqual({ root: true, other: false, read: true })
+    for (let round = 0; round < 2; round++) {
+      expect(await following(cyd.client.getToken())).toEqual({ root: false, other: true, read: false })
+      expect(await following(bob.client.getToken())).toEqual({ root: true, other: false, read: false })
+    }
+    // Following changes no channel event; the next page shows it all the same, still from the cache.
     await cyd.client.updateThreadFollowForUser(cyd.user.id, team.id, root.id, true)
-    expect(await following(cyd.client.getToken())).toBe(true)
+    expect(await following(cyd.client.getToken())).toEqual({ root: true, other: true, read: false })
+    await bob.client.updateThreadFollowForUser(bob.user.id, team.id, root.id, false)
+    expect(await following(bob.client.getToken())).toEqual({ root: false, other: false, read: false })
+    // A member removed from the private channel is refused it, as any cached page.
+    await owner.client.removeFromChannel(cyd.user.id, channel.id)
+    const refused = await page(server, cyd.client.getToken(), query, channel.id)
+    expect(refused.status).toBe(403)
+    expect(refused.text).not.toContain("a root")
   })
 
   it("drops its pages when an import writes posts into a channel", async () => {
