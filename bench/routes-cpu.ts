@@ -5,7 +5,7 @@
  *
  *   node --import tsx bench/routes-cpu.ts
  *
- * Environment: BENCH_PAGE_CACHES (true,false: the runs with the page cache on, then off), BENCH_SECONDS per route (5), BENCH_CONNECTIONS (20), BENCH_THREADS (2), BENCH_LOG_LEVEL (info).
+ * Environment: BENCH_ROUTES (names' beginnings, e.g. view,team), BENCH_PAGE_CACHES (true,false: the runs with the page cache on, then off), BENCH_SECONDS per route (5), BENCH_CONNECTIONS (20), BENCH_THREADS (2), BENCH_LOG_LEVEL (info).
  */
 import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -45,7 +45,8 @@ const main = async () => {
             ["users/me", "/api/v4/users/me", undefined]
           ]
           : [["page (read)", pagePath(data.channelId), undefined]]
-        for (const [name, path, lua] of routes) {
+        const only = process.env.BENCH_ROUTES?.split(",")
+        for (const [name, path, lua] of routes.filter(([name]) => only === undefined || only.some((o) => name.startsWith(o)))) {
           const run = measured(service, wrkLoad(settings, `${service.url}${path}`, { headers, script: lua }))
           run(settings.warmup)
           const m = run(SECONDS)
