@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, JsonText } from "../http/Respond.ts"
 import { OwnUserParam, ownUser } from "./OwnUser.ts"
-import { followingPage, followingText, listText, type NewestPage, PageCache } from "./PageCache.ts"
+import { followingPage, followingText, listText, type LeadingPage, PageCache } from "./PageCache.ts"
 import { PostRepo, type WindowQuery } from "./PostRepo.ts"
 import { postList } from "./PostWire.ts"
 
@@ -164,18 +164,22 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       : JSON.stringify(postList(page.order, read.posts, { next_post_id: page.next, prev_post_id: page.prev, has_next: page.hasNext }))
     if (key === undefined) return new JsonText(text)
     if (!q.collapsedThreads || read.threadless) {
-      // The channel's newest page of roots without threads is kept as its parts too, which new root posts extend.
-      const newest: NewestPage | undefined = postTexts !== undefined && q.page === 0 && wanted.anchor === undefined && read.threadless
+      // A channel's two newest pages of roots without threads are kept as their parts too, which new root posts
+      // shift (PageCache.withNewPost, shiftedBy).
+      const leading: LeadingPage | undefined = postTexts !== undefined && (q.page === 0 || q.page === 1) && wanted.anchor === undefined &&
+          read.threadless
         ? {
+          page: q.page === 0 ? 0 : 1,
           perPage: q.per_page,
           collapsedThreads: q.collapsedThreads,
           order: page.order,
           posts: postTexts,
+          next: page.next,
           prev: page.prev,
           newestAt: read.posts[0]?.create_at ?? 0
         }
         : undefined
-      pages.put(channel_id, key, ticket, text, newest)
+      pages.put(channel_id, key, ticket, text, leading)
     } else if (postTexts !== undefined) {
       // With collapsed threads a root with a thread shows the caller's own is_following: kept without it.
       const shared = followingPage(page.order, postTexts, new Set(read.threaded), cursors)

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Stream } from "effect"
 import { PubSub } from "../../layers/PubSub.ts"
 import { AppConfig } from "../Config.ts"
-import type { DomainEvent } from "../../schemas/Events.ts"
+import { type DomainEvent, type EventTag, tagOf } from "../../schemas/Events.ts"
 import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus.ts"
 
 /**
@@ -35,8 +35,8 @@ export interface PageCacheService {
   readonly get: (channelId: string, key: string) => CachedPage | undefined
   /** A ticket for a read of `channelId` about to start: `put` stores its result only if nothing changed since. */
   readonly ticket: () => number
-  /** Stores a page's text; with `newest`, a newest page of plain root posts that new root posts can extend. */
-  readonly put: (channelId: string, key: string, ticket: number, page: CachedPage, newest?: NewestPage) => void
+  /** Stores a page's text; with `leading`, page 0 or 1 of plain root posts, which new root posts shift. */
+  readonly put: (channelId: string, key: string, ticket: number, page: CachedPage, leading?: LeadingPage) => void
   /** Drops every page, on this node and the others (writes no channel event announces: imports). */
   readonly clear: Effect.Effect<void>
 }
@@ -51,7 +51,7 @@ const MAX_CHARS = 32_000_000
 const MAX_CHANGED = 100_000
 
 /** Events broadcast to a channel that change nothing a page shows (typing is the frequent one). */
-const NOT_CONTENT = new Set(["typing", "user_typing", "channel_viewed", "channel_member_updated"])
+const NOT_CONTENT: ReadonlySet<EventTag> = new Set<EventTag>(["Typing", "ChannelViewed", "MultipleChannelsViewed", "ChannelMemberUpdated"])
 
 /** A page's text, the same for every reader, or a collapsed-threads page that shows each reader's is_following. */
 export type CachedPage = string | FollowingPage
@@ -81,25 +81,29 @@ interface Entry {
   readonly size: number
   readonly ticket: number
   readonly at: number
-  readonly newest: NewestPage | undefined
+  readonly leading: LeadingPage | undefined
 }
 
 /**
- * A channel's newest page (page 0, no anchor) whose posts are all roots without a thread, kept as its parts: a new
- * root post only adds itself in front and pushes the last one out (issue 31: in a busy channel every post
- * invalidated the page most often asked for, the one a channel switch reads). Each post's text is as the page
- * encodes it (toWire for the page's options, JSON.stringify), so the page made of the parts is the page a read
- * gives (test/posts/PageCache.test.ts compares them with a server without the cache).
+ * One of a channel's two newest pages (page 0 or 1, no anchor) whose posts are all roots without a thread, kept as
+ * its parts: a new root post adds itself in front of page 0 and pushes its last post to the front of page 1, whose
+ * last post goes (issue 31: in a busy channel every post invalidated the pages most often asked for, the ones a
+ * channel switch and a scroll read). Each post's text is as the page encodes it (toWire for the page's options,
+ * JSON.stringify), so the page made of the parts is the page a read gives (test/posts/PageCache.test.ts compares
+ * them with a server without the cache).
  */
-export interface NewestPage {
+export interface LeadingPage {
+  readonly page: 0 | 1
   readonly perPage: number
   readonly collapsedThreads: boolean
   readonly order: ReadonlyArray<string>
   /** JSON of each post of `order`, in that order. */
   readonly posts: ReadonlyArray<string>
+  /** The post before the page (newer: page 0's last for page 1), "" for page 0. */
+  readonly next: string
   /** The post after the page (older), "" when none. */
   readonly prev: string
-  /** create_at of the page's newest post (0 when empty): only a newer post may be put in front. */
+  /** create_at of the page's newest post (0 when empty): only a newer post may be put in front of page 0. */
   readonly newestAt: number
 }
 
@@ -118,8 +122,8 @@ export const listText = (
     `"prev_post_id":${JSON.stringify(cursors.prev)},"has_next":${cursors.hasNext},"first_inaccessible_post_time":0}`
 }
 
-/** The newest page's text: no newer post (next ""), older ones when `prev` is set. */
-export const newestPageText = (page: NewestPage) => listText(page.order, page.posts, { next: "", prev: page.prev, hasNext: page.prev !== "" })
+/** The page's text: older posts follow when `prev` is set. */
+export const leadingPageText = (page: LeadingPage) => listText(page.order, page.posts, { next: page.next, prev: page.prev, hasNext: page.prev !== "" })
 
 /** A raw NUL never appears in JSON text (JSON.stringify escapes it): it marks where a reader's boolean goes. */
 const SLOT = "\u0000"
@@ -176,21 +180,35 @@ const plainRoot = (post: Readonly<Record<string, unknown>>): boolean => {
   return true
 }
 
-/** The newest page with `post` in front, or undefined when it cannot be made so (see plainRoot; or not newer). */
-export const withNewPost = (page: NewestPage, post: Readonly<Record<string, unknown>>): NewestPage | undefined => {
-  if (!plainRoot(post) || (post.create_at as number) <= page.newestAt) return undefined
+/** Page 0 with `post` in front, or undefined when it cannot be made so (see plainRoot; or not newer). */
+export const withNewPost = (page: LeadingPage, post: Readonly<Record<string, unknown>>): LeadingPage | undefined => {
+  if (page.page !== 0 || !plainRoot(post) || (post.create_at as number) <= page.newestAt) return undefined
   const json = JSON.stringify(post)
   // toWire's collapsed-threads fields of a root, last (a new root has no thread yet).
   const text = page.collapsedThreads ? `${json.slice(0, -1)},"last_reply_at":0,"participants":[],"is_following":false}` : json
+  return pushedIn(page, post.id as string, text, "", post.create_at as number)
+}
+
+/** The page with a post put in front (its id and JSON) and, if it was full, its last post pushed out. */
+const pushedIn = (page: LeadingPage, id: string, text: string, next: string, newestAt: number): LeadingPage => {
   const full = page.order.length === page.perPage
   return {
-    perPage: page.perPage,
-    collapsedThreads: page.collapsedThreads,
-    order: [post.id as string, ...(full ? page.order.slice(0, -1) : page.order)],
+    ...page,
+    order: [id, ...(full ? page.order.slice(0, -1) : page.order)],
     posts: [text, ...(full ? page.posts.slice(0, -1) : page.posts)],
+    next,
     prev: full ? page.order[page.order.length - 1] : page.prev,
-    newestAt: post.create_at as number
+    newestAt
   }
+}
+
+/**
+ * Page 1 after a post pushed `before`'s last post out of page 0 (`after` is page 0 with the post): that post goes
+ * in front of page 1. Undefined when page 0 was not full (nothing moved) or the pages do not match.
+ */
+export const shiftedBy = (page: LeadingPage, before: LeadingPage, after: LeadingPage): LeadingPage | undefined => {
+  if (page.page !== 1 || before.order.length !== before.perPage || page.perPage !== before.perPage || page.next !== before.order[before.order.length - 1]) return undefined
+  return pushedIn(page, before.order[before.order.length - 1], before.posts[before.posts.length - 1], after.order[after.order.length - 1], page.newestAt)
 }
 
 /** SERVICE_PAGE_CACHE=false: every page is read (a bench measuring the read itself, or ruling the cache out). */
@@ -212,13 +230,13 @@ export const make = Effect.gen(function*() {
   let floor = 0
 
   /** Per channel, the keys of its entries holding a newest page, which a new root post extends. */
-  const newestKeys = new Map<string, Set<string>>()
+  const leadingKeys = new Map<string, Set<string>>()
 
   const dropAll = () => {
     floor = ++counter
     changed.clear()
     entries.clear()
-    newestKeys.clear()
+    leadingKeys.clear()
     chars = 0
   }
   const store = (id: string, entry: Entry) => {
@@ -235,9 +253,9 @@ export const make = Effect.gen(function*() {
     }
     entries.set(id, entry)
     chars += entry.size
-    if (entry.newest !== undefined) {
-      let keys = newestKeys.get(entry.channelId)
-      if (keys === undefined) newestKeys.set(entry.channelId, keys = new Set())
+    if (entry.leading !== undefined) {
+      let keys = leadingKeys.get(entry.channelId)
+      if (keys === undefined) leadingKeys.set(entry.channelId, keys = new Set())
       keys.add(id)
     }
   }
@@ -251,29 +269,46 @@ export const make = Effect.gen(function*() {
    * reads that started before the post still do not store.
    */
   const advance = (channelId: string, post: Readonly<Record<string, unknown>>) => {
-    const keys = newestKeys.get(channelId)
+    const keys = leadingKeys.get(channelId)
     const before = changed.get(channelId) ?? 0
     channelChanged(channelId)
     if (keys === undefined) return
-    newestKeys.delete(channelId)
+    leadingKeys.delete(channelId)
     const now = clock.unsafeCurrentTimeMillis()
+    // Current until this post: read after every earlier change of the channel, not expired, not dropped.
+    const currentBefore = (entry: Entry | undefined): entry is Entry & { readonly leading: LeadingPage } =>
+      entry !== undefined && entry.leading !== undefined && entry.ticket >= floor && now - entry.at < TTL_MS && before <= entry.ticket
+    const keep = (id: string, entry: Entry, leading: LeadingPage) => {
+      const text = leadingPageText(leading)
+      store(id, { channelId, text, size: text.length, ticket: counter, at: entry.at, leading })
+    }
+    // Page 0 first: page 1 takes what page 0 pushed out (the same key but its page number).
+    const moved = new Map<string, { readonly before: LeadingPage; readonly after: LeadingPage }>()
     for (const id of keys) {
       const entry = entries.get(id)
-      // Current until this post: read after every earlier change of the channel, not expired, not dropped.
-      if (entry === undefined || entry.newest === undefined || entry.ticket < floor || now - entry.at >= TTL_MS || before > entry.ticket) continue
-      const newest = withNewPost(entry.newest, post)
-      if (newest === undefined) continue
-      const text = newestPageText(newest)
-      store(id, { channelId, text, size: text.length, ticket: counter, at: entry.at, newest })
+      if (!currentBefore(entry) || entry.leading.page !== 0) continue
+      const after = withNewPost(entry.leading, post)
+      if (after === undefined) continue
+      keep(id, entry, after)
+      moved.set(id, { before: entry.leading, after })
+    }
+    for (const id of keys) {
+      const entry = entries.get(id)
+      if (!currentBefore(entry) || entry.leading.page !== 1) continue
+      const pageZero = moved.get(`${channelId}|0${id.slice(channelId.length + 2)}`)
+      const shifted = pageZero === undefined ? undefined : shiftedBy(entry.leading, pageZero.before, pageZero.after)
+      if (shifted !== undefined) keep(id, entry, shifted)
     }
   }
-  const onEvent = (envelope: Pick<Envelope, "event" | "broadcast"> & { readonly domain?: DomainEvent | undefined }) => {
+  // This node's events come typed; other nodes' are told apart by their tag (schemas/Events.ts tagOf).
+  const onEvent = (envelope: Envelope, domain: DomainEvent | undefined) => {
+    const tag = domain?._tag ?? tagOf(envelope.event, envelope.data)
     const channelId = envelope.broadcast.channel_id
     if (channelId !== "") {
       // This node's new posts carry their wire object; other nodes' (their JSON text) only mark the change.
-      if (envelope.domain?._tag === "Posted") advance(channelId, envelope.domain.post)
-      else if (!NOT_CONTENT.has(envelope.event)) channelChanged(channelId)
-    } else if (envelope.event === RESET_SOCKETS_EVENT || envelope.event === "emoji_added") {
+      if (domain?._tag === "Posted") advance(channelId, domain.post)
+      else if (tag === undefined || !NOT_CONTENT.has(tag)) channelChanged(channelId)
+    } else if (envelope.event === RESET_SOCKETS_EVENT || tag === "EmojiAdded") {
       // Lost events; a new custom emoji appears in the metadata of posts that already reacted with its name.
       dropAll()
     }
@@ -281,8 +316,8 @@ export const make = Effect.gen(function*() {
   const current = (entry: Entry, now: number) =>
     entry.ticket >= floor && now - entry.at < TTL_MS && (changed.get(entry.channelId) ?? 0) <= entry.ticket
 
-  yield* bus.onLocal(onEvent)
-  yield* bus.remoteEvents.pipe(Stream.runForEach((envelope) => Effect.sync(() => onEvent(envelope))), Effect.forkScoped)
+  yield* bus.onLocal((envelope) => onEvent(envelope, envelope.domain))
+  yield* bus.remoteEvents.pipe(Stream.runForEach((envelope) => Effect.sync(() => onEvent(envelope, undefined))), Effect.forkScoped)
   yield* pubsub.gaps.pipe(Stream.runForEach(() => Effect.sync(dropAll)), Effect.forkScoped)
   yield* pubsub.subscribe(PAGE_CACHE_CLEAR_TOPIC).pipe(Stream.runForEach(() => Effect.sync(dropAll)), Effect.forkScoped)
 
@@ -293,14 +328,14 @@ export const make = Effect.gen(function*() {
       if (current(entry, clock.unsafeCurrentTimeMillis())) return entry.text
       entries.delete(`${channelId}|${key}`)
       chars -= entry.size
-      newestKeys.get(channelId)?.delete(`${channelId}|${key}`)
+      leadingKeys.get(channelId)?.delete(`${channelId}|${key}`)
       return undefined
     },
     ticket: () => counter,
-    put: (channelId, key, ticket, text, newest) => {
+    put: (channelId, key, ticket, text, leading) => {
       const size = sizeOf(text)
       if (ticket < floor || (changed.get(channelId) ?? 0) > ticket || size > MAX_CHARS / 100) return
-      store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), newest })
+      store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), leading })
     },
     clear: Effect.zipRight(
       Effect.sync(dropAll),

@@ -89,12 +89,15 @@ describe("channel pages from the page cache", () => {
     try {
       const { owner, members: [bob], team } = await teamWith(server, 1)
       const channel = await channelIn(owner, team, "O", [bob])
-      for (let i = 0; i < 4; i++) await say(owner, channel.id, `post ${i}`)
+      for (let i = 0; i < 8; i++) await say(owner, channel.id, `post ${i}`)
       const token = bob.client.getToken()
+      // Pages 0 and 1 (page 1 takes what page 0 pushes out), with and without collapsed threads.
       const queries = [
         "page=0&per_page=5",
+        "page=1&per_page=5",
         "page=0&per_page=60",
         "page=0&per_page=5&collapsedThreads=true",
+        "page=1&per_page=5&collapsedThreads=true",
         "page=0&per_page=60&collapsedThreads=true&skipFetchThreads=true"
       ]
       const compare = async (fromCache: boolean) => {
@@ -111,7 +114,8 @@ describe("channel pages from the page cache", () => {
       // Root posts that extend the cached pages, each page then still answered without reading posts.
       const plain: Array<Partial<Post>> = [
         { message: "plain" },
-        { message: "props in PostgreSQL's order", props: { b: "1", aa: "two", ccc: true } }
+        { message: "props in PostgreSQL's order", props: { b: "1", aa: "two", ccc: true } },
+        { message: "plain again" }
       ]
       for (const input of plain) {
         await owner.client.createPost({ channel_id: channel.id, ...input } as Post)
