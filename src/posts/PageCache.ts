@@ -13,8 +13,9 @@ import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus
  *
  * What may be cached: a page's text is the same for every caller unless the caller's thread membership shows in it,
  * which happens only with collapsed threads (`is_following`, and the participants' profiles in the extended form).
- * So a page without collapsed threads is shared by every reader of the channel, a collapsed-threads page only when
- * none of its roots has a thread, and an extended one never (ListRoutes.channelPage decides).
+ * So a page without collapsed threads is shared by every reader of the channel as its text; a collapsed-threads page
+ * whose roots have threads is kept as pieces around each root's `is_following`, which a hit fills in for the caller
+ * (FollowingPage); an extended one is never cached (ListRoutes.channelPage decides).
  *
  * Correctness rests on invalidation by the event bus: every change of what a page shows (a post created, edited,
  * deleted or pinned, a reaction, an acknowledgement, a link preview, a reply updating its root's thread) is published
@@ -25,9 +26,9 @@ import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus
  *   a read takes a ticket (the event counter) when it starts and stores only if its channel's last change is older;
  * - events lost between nodes (the bus reports a gap, or its outbox overflowed and asks every node to reset): all
  *   entries are dropped;
- * - writes that publish no event per channel (an import, a new custom emoji that reactions already named): their
- *   writers call `clear`, which also reaches the other nodes over the bus; entries also expire after TTL_MS, a bound
- *   on staleness should a change ever go unannounced.
+ * - changes no channel event announces: a new custom emoji (reactions may already name it) drops everything on its
+ *   event, and an import publishes on PAGE_CACHE_CLEAR_TOPIC, which drops everything on every node; entries also
+ *   expire after TTL_MS, a bound on staleness should a change ever go unannounced.
  * Other nodes learn of a change when its event reaches them (milliseconds, as their sockets do).
  */
 export interface PageCacheService {
@@ -37,8 +38,6 @@ export interface PageCacheService {
   readonly ticket: () => number
   /** Stores a page's text; with `leading`, page 0 or 1 of plain root posts, which new root posts shift. */
   readonly put: (channelId: string, key: string, ticket: number, page: CachedPage, leading?: LeadingPage) => void
-  /** Drops every page, on this node and the others (writes no channel event announces: imports). */
-  readonly clear: Effect.Effect<void>
 }
 
 export class PageCache extends Context.Tag("service/PageCache")<PageCache, PageCacheService>() {}
@@ -212,7 +211,7 @@ export const shiftedBy = (page: LeadingPage, before: LeadingPage, after: Leading
 }
 
 /** SERVICE_PAGE_CACHE=false: every page is read (a bench measuring the read itself, or ruling the cache out). */
-const off: PageCacheService = { get: () => undefined, ticket: () => 0, put: () => undefined, clear: Effect.void }
+const off: PageCacheService = { get: () => undefined, ticket: () => 0, put: () => undefined }
 
 export const make = Effect.gen(function*() {
   if (!(yield* AppConfig).pageCache) return off
@@ -336,11 +335,7 @@ export const make = Effect.gen(function*() {
       const size = sizeOf(text)
       if (ticket < floor || (changed.get(channelId) ?? 0) > ticket || size > MAX_CHARS / 100) return
       store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), leading })
-    },
-    clear: Effect.zipRight(
-      Effect.sync(dropAll),
-      Effect.ignore(pubsub.publish(PAGE_CACHE_CLEAR_TOPIC, "all"))
-    )
+    }
   }
   return service
 })
