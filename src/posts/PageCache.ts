@@ -157,8 +157,10 @@ export const followingPage = (
  * Whether a new post can just be put in front of a newest page: not a reply (its root's thread changes), nor a
  * post with files, a priority, acknowledgements or other metadata (from their own tables), nor one whose props
  * PostgreSQL would write differently (jsonb orders an object's keys by length, then bytes, and may reformat nested
- * values), nor a deleted one.
+ * values; keys are held to ASCII, where JavaScript's order of same-length keys is jsonb's byte order), nor a
+ * deleted one.
  */
+const ASCII = /^[\x20-\x7e]*$/
 const plainRoot = (post: Readonly<Record<string, unknown>>): boolean => {
   if (post.root_id !== "" || post.delete_at !== 0 || typeof post.id !== "string" || typeof post.create_at !== "number") return false
   if (post.file_ids !== undefined || post.reply_count !== 0) return false
@@ -172,7 +174,7 @@ const plainRoot = (post: Readonly<Record<string, unknown>>): boolean => {
   if (props === null || typeof props !== "object") return false
   let previous: string | undefined
   for (const [key, value] of Object.entries(props)) {
-    if (value !== null && typeof value === "object") return false
+    if ((value !== null && typeof value === "object") || !ASCII.test(key)) return false
     if (previous !== undefined && (previous.length > key.length || (previous.length === key.length && previous >= key))) return false
     previous = key
   }
@@ -225,7 +227,7 @@ export const make = Effect.gen(function*() {
   let counter = 0
   /** Per channel, the number of its last change. */
   const changed = new Map<string, number>()
-  /** Tickets at or below this were taken before everything was dropped. */
+  /** Tickets below this were taken before everything was dropped. */
   let floor = 0
 
   /** Per channel, the keys of its entries holding a newest page, which a new root post extends. */

@@ -124,7 +124,8 @@ describe("channel pages from the page cache", () => {
       // Posts the cache cannot extend its pages with (they are read again), and the pages still right after each.
       const other: Array<Partial<Post>> = [
         { message: "props in another order", props: { aa: "two", b: "1" } },
-        { message: "nested props", props: { card: "x", nested: { a: 1 } } as unknown as Post["props"] }
+        { message: "nested props", props: { card: "x", nested: { a: 1 } } as unknown as Post["props"] },
+        { message: "a key beyond ASCII", props: { "é": "1" } }
       ]
       for (const input of other) {
         await owner.client.createPost({ channel_id: channel.id, ...input } as Post)
