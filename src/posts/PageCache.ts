@@ -71,7 +71,11 @@ export const followingText = (page: FollowingPage, following: ReadonlySet<string
   return text
 }
 
-const sizeOf = (page: CachedPage) => typeof page === "string" ? page.length : page.pieces.reduce((n, piece) => n + piece.length, 0)
+const sum = (texts: ReadonlyArray<string>) => texts.reduce((n, text) => n + text.length, 0)
+
+/** Characters an entry holds: its text or pieces, and a leading page's parts, kept beside its text. */
+const sizeOf = (page: CachedPage, leading: LeadingPage | undefined) =>
+  (typeof page === "string" ? page.length : sum(page.pieces)) + (leading === undefined ? 0 : sum(leading.posts))
 
 interface Entry {
   readonly channelId: string
@@ -281,7 +285,7 @@ export const make = Effect.gen(function*() {
       entry !== undefined && entry.leading !== undefined && entry.ticket >= floor && now - entry.at < TTL_MS && before <= entry.ticket
     const keep = (id: string, entry: Entry, leading: LeadingPage) => {
       const text = leadingPageText(leading)
-      store(id, { channelId, text, size: text.length, ticket: counter, at: entry.at, leading })
+      store(id, { channelId, text, size: sizeOf(text, leading), ticket: counter, at: entry.at, leading })
     }
     // Page 0 first: page 1 takes what page 0 pushed out (the same key but its page number).
     const moved = new Map<string, { readonly before: LeadingPage; readonly after: LeadingPage }>()
@@ -334,7 +338,7 @@ export const make = Effect.gen(function*() {
     },
     ticket: () => counter,
     put: (channelId, key, ticket, text, leading) => {
-      const size = sizeOf(text)
+      const size = sizeOf(text, leading)
       if (ticket < floor || (changed.get(channelId) ?? 0) > ticket || size > MAX_CHARS / 100) return
       store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), leading })
     }
