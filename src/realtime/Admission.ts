@@ -6,7 +6,7 @@ import type { PubSubService } from "../../layers/PubSub.ts"
 import type { PresenceService } from "../status/Presence.ts"
 import type { StatusesService } from "../status/Statuses.ts"
 import { versionIdHeader } from "../system/Version.ts"
-import { Connection, REPLAY_MAX_AGE_MS, type ReplayEntry } from "./Connection.ts"
+import { Connection, REPLAY_MAX_AGE_MS } from "./Connection.ts"
 import { EncodedEvent, type ProtocolName } from "./Frames.ts"
 import type { HubState } from "./HubState.ts"
 import { CONNECTED_RECORD_TTL_MS, type OwnerRecords } from "./OwnerRecords.ts"
@@ -95,9 +95,9 @@ export const makeAdmission = ({ state, records, repo, cache, pubsub, presence, s
         return Option.none<Connection>()
       }
       connection.nextSeq = handoff.value.next_seq
-      connection.replay = handoff.value.replay.map((e): ReplayEntry => ({ seq: e.seq, at: e.at, prefix: e.prefix }))
+      connection.restoreReplay(handoff.value.replay)
       const now = yield* Clock.currentTimeMillis
-      const overlap = findTakeoverOverlap(connection.replay, pending, input.protocol)
+      const overlap = findTakeoverOverlap(connection.replayEntries(), pending, input.protocol)
       for (const event of pending.slice(overlap)) connection.deliver(event, now)
       return Option.some(connection)
     })
@@ -205,7 +205,7 @@ export const makeAdmission = ({ state, records, repo, cache, pubsub, presence, s
       const snapshot = Schema.encodeSync(HandoffJson)({
         protocol: connection.protocol,
         next_seq: connection.nextSeq,
-        replay: connection.replay
+        replay: connection.replayEntries()
       })
       // Counted from the detaching step until the answer is out: a stopping node that saw only its connections
       // would find none left here and close Redis (and this fiber) under the answer, leaving the asking node to time

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import type { Envelope } from "../events/EventBus.ts"
+import type { Kept } from "./Connection.ts"
 
 /**
  * Wire frames of both sockets. An event is encoded once per node and protocol as the frame text up to its
@@ -14,6 +15,8 @@ export class EncodedEvent {
   private native?: string
   private v4Bytes?: Buffer
   private nativeBytes?: Buffer
+  private v4Kept?: Kept
+  private nativeKept?: Kept
   constructor(
     readonly envelope: Pick<Envelope, "event" | "data" | "broadcast" | "created_at">,
     /** A backed-up connection may skip it (Connection.ts DROPPABLE). */
@@ -23,6 +26,15 @@ export class EncodedEvent {
   prefix(protocol: ProtocolName): string {
     if (protocol === "v4") return this.v4 ??= v4Prefix(this.envelope)
     return this.native ??= nativePrefix(this.envelope)
+  }
+
+  /**
+   * What each connection's replay buffer keeps of the event: one object per protocol, made at the first delivery
+   * (every delivery of one dispatch has the same `now`) and shared by every connection after it.
+   */
+  kept(protocol: ProtocolName, now: number): Kept {
+    if (protocol === "v4") return this.v4Kept ??= { at: now, prefix: this.prefix("v4") }
+    return this.nativeKept ??= { at: now, prefix: this.prefix("native") }
   }
 
   /** The prefix as UTF-8, encoded once per event and written to every socket as is (LiveSocket.sendShared). */

@@ -243,6 +243,33 @@ describe("resumption", () => {
     expect(freshHello.data?.connection_id).not.toBe("x".repeat(26))
   })
 
+  it("resumes from within a buffer that has wrapped, in order, and starts fresh from before it", async () => {
+    const headers = { Authorization: `Bearer ${bob.client.getToken()}` }
+    const first = track(new RawSocket(wsUrl(server.url), { headers }))
+    const hello = await first.waitFor((f) => f.event === "hello", "hello")
+    // 150 events while connected: the buffer (128) has gone round. Bob's own status changes may add a few.
+    for (let i = 1; i <= 150; i++) await publish(server, "custom_w", { i }, { user_id: bob.user.id })
+    await first.waitFor((f) => f.event === "custom_w" && f.data?.i === 150, "150th")
+    const seqOf150 = first.events().find((f: Frame) => f.event === "custom_w" && f.data?.i === 150)!.seq as number
+    first.close()
+    for (let i = 151; i <= 155; i++) await publish(server, "custom_w", { i }, { user_id: bob.user.id })
+    const from = seqOf150 - 99
+    const again = track(new RawSocket(`${wsUrl(server.url)}?connection_id=${String(hello.data?.connection_id)}&sequence_number=${from}`, { headers }))
+    await again.waitFor((f) => f.event === "custom_w" && f.data?.i === 155, "155th")
+    expect(again.events().some((f: Frame) => f.event === "hello")).toBe(false)
+    const seqs = again.events().map((f: Frame) => f.seq)
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => from + i))
+    const numbers = again.events().filter((f: Frame) => f.event === "custom_w").map((f) => f.data?.i as number)
+    expect(numbers[0]).toBeGreaterThanOrEqual(50)
+    expect(numbers).toEqual(Array.from({ length: 155 - numbers[0] + 1 }, (_, i) => numbers[0] + i))
+    // A place before the buffer's oldest event cannot be continued (a failed resume forgets the connection).
+    again.close()
+    await settled(0)
+    const tooOld = track(new RawSocket(`${wsUrl(server.url)}?connection_id=${String(hello.data?.connection_id)}&sequence_number=${seqOf150 - 140}`, { headers }))
+    const fresh = await tooOld.waitFor((f) => f.event === "hello", "fresh hello")
+    expect(fresh.data?.connection_id).not.toBe(hello.data?.connection_id)
+  })
+
   it("closes a socket whose send queue passes its bound; the client resumes from the buffer", async () => {
     const headers = { Authorization: `Bearer ${bob.client.getToken()}` }
     const slow = track(new RawSocket(wsUrl(server.url), { headers }))
