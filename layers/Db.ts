@@ -1,7 +1,7 @@
 import { SqlClient, type SqlConnection, Statement } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Data, Effect, Layer, Metric, Option, Redacted, Stream } from "effect"
+import { Context, Data, Effect, FiberRef, Layer, Metric, Option, Redacted, Stream } from "effect"
 import { Reactivity } from "@effect/experimental"
 import pg from "pg"
 import * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
@@ -51,6 +51,14 @@ export interface PoolOptions {
 
 const STATEMENT_TIMEOUT_MS = 10_000
 
+/**
+ * Called just before a plain statement of the fiber is written to its connection, after the wait for one: PageCache
+ * takes its ticket there, so a read that waited for a connection under load is not refused for changes announced
+ * while it waited, which it sees (issue 31). Where a statement runs otherwise (a transaction, a transformer) it is
+ * not called, and the caller keeps what it had before the statement, which is only more cautious.
+ */
+export const beforeSend = FiberRef.unsafeMake<(() => void) | undefined>(undefined)
+
 const isSqlError = (e: unknown): e is SqlError => (e as { _tag?: string } | undefined)?._tag === "SqlError"
 
 
@@ -99,6 +107,7 @@ const makeService = (options: PoolOptions) =>
         if (Option.isSome(Context.getOption(fiber.currentContext, SqlClient.TransactionConnection))) return statement
         if (Option.isSome(fiber.getFiberRef(Statement.currentTransformer))) return statement
         const [text, params] = (statement as unknown as Statement.Statement<A>).compile()
+        const sending = fiber.getFiberRef(beforeSend)
         return Effect.async<A, SqlError>((resume) => {
           pool.connect((connectError, client, release) => {
             if (connectError !== undefined && connectError !== null || client === undefined) {
@@ -109,6 +118,7 @@ const makeService = (options: PoolOptions) =>
               failed = error
             }
             client.once("error", onError)
+            sending?.()
             client.query(text, params as Array<unknown>, (error, result) => {
               client.off("error", onError)
               // A connection that failed is destroyed rather than returned to the pool, as PgClient does.

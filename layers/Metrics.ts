@@ -53,8 +53,17 @@ const pageCache = declare(
   "Channel pages that could be cached, by whether this node's page cache answered them (hit) or they were read (miss)"
 )
 const pageCacheRequests = Metric.gauge(pageCache.name, { description: pageCache.help })
-/** Plain numbers per request (src/posts/ListRoutes.ts), read into the family when the metrics are rendered. */
-export const pageCacheCounts = { hit: 0, miss: 0 }
+const pageCacheMiss = declare(
+  "service_page_cache_misses_total",
+  "counter",
+  "Channel pages read rather than answered by this node's page cache, by reason: none kept (absent), kept past its lifetime (expired), or its channel changed since it was read (changed)"
+)
+const pageCacheMisses = Metric.gauge(pageCacheMiss.name, { description: pageCacheMiss.help })
+/**
+ * Plain numbers per request (src/posts/ListRoutes.ts, src/posts/PageCache.ts), read into the families when the
+ * metrics are rendered; absent + expired + changed = miss.
+ */
+export const pageCacheCounts = { hit: 0, miss: 0, absent: 0, expired: 0, changed: 0 }
 
 const breakerChanges = declare(
   "service_circuit_breaker_state_changes_total",
@@ -73,7 +82,10 @@ const registerUntagged = Effect.all([
   Metric.value(websocketActiveConnections),
   Effect.suspend(() => Metric.set(httpRequestsInFlight, requestsInFlight)),
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheRequests, "outcome", "hit"), pageCacheCounts.hit)),
-  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheRequests, "outcome", "miss"), pageCacheCounts.miss))
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheRequests, "outcome", "miss"), pageCacheCounts.miss)),
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "absent"), pageCacheCounts.absent)),
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "expired"), pageCacheCounts.expired)),
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "changed"), pageCacheCounts.changed))
 ], { discard: true })
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")

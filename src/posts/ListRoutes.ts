@@ -1,5 +1,6 @@
 import { HttpRouter } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import { Effect, identity, Option, Schema } from "effect"
+import { beforeSend } from "../../layers/Db.ts"
 import { pageCacheCounts } from "../../layers/Metrics.ts"
 import { Access } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
@@ -143,7 +144,8 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       }
       pageCacheCounts.miss++
     }
-    const ticket = pages.ticket()
+    // The ticket is taken again as the statement goes out (Db.beforeSend), after any wait for a connection.
+    let ticket = pages.ticket()
     const lead = q.page * q.per_page > 0 ? 1 : 0
     const read = yield* posts.gatedList({
       gate: gate.cte,
@@ -151,7 +153,9 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       from: lead + 1,
       count: q.per_page,
       order: (ids) => windowPage(wanted, ids).order
-    }, options)
+    }, options).pipe(key === undefined ? identity : Effect.locally(beforeSend, () => {
+      ticket = pages.ticket()
+    }))
     yield* gate.decide(read.access)
     const page = windowPage(wanted, read.ids)
     const cursors = { next: page.next, prev: page.prev, hasNext: page.hasNext }

@@ -42,6 +42,14 @@ const pageCacheHits = async () => {
   return Number(line!.split(" ")[1])
 }
 
+/** The pages read for `reason` (absent, expired, changed) the metrics report, per process as the hits. */
+const pageCacheMisses = async (reason: string) => {
+  const text = await (await fetch(`${server.url}/api/v1/health/metrics`)).text()
+  const line = text.split("\n").find((l) => l.startsWith(`service_page_cache_misses_total{reason="${reason}"}`))
+  expect(line, text.slice(0, 2000)).toBeDefined()
+  return Number(line!.split(" ")[1])
+}
+
 /** Reads the posts tables? The page's own statement does; the access check alone does not. */
 const readsPosts = (text: string) => /\bFROM posts\b/.test(text)
 
@@ -54,7 +62,9 @@ describe("channel pages from the page cache", () => {
     const get = () => page(server, token, undefined, channel.id)
 
     const hitsBefore = await pageCacheHits()
+    const absentBefore = await pageCacheMisses("absent")
     const miss = await statementsDuring(get)
+    expect(await pageCacheMisses("absent")).toBeGreaterThanOrEqual(absentBefore + 1)
     expect(miss.value.status).toBe(200)
     expect(miss.statements.some((s) => readsPosts(s.text))).toBe(true)
     const hit = await statementsDuring(get)
@@ -67,8 +77,11 @@ describe("channel pages from the page cache", () => {
     // A new post, an edit, a reaction, a pin, a reply and a deletion: each is in the next page.
     await say(owner, channel.id, "second")
     expect(messages((await get()).text).slice(0, 2)).toEqual(["second", "first"])
+    await get()
+    const changedBefore = await pageCacheMisses("changed")
     await owner.client.patchPost({ id: first.id, message: "first, edited" } as Post)
     expect(messages((await get()).text)).toContain("first, edited")
+    expect(await pageCacheMisses("changed")).toBeGreaterThanOrEqual(changedBefore + 1)
     await bob.client.addReaction(bob.user.id, first.id, "tada")
     expect(listOf((await get()).text).posts[first.id].metadata.reactions?.map((r) => r.emoji_name)).toEqual(["tada"])
     await owner.client.pinPost(first.id)
