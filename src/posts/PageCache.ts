@@ -47,11 +47,18 @@ export const PAGE_CACHE_CLEAR_TOPIC = "service:page-cache-clear"
 /**
  * A bound on staleness should a change ever go unannounced: every known change invalidates through its event, so this
  * only limits the harm of a missed one. At 15 s (until 2026-11-28) the re-reads it caused were a third of all pages
- * read in the load simulation (5% of pages at 7,500 users, `service_page_cache_misses_total{reason="expired"}`).
+ * read in the load simulation (5.8% of all pages at 5,000 users, `service_page_cache_misses_total{reason="expired"}`).
  */
 const TTL_MS = 60_000
-/** Characters of text kept (a 60-post page is about 30,000): roughly 64 MB at most. */
-const MAX_CHARS = 32_000_000
+/**
+ * Characters kept, texts and a newest page's parts together. A 60-post newest page is about 60,000 of them (its text
+ * and its posts' JSON): 1,600 such pages, the two newest of 800 channels. V8 keeps text without characters beyond
+ * Latin-1 at a byte a character, so about 96 MB for such pages (twice that for text in other scripts). At 32 million
+ * (until 2026-11-28) the newest pages of the load simulation's 310-410 channels at 7,500-10,000 users did not fit,
+ * and the oldest went out as others came in: 22-30% of pages were read for want of an entry, against 0.1% at 5,000
+ * users (200 channels).
+ */
+const MAX_CHARS = 96_000_000
 /** Channels whose last change is remembered; beyond it the memory is reset (and every entry with it). */
 const MAX_CHANGED = 100_000
 
