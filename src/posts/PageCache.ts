@@ -24,7 +24,8 @@ import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus
  * marks its channel changed here, and an entry is used only if its channel did not change since the read that made
  * it started. Three gaps are closed separately:
  * - a read that started before a change committed and finishes after the event would store what it read before:
- *   a read takes a ticket (the event counter) when it starts and stores only if its channel's last change is older;
+ *   a read takes a ticket (the event counter) as its statement goes out (Db.beforeSend; before it starts where the
+ *   statement runs otherwise) and stores only if its channel's last change is older;
  * - events lost between nodes (the bus reports a gap, or its outbox overflowed and asks every node to reset): all
  *   entries are dropped;
  * - changes no channel event announces: a new custom emoji (reactions may already name it) drops everything on its
