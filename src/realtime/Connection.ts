@@ -1,5 +1,5 @@
 import type { EventTag } from "../../schemas/Events.ts"
-import { type EncodedEvent, frame, type ProtocolName } from "./Frames.ts"
+import { type EncodedEvent, frame, type Kept, type ProtocolName } from "./Frames.ts"
 import type { LiveSocket } from "./Socket.ts"
 
 /**
@@ -20,12 +20,6 @@ export const DROPPABLE: ReadonlySet<EventTag> = new Set<EventTag>(["Typing", "St
 
 export interface ReplayEntry {
   readonly seq: number
-  readonly at: number
-  readonly prefix: string
-}
-
-/** What a replay slot keeps of an event: one object per event and protocol, shared by every connection it reaches. */
-export interface Kept {
   readonly at: number
   readonly prefix: string
 }

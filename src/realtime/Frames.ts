@@ -1,6 +1,5 @@
 import { Schema } from "effect"
 import type { Envelope } from "../events/EventBus.ts"
-import type { Kept } from "./Connection.ts"
 
 /**
  * Wire frames of both sockets. An event is encoded once per node and protocol as the frame text up to its
@@ -8,6 +7,12 @@ import type { Kept } from "./Connection.ts"
  * out to N sockets costs N string concatenations, not N JSON encodings.
  */
 export type ProtocolName = "v4" | "native"
+
+/** What a replay slot keeps of an event: one object per event and protocol, shared by every connection it reaches. */
+export interface Kept {
+  readonly at: number
+  readonly prefix: string
+}
 
 /** The Mattermost frame (mattermost-compat.md 8.2) or the native one (docs/websocket.md). */
 export class EncodedEvent {
