@@ -332,8 +332,8 @@ export const make = Effect.gen(function*() {
       dropAll()
     }
   }
-  const current = (entry: Entry, now: number) =>
-    entry.ticket >= floor && now - entry.at < TTL_MS && (changed.get(entry.channelId) ?? 0) <= entry.ticket
+  /** Whether nothing dropped everything and the channel did not change since `ticket` was taken. */
+  const unchangedSince = (channelId: string, ticket: number) => ticket >= floor && (changed.get(channelId) ?? 0) <= ticket
 
   yield* bus.onLocal((envelope) => onEvent(envelope, envelope.domain))
   yield* bus.remoteEvents.pipe(Stream.runForEach((envelope) => Effect.sync(() => onEvent(envelope, undefined))), Effect.forkScoped)
@@ -347,9 +347,9 @@ export const make = Effect.gen(function*() {
         pageCacheCounts.absent++
         return undefined
       }
-      if (current(entry, clock.unsafeCurrentTimeMillis())) return entry.text
-      if (entry.ticket >= floor && (changed.get(entry.channelId) ?? 0) <= entry.ticket) pageCacheCounts.expired++
-      else pageCacheCounts.changed++
+      if (!unchangedSince(channelId, entry.ticket)) pageCacheCounts.changed++
+      else if (clock.unsafeCurrentTimeMillis() - entry.at >= TTL_MS) pageCacheCounts.expired++
+      else return entry.text
       entries.delete(`${channelId}|${key}`)
       chars -= entry.size
       leadingKeys.get(channelId)?.delete(`${channelId}|${key}`)
@@ -358,7 +358,7 @@ export const make = Effect.gen(function*() {
     ticket: () => counter,
     put: (channelId, key, ticket, text, leading) => {
       const size = sizeOf(text, leading)
-      if (ticket < floor || (changed.get(channelId) ?? 0) > ticket || size > MAX_CHARS / 100) return
+      if (!unchangedSince(channelId, ticket) || size > MAX_CHARS / 100) return
       store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), leading })
     }
   }

@@ -101,7 +101,7 @@ export class Connection {
         this.size--
       }
     }
-    const slot = (this.head + this.size) % capacity
+    const slot = this.slot(this.size)
     this.kept[slot] = kept
     this.seqs[slot] = seq
     this.size++
@@ -119,13 +119,18 @@ export class Connection {
     }
   }
 
+  /** The slot of the `i`-th oldest event kept. */
+  private slot(i: number) {
+    return (this.head + i) % this.kept.length
+  }
+
   /** Doubles the ring (up to REPLAY_MAX_EVENTS), its slots in order from 0; returns the new capacity. */
   private grow() {
     const capacity = Math.min(REPLAY_MAX_EVENTS, Math.max(FIRST_CAPACITY, this.kept.length * 2))
     const kept = new Array<Kept | undefined>(capacity).fill(undefined)
     const seqs = new Array<number>(capacity).fill(0)
     for (let i = 0; i < this.size; i++) {
-      const from = (this.head + i) % this.kept.length
+      const from = this.slot(i)
       kept[i] = this.kept[from]
       seqs[i] = this.seqs[from]
     }
@@ -139,7 +144,7 @@ export class Connection {
   replayEntries(): Array<ReplayEntry> {
     const entries: Array<ReplayEntry> = []
     for (let i = 0; i < this.size; i++) {
-      const slot = (this.head + i) % this.kept.length
+      const slot = this.slot(i)
       const kept = this.kept[slot]!
       entries.push({ seq: this.seqs[slot], at: kept.at, prefix: kept.prefix })
     }
@@ -184,7 +189,7 @@ export class Connection {
   /** Re-sends what the client missed, with the numbers it had. */
   replayFrom(sequence: number) {
     for (let i = 0; i < this.size; i++) {
-      const slot = (this.head + i) % this.kept.length
+      const slot = this.slot(i)
       if (this.seqs[slot] >= sequence) this.write(frame(this.kept[slot]!.prefix, this.seqs[slot]), false)
     }
   }
