@@ -126,15 +126,24 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       page: q.page,
       perPage: q.per_page
     }
-    // A page may come from PageCache (its text; the access check still runs, as a statement of its own), except
-    // the extended collapsed-threads form, whose participants are profiles as the caller may see them.
+    // A page may come from PageCache (its text), except the extended collapsed-threads form, whose participants
+    // are profiles as the caller may see them. Access is decided on every request: from the caller's last allowed
+    // access row while still good (PageCache.reader), else by the access check, a statement of its own.
     const key = q.collapsedThreads && q.collapsedThreadsExtended ? undefined : pageKey(wanted, q)
     if (key !== undefined) {
       const cached = pages.get(channel_id, key)
       if (cached !== undefined) {
         pageCacheCounts.hit++
         if (typeof cached === "string") {
-          yield* gate.decide(yield* posts.gate(gate.cte))
+          const known = pages.reader(caller.userId, channel_id)
+          if (known !== undefined) {
+            yield* gate.decide(known)
+            return new JsonText(cached)
+          }
+          const readerTicket = pages.readerTicket()
+          const row = yield* posts.gate(gate.cte)
+          yield* gate.decide(row)
+          pages.keepReader(caller.userId, channel_id, readerTicket, row)
           return new JsonText(cached)
         }
         // The caller's is_following of the page's threads, with the access check.
@@ -146,6 +155,7 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
     }
     // The ticket is taken again as the statement goes out (Db.beforeSend), after any wait for a connection.
     let ticket = pages.ticket()
+    const readerTicket = pages.readerTicket()
     const lead = q.page * q.per_page > 0 ? 1 : 0
     const read = yield* posts.gatedList({
       gate: gate.cte,
@@ -157,6 +167,7 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       ticket = pages.ticket()
     }))
     yield* gate.decide(read.access)
+    if (key !== undefined) pages.keepReader(caller.userId, channel_id, readerTicket, read.access)
     const page = windowPage(wanted, read.ids)
     const cursors = { next: page.next, prev: page.prev, hasNext: page.hasNext }
     // A page whose posts are exactly its order (no roots or threads added: always with collapsed threads) is written

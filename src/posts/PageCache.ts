@@ -4,13 +4,15 @@ import { PubSub } from "../../layers/PubSub.ts"
 import { AppConfig } from "../Config.ts"
 import { type DomainEvent, type EventTag, tagOf } from "../../schemas/Events.ts"
 import { EventBus, type Envelope, RESET_SOCKETS_EVENT } from "../events/EventBus.ts"
+import { PageReaders } from "./PageReaders.ts"
 
 /**
  * A per-node cache of channel pages as the text they are answered with (issue 31). Channel pages are the most
  * frequent read clients make (a channel switch, a scroll) and the most expensive: about 0.6 ms of PostgreSQL and
  * 1 ms of the service to walk, hydrate, parse and encode 60 posts. In a chat channel far more people read a page than
- * write to it, so most pages can be answered from memory; the access check still runs in PostgreSQL on every request
- * (a small statement), so what a cached page saves is the walk, the hydration and the JSON, never a permission.
+ * write to it, so most pages can be answered from memory. Access is decided on every request: from the access row of
+ * the caller's last allowed read of the channel while no event since could have changed it (PageReaders), else by the
+ * access check in PostgreSQL (a small statement); a cached page saves the walk, the hydration and the JSON.
  *
  * What may be cached: a page's text is the same for every caller unless the caller's thread membership shows in it,
  * which happens only with collapsed threads (`is_following`, and the participants' profiles in the extended form).
@@ -40,6 +42,12 @@ export interface PageCacheService {
   readonly ticket: () => number
   /** Stores a page's text; with `leading`, page 0 or 1 of plain root posts, which new root posts shift. */
   readonly put: (channelId: string, key: string, ticket: number, page: CachedPage, leading?: LeadingPage) => void
+  /** The access row of the user's last allowed read of the channel's pages while still good, else undefined (PageReaders). */
+  readonly reader: (userId: string, channelId: string) => unknown
+  /** A ticket for an access check about to start: `keepReader` stores its row only if no event since could change it. */
+  readonly readerTicket: () => number
+  /** Keeps an allowed read's access row. */
+  readonly keepReader: (userId: string, channelId: string, ticket: number, row: unknown) => void
 }
 
 export class PageCache extends Context.Tag("service/PageCache")<PageCache, PageCacheService>() {}
@@ -231,7 +239,14 @@ export const shiftedBy = (page: LeadingPage, before: LeadingPage, after: Leading
 }
 
 /** SERVICE_PAGE_CACHE=false: every page is read (a bench measuring the read itself, or ruling the cache out). */
-const off: PageCacheService = { get: () => undefined, ticket: () => 0, put: () => undefined }
+const off: PageCacheService = {
+  get: () => undefined,
+  ticket: () => 0,
+  put: () => undefined,
+  reader: () => undefined,
+  readerTicket: () => 0,
+  keepReader: () => undefined
+}
 
 export const make = Effect.gen(function*() {
   if (!(yield* AppConfig).pageCache) return off
@@ -251,7 +266,10 @@ export const make = Effect.gen(function*() {
   /** Per channel, the keys of its entries holding a newest page, which a new root post extends. */
   const leadingKeys = new Map<string, Set<string>>()
 
+  const readers = new PageReaders()
+
   const dropAll = () => {
+    readers.forgetAll()
     floor = ++counter
     changed.clear()
     entries.clear()
@@ -322,6 +340,7 @@ export const make = Effect.gen(function*() {
   // This node's events come typed; other nodes' are told apart by their tag (schemas/Events.ts tagOf).
   const onEvent = (envelope: Envelope, domain: DomainEvent | undefined) => {
     const tag = domain?._tag ?? tagOf(envelope.event, envelope.data)
+    readers.onEvent(tag)
     const channelId = envelope.broadcast.channel_id
     if (channelId !== "") {
       // This node's new posts carry their wire object; other nodes' (their JSON text) only mark the change.
@@ -360,7 +379,10 @@ export const make = Effect.gen(function*() {
       const size = sizeOf(text, leading)
       if (!unchangedSince(channelId, ticket) || size > MAX_CHARS / 100) return
       store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), leading })
-    }
+    },
+    reader: (userId, channelId) => readers.get(userId, channelId, clock.unsafeCurrentTimeMillis()),
+    readerTicket: () => readers.ticket(),
+    keepReader: (userId, channelId, ticket, row) => readers.put(userId, channelId, ticket, row, clock.unsafeCurrentTimeMillis())
   }
   return service
 })

@@ -74,7 +74,8 @@ export class Connection {
       this.pending.push(event)
       return
     }
-    if (this.ws !== undefined && this.ws.bufferedAmount > SOFT_BUFFER_BYTES && event.droppable) return
+    // Droppable first: the buffered amount reads four objects per socket (ws, its sender, the socket, its state).
+    if (event.droppable && this.ws !== undefined && this.ws.bufferedAmount > SOFT_BUFFER_BYTES) return
     const seq = this.record(event.kept(this.protocol, now), now)
     const ws = this.ws
     if (ws === undefined || ws.readyState !== 1) return

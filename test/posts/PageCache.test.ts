@@ -8,10 +8,12 @@ import { startServer, type TestServer } from "../support/TestServer.ts"
 import { channelIn, say, teamWith } from "./Fixture.ts"
 
 /**
- * Channel pages answered from each node's PageCache (src/posts/PageCache.ts, issue 31): a repeated page costs its
- * access check alone, every change a channel's members are told of is in the next page, access is checked on every
- * request, a page showing the caller's own thread following is not shared, and the other node of a cluster follows
- * the changes made on one (after the bus brings the event: polled, bounded by INVALIDATED_WITHIN_MS).
+ * Channel pages answered from each node's PageCache (src/posts/PageCache.ts, issue 31): a repeated page costs no
+ * statement once the caller's access row is known (PageReaders) and its access check alone otherwise, every change a
+ * channel's members are told of is in the next page, access is decided on every request (a removal, a team left, a
+ * channel made private or a role lost refuses the next page, on this node and the other), a page showing the
+ * caller's own thread following is not shared, and the other node of a cluster follows the changes made on one
+ * (after the bus brings the event: polled, bounded by INVALIDATED_WITHIN_MS).
  */
 let server: TestServer
 let adminToken: string
@@ -52,9 +54,11 @@ const pageCacheMisses = async (reason: string) => {
 
 /** Reads the posts tables? The page's own statement does; the access check alone does not. */
 const readsPosts = (text: string) => /\bFROM posts\b/.test(text)
+/** Access's gate, alone or in the page's statement. */
+const accessCheck = (text: string) => /\baccess AS\b/.test(text)
 
 describe("channel pages from the page cache", () => {
-  it("answers a repeated page with its access check alone, and each change of the channel with a fresh page", async () => {
+  it("answers a repeated page without a statement, and each change of the channel with a fresh page", async () => {
     const { owner, members: [bob], team } = await teamWith(server, 1)
     const channel = await channelIn(owner, team, "O", [bob])
     const first = await say(owner, channel.id, "first")
@@ -69,10 +73,19 @@ describe("channel pages from the page cache", () => {
     expect(miss.statements.some((s) => readsPosts(s.text))).toBe(true)
     const hit = await statementsDuring(get)
     expect(hit.value.text).toBe(miss.value.text)
-    // One statement, the access check (the background flushes of this process may add their own, never posts).
+    // No statement: the access row of the read decides (the background flushes of this process may add their own,
+    // never posts nor an access check).
     expect(hit.statements.filter((s) => readsPosts(s.text))).toEqual([])
-    expect(hit.statements.filter((s) => /\baccess AS\b/.test(s.text))).toHaveLength(1)
+    expect(hit.statements.filter((s) => accessCheck(s.text))).toEqual([])
     expect(await pageCacheHits()).toBeGreaterThanOrEqual(hitsBefore + 1)
+    // An event that may change who reads (a member added) forgets the rows: the next hit checks access again, once.
+    const carol = await newUser(server.url, "carol")
+    await owner.client.addToTeam(team.id, carol.user.id)
+    const checked = await statementsDuring(get)
+    expect(checked.value.text).toBe(miss.value.text)
+    expect(checked.statements.filter((s) => readsPosts(s.text))).toEqual([])
+    expect(checked.statements.filter((s) => accessCheck(s.text))).toHaveLength(1)
+    expect((await statementsDuring(get)).statements.filter((s) => accessCheck(s.text))).toEqual([])
 
     // A new post, an edit, a reaction, a pin, a reply and a deletion: each is in the next page.
     await say(owner, channel.id, "second")
@@ -175,6 +188,32 @@ describe("channel pages from the page cache", () => {
     const outsider = await newUser(server.url, "out")
     await owner.client.addToTeam(team.id, outsider.user.id)
     expect((await page(server, outsider.client.getToken(), undefined, channel.id)).status).toBe(403)
+  })
+
+  it("decides on every request: leaving the team, a channel made private or a role lost refuses the next cached page", async () => {
+    const { owner, members: [bob, dave], team } = await teamWith(server, 2)
+    const channel = await channelIn(owner, team, "O", [])
+    await say(owner, channel.id, "open to the team")
+    const admin = await newUser(server.url, "sysadmin")
+    const adminRoles = client4(server.url, adminToken)
+    await adminRoles.updateUserRoles(admin.user.id, "system_user system_admin")
+    // Each reads twice: the first read keeps their access row, the second is decided from it alone.
+    for (const reader of [bob, dave, admin]) {
+      for (let i = 0; i < 2; i++) expect((await page(server, reader.client.getToken(), undefined, channel.id)).status).toBe(200)
+    }
+    // Bob, not a member of the channel, read it as a member of its team; he leaves the team.
+    await bob.client.removeFromTeam(team.id, bob.user.id)
+    const bobs = await page(server, bob.client.getToken(), undefined, channel.id)
+    expect(bobs.status).toBe(403)
+    expect(bobs.text).not.toContain("open to the team")
+    // Dave read it the same way; the channel becomes private.
+    await owner.client.updateChannelPrivacy(channel.id, "P")
+    expect((await page(server, dave.client.getToken(), undefined, channel.id)).status).toBe(403)
+    // The administrator read it by their role alone; it is taken away (their row is still good: the role is not in it).
+    expect((await page(server, admin.client.getToken(), undefined, channel.id)).status).toBe(200)
+    await adminRoles.updateUserRoles(admin.user.id, "system_user")
+    expect((await page(server, admin.client.getToken(), undefined, channel.id)).status).toBe(403)
+    expect((await page(server, owner.client.getToken(), undefined, channel.id)).status).toBe(200)
   })
 
   it("shares a collapsed-threads page with threads, each reader seeing their own is_following", async () => {
@@ -285,6 +324,25 @@ cluster("channel pages across two nodes", () => {
       const seen = messages((await onB()).text)
       if (seen[0] === "two") break
       if (Date.now() - started > INVALIDATED_WITHIN_MS) throw new Error(`still stale after ${INVALIDATED_WITHIN_MS} ms: ${seen}`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  })
+
+  it("a member removed on one node is refused the other node's cached page once the event arrives", async () => {
+    const { owner, members: [bob], team } = await teamWith(nodeA, 1)
+    const channel = await channelIn(owner, team, "P", [bob])
+    await say(owner, channel.id, "private")
+    const token = bob.client.getToken()
+    const onB = () => page(nodeB, token, undefined, channel.id)
+    expect((await onB()).status).toBe(200)
+    expect((await onB()).status).toBe(200) // cached on B, and Bob's access row kept there
+    await client4(nodeA.url, owner.client.getToken()).removeFromChannel(bob.user.id, channel.id)
+    const started = Date.now()
+    for (;;) {
+      const answer = await onB()
+      if (answer.status === 403) break
+      expect(answer.status).toBe(200)
+      if (Date.now() - started > INVALIDATED_WITHIN_MS) throw new Error(`still readable after ${INVALIDATED_WITHIN_MS} ms`)
       await new Promise((r) => setTimeout(r, 10))
     }
   })
