@@ -59,11 +59,17 @@ const pageCacheMiss = declare(
   "Channel pages read rather than answered by this node's page cache, by reason: none kept (absent), kept past its lifetime (expired), or its channel changed since it was read (changed)"
 )
 const pageCacheMisses = Metric.gauge(pageCacheMiss.name, { description: pageCacheMiss.help })
+const pageCacheAccess = declare(
+  "service_page_cache_access_total",
+  "counter",
+  "Channel pages answered by this node's page cache, by how access was decided: from the reader's kept access row (kept) or by the access check in the database (checked)"
+)
+const pageCacheAccesses = Metric.gauge(pageCacheAccess.name, { description: pageCacheAccess.help })
 /**
  * Plain numbers per request (src/posts/ListRoutes.ts, src/posts/PageCache.ts), read into the families when the
- * metrics are rendered; absent + expired + changed = miss.
+ * metrics are rendered; absent + expired + changed = miss, kept + checked = the hits without collapsed threads.
  */
-export const pageCacheCounts = { hit: 0, miss: 0, absent: 0, expired: 0, changed: 0 }
+export const pageCacheCounts = { hit: 0, miss: 0, absent: 0, expired: 0, changed: 0, kept: 0, checked: 0 }
 
 const breakerChanges = declare(
   "service_circuit_breaker_state_changes_total",
@@ -85,7 +91,9 @@ const registerUntagged = Effect.all([
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheRequests, "outcome", "miss"), pageCacheCounts.miss)),
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "absent"), pageCacheCounts.absent)),
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "expired"), pageCacheCounts.expired)),
-  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "changed"), pageCacheCounts.changed))
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "changed"), pageCacheCounts.changed)),
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheAccesses, "by", "kept"), pageCacheCounts.kept)),
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheAccesses, "by", "checked"), pageCacheCounts.checked))
 ], { discard: true })
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")

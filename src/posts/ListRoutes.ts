@@ -137,9 +137,11 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
         if (typeof cached === "string") {
           const known = pages.reader(caller.userId, channel_id)
           if (known !== undefined) {
+            pageCacheCounts.kept++
             yield* gate.decide(known)
             return new JsonText(cached)
           }
+          pageCacheCounts.checked++
           const readerTicket = pages.readerTicket()
           const row = yield* posts.gate(gate.cte)
           yield* gate.decide(row)

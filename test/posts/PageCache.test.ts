@@ -52,6 +52,14 @@ const pageCacheMisses = async (reason: string) => {
   return Number(line!.split(" ")[1])
 }
 
+/** The cached pages whose access was decided `by` "kept" (the reader's kept row) or "checked" (a statement). */
+const accessDecided = async (by: string) => {
+  const text = await (await fetch(`${server.url}/api/v1/health/metrics`)).text()
+  const line = text.split("\n").find((l) => l.startsWith(`service_page_cache_access_total{by="${by}"}`))
+  expect(line, text.slice(0, 2000)).toBeDefined()
+  return Number(line!.split(" ")[1])
+}
+
 /** Reads the posts tables? The page's own statement does; the access check alone does not. */
 const readsPosts = (text: string) => /\bFROM posts\b/.test(text)
 /** Access's gate, alone or in the page's statement. */
@@ -71,7 +79,9 @@ describe("channel pages from the page cache", () => {
     expect(await pageCacheMisses("absent")).toBeGreaterThanOrEqual(absentBefore + 1)
     expect(miss.value.status).toBe(200)
     expect(miss.statements.some((s) => readsPosts(s.text))).toBe(true)
+    const keptBefore = await accessDecided("kept")
     const hit = await statementsDuring(get)
+    expect(await accessDecided("kept")).toBeGreaterThanOrEqual(keptBefore + 1)
     expect(hit.value.text).toBe(miss.value.text)
     // No statement: the access row of the read decides (the background flushes of this process may add their own,
     // never posts nor an access check).
@@ -81,7 +91,9 @@ describe("channel pages from the page cache", () => {
     // An event that may change who reads (a member added) forgets the rows: the next hit checks access again, once.
     const carol = await newUser(server.url, "carol")
     await owner.client.addToTeam(team.id, carol.user.id)
+    const checkedBefore = await accessDecided("checked")
     const checked = await statementsDuring(get)
+    expect(await accessDecided("checked")).toBeGreaterThanOrEqual(checkedBefore + 1)
     expect(checked.value.text).toBe(miss.value.text)
     expect(checked.statements.filter((s) => readsPosts(s.text))).toEqual([])
     expect(checked.statements.filter((s) => accessCheck(s.text))).toHaveLength(1)
