@@ -125,6 +125,32 @@ export const queryOf = <A, I>(url: string, schema: Schema.Schema<A, I>) => {
   )
 }
 
+/** Queries remembered per schema (queryOfRemembered); each table is emptied when it reaches QUERY_MEMO_MAX. */
+const rememberedQueries = new WeakMap<object, Map<string, unknown>>()
+const QUERY_MEMO_MAX = 256
+const QUERY_MEMO_LENGTH = 256
+
+/**
+ * `queryOf` for the hottest routes (src/http/FastPath.ts), remembered per schema and query text. Clients repeat a
+ * handful of queries (`?page=0&per_page=60`), and decoding one through Schema (the URL parse, the parse effects, the
+ * checks) was 15% of the CPU of a channel page answered from the page cache (`perf record`, 2026-11-28). Only for
+ * schemas whose result depends on the text alone (no default read from a clock or a setting); only successes are
+ * kept, frozen, since every request with that text shares them; texts longer than QUERY_MEMO_LENGTH are decoded each
+ * time, so no one fills the table with long ones.
+ */
+export const queryOfRemembered = <A, I>(query: string, schema: Schema.Schema<A, I>) => {
+  if (query.length > QUERY_MEMO_LENGTH) return queryOf(query, schema)
+  let known = rememberedQueries.get(schema)
+  if (known === undefined) rememberedQueries.set(schema, known = new Map())
+  const hit = known.get(query)
+  if (hit !== undefined) return Effect.succeed(hit as A)
+  const table = known
+  return Effect.tap(queryOf(query, schema), (decoded) => {
+    if (table.size >= QUERY_MEMO_MAX) table.clear()
+    table.set(query, typeof decoded === "object" && decoded !== null ? Object.freeze(decoded) : decoded)
+  })
+}
+
 export const params = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.flatMap(HttpRouter.params, (raw) =>
     Effect.zipRight(

@@ -234,7 +234,7 @@ export const make = Effect.gen(function*() {
       x,
       200,
       Effect.flatMap(caller(x), (c) =>
-        Effect.flatMap(Decode.queryOf(query(x.request.url!), ChannelPostsQuery), (q) => channelPage(c, channelId, q)))
+        Effect.flatMap(Decode.queryOfRemembered(query(x.request.url!), ChannelPostsQuery), (q) => channelPage(c, channelId, q)))
     )
 
   /**
@@ -282,7 +282,7 @@ export const make = Effect.gen(function*() {
       x,
       200,
       Effect.flatMap(caller(x), (c) =>
-        Effect.flatMap(Decode.queryOf(query(x.request.url!), ExcludeTeamQuery), (q) => teamsUnread(c.userId, q)))
+        Effect.flatMap(Decode.queryOfRemembered(query(x.request.url!), ExcludeTeamQuery), (q) => teamsUnread(c.userId, q)))
     )
 
   /** A body of known length within the JSON limit (longer or chunked ones take the platform's reading and its 413). */

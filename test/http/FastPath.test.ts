@@ -213,6 +213,19 @@ describe("a channel's posts on the fast path", () => {
     await same({ path: page("?collapsedThreads=true&collapsedThreadsExtended=true"), headers: bearer(token) })
   })
 
+  it("answers a repeated query (remembered once decoded) as the first time, and refuses a bad one every time", async () => {
+    const token = member.client.getToken()
+    const first = await same({ path: page("?page=0&per_page=3"), headers: bearer(token) })
+    expect(first.status).toBe(200)
+    expect((JSON.parse(first.body) as { order: Array<string> }).order).toHaveLength(3)
+    for (let i = 0; i < 2; i++) {
+      expect(await same({ path: page("?page=0&per_page=3"), headers: bearer(token) })).toEqual(first)
+      expect((await same({ path: page("?per_page=many"), headers: bearer(token) })).status).toBe(400)
+    }
+    const second = await same({ path: page("?page=1&per_page=3"), headers: bearer(token) })
+    expect((JSON.parse(second.body) as { order: Array<string> }).order).not.toEqual((JSON.parse(first.body) as { order: Array<string> }).order)
+  })
+
   it("answers the router's errors: no session, bad query, unknown and closed channels", async () => {
     const token = member.client.getToken()
     expect((await same({ path: page() })).status).toBe(401)
