@@ -158,7 +158,7 @@ export const make = Effect.gen(function*() {
   const sendText = (
     x: Exchange,
     status: number,
-    text: string,
+    text: string | Uint8Array,
     fiberId: FiberId.FiberId,
     extra?: Record<string, string>,
     length = String(Buffer.byteLength(text))

@@ -12,7 +12,8 @@ import type { ParseOptions } from "effect/SchemaAST"
  * path send its text as it is.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  /** The text, or its UTF-8 bytes when kept that way (a page from PageCache: written as is, no encoding per answer). */
+  constructor(readonly text: string | Uint8Array) {}
 }
 
 /** The text of a JSON answer. */

@@ -134,7 +134,7 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       const cached = pages.get(channel_id, key)
       if (cached !== undefined) {
         pageCacheCounts.hit++
-        if (typeof cached === "string") {
+        if (Buffer.isBuffer(cached)) {
           const known = pages.reader(caller.userId, channel_id)
           if (known !== undefined) {
             pageCacheCounts.kept++

@@ -37,7 +37,7 @@ import { PageReaders } from "./PageReaders.ts"
  */
 export interface PageCacheService {
   /** The cached page of `key` in `channelId` while it is current, else undefined. */
-  readonly get: (channelId: string, key: string) => CachedPage | undefined
+  readonly get: (channelId: string, key: string) => KeptPage | undefined
   /** A ticket for a read of `channelId` about to start: `put` stores its result only if nothing changed since. */
   readonly ticket: () => number
   /** Stores a page's text; with `leading`, page 0 or 1 of plain root posts, which new root posts shift. */
@@ -60,9 +60,9 @@ export const PAGE_CACHE_CLEAR_TOPIC = "service:page-cache-clear"
  */
 const TTL_MS = 60_000
 /**
- * Characters kept, texts and a newest page's parts together. A 60-post newest page is about 60,000 of them (its text
- * and its posts' JSON): 1,600 such pages, the two newest of 800 channels. V8 keeps text without characters beyond
- * Latin-1 at a byte a character, so about 96 MB for such pages (twice that for text in other scripts). At 32 million
+ * Characters kept, texts (as UTF-8 bytes) and a newest page's parts together. A 60-post newest page is about 60,000
+ * of them (its text and its posts' JSON): 1,600 such pages, the two newest of 800 channels. V8 keeps the parts
+ * without characters beyond Latin-1 at a byte a character, so about 96 MB for such pages (more for other scripts). At 32 million
  * (until 2026-11-28) the newest pages of the load simulation's 310-410 channels at 7,500-10,000 users did not fit,
  * and the oldest went out as others came in: 22-30% of pages were read for want of an entry, against 0.1% at 5,000
  * users (200 channels).
@@ -76,6 +76,14 @@ const NOT_CONTENT: ReadonlySet<EventTag> = new Set<EventTag>(["Typing", "Channel
 
 /** A page's text, the same for every reader, or a collapsed-threads page that shows each reader's is_following. */
 export type CachedPage = string | FollowingPage
+/**
+ * A cached page as kept: the shared text as its UTF-8 bytes. Written to each reader as is: as text, Node joined it to
+ * the answer's head (a 30-60 KB string made per answer), flattened and encoded it for every reader, about a tenth of
+ * a cached page's CPU (`perf record` of bench/routes-cpu.ts, 2026-11-28).
+ */
+export type KeptPage = Buffer | FollowingPage
+
+const kept = (page: CachedPage): KeptPage => typeof page === "string" ? Buffer.from(page, "utf8") : page
 
 /**
  * A collapsed-threads page whose roots with a thread show the reader's own `is_following`: its text in pieces, the
@@ -95,13 +103,13 @@ export const followingText = (page: FollowingPage, following: ReadonlySet<string
 
 const sum = (texts: ReadonlyArray<string>) => texts.reduce((n, text) => n + text.length, 0)
 
-/** Characters an entry holds: its text or pieces, and a leading page's parts, kept beside its text. */
-const sizeOf = (page: CachedPage, leading: LeadingPage | undefined) =>
-  (typeof page === "string" ? page.length : sum(page.pieces)) + (leading === undefined ? 0 : sum(leading.posts))
+/** Characters an entry holds (bytes of its text, or its pieces), and a leading page's parts, kept beside its text. */
+const sizeOf = (page: KeptPage, leading: LeadingPage | undefined) =>
+  (Buffer.isBuffer(page) ? page.length : sum(page.pieces)) + (leading === undefined ? 0 : sum(leading.posts))
 
 interface Entry {
   readonly channelId: string
-  readonly text: CachedPage
+  readonly text: KeptPage
   /** Characters held. */
   readonly size: number
   readonly ticket: number
@@ -316,7 +324,7 @@ export const make = Effect.gen(function*() {
     const currentBefore = (entry: Entry | undefined): entry is Entry & { readonly leading: LeadingPage } =>
       entry !== undefined && entry.leading !== undefined && entry.ticket >= floor && now - entry.at < TTL_MS && before <= entry.ticket
     const keep = (id: string, entry: Entry, leading: LeadingPage) => {
-      const text = leadingPageText(leading)
+      const text = kept(leadingPageText(leading))
       store(id, { channelId, text, size: sizeOf(text, leading), ticket: counter, at: entry.at, leading })
     }
     // Page 0 first: page 1 takes what page 0 pushed out (the same key but its page number).
@@ -375,7 +383,8 @@ export const make = Effect.gen(function*() {
       return undefined
     },
     ticket: () => counter,
-    put: (channelId, key, ticket, text, leading) => {
+    put: (channelId, key, ticket, page, leading) => {
+      const text = kept(page)
       const size = sizeOf(text, leading)
       if (!unchangedSince(channelId, ticket) || size > MAX_CHARS / 100) return
       store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), leading })
