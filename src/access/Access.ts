@@ -67,6 +67,11 @@ export interface AccessService {
   readonly teamMember: (caller: Caller, teamId: string) => Effect.Effect<TeamAccess, AccessError>
   readonly channel: (caller: Caller, channelId: string, mode: "read" | "write") => Effect.Effect<ChannelAccess, AccessError>
   readonly channelGate: (caller: Caller, channelId: string, mode: "read" | "write") => ChannelGate
+  /**
+   * Whether a gate's row (as `ChannelGate.decide` takes it) lets the caller read, decided now, outside any effect:
+   * true exactly where `decide(row)` for "read" succeeds, false otherwise (a row that does not decode included).
+   */
+  readonly readsNow: (caller: Caller, row: unknown) => boolean
   /** Resolves a post to its channel and checks the channel for the caller. */
   readonly post: (caller: Caller, postId: string, mode: "read" | "write") => Effect.Effect<ChannelAccess & { readonly postUserId: string }, AccessError>
   /**
@@ -198,6 +203,16 @@ export const make = Effect.gen(function*() {
         return yield* decide(caller, rows[0], mode)
       }),
     channelGate,
+    readsNow: (caller, row) => {
+      if (row === undefined || row === null) return false
+      let decoded: ChannelAccessRow
+      try {
+        decoded = ChannelAccessRows.decode([row])[0]
+      } catch {
+        return false
+      }
+      return decoded.is_member || caller.isSystemAdmin || (decoded.type === "O" && decoded.is_team_member)
+    },
     post: (caller, postId, mode) =>
       Effect.gen(function*() {
         const rows = yield* db.read(sql`

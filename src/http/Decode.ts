@@ -151,6 +151,10 @@ export const queryOfRemembered = <A, I>(query: string, schema: Schema.Schema<A, 
   })
 }
 
+/** The remembered decoding of `query` for `schema` (queryOfRemembered), undefined when there is none yet. */
+export const rememberedQuery = <A, I>(query: string, schema: Schema.Schema<A, I>): A | undefined =>
+  rememberedQueries.get(schema)?.get(query) as A | undefined
+
 export const params = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.flatMap(HttpRouter.params, (raw) =>
     Effect.zipRight(

@@ -12,8 +12,8 @@ import { AppConfig } from "../Config.ts"
 import { CountRepo } from "../counts/CountRepo.ts"
 import { EventBus } from "../events/EventBus.ts"
 import { createPost, CreatePostBody, quickCreatePostBody } from "../posts/CreatePost.ts"
-import { ChannelPostsQuery, channelPage } from "../posts/ListRoutes.ts"
-import type { PageCache } from "../posts/PageCache.ts"
+import { cachedPageNow, ChannelPostsQuery, channelPage } from "../posts/ListRoutes.ts"
+import { PageCache } from "../posts/PageCache.ts"
 import { PostRepo } from "../posts/PostRepo.ts"
 import { CreateQuery } from "../posts/PostRoutes.ts"
 import { versionIdHeader } from "../system/Version.ts"
@@ -142,6 +142,8 @@ export const make = Effect.gen(function*() {
   const roleStore = yield* RoleStore
   const settings = yield* RuntimeSettings
   const users = yield* UserRepo
+  const pages = yield* PageCache
+  const access = yield* Access
   // Requests here run outside any effect until the route's own: the time comes from the layer's Clock, read directly.
   const clock = yield* Effect.clock
   const versionId = versionIdHeader()
@@ -229,13 +231,26 @@ export const make = Effect.gen(function*() {
     run(x, 200, Effect.flatMap(now ?? caller(x), (c) => Effect.flatMap(users.findCached(c.userId), ownProfile)))
   }
 
-  const page = (x: Exchange, channelId: string) =>
+  /**
+   * A channel's page. A shared page current in the page cache, for a caller decided now whose kept access row lets
+   * them read, is answered at once, without an effect (ListRoutes.cachedPageNow), as /users/me is from memory; the
+   * rest runs `channelPage`.
+   */
+  const page = (x: Exchange, channelId: string) => {
+    const url = x.request.url!
+    const now = requiredCallerNow(sessions, roleStore, x.method, x.request.headers as RawHeaders)
+    if (now !== undefined && Either.isRight(now)) {
+      const q = Decode.rememberedQuery(query(url), ChannelPostsQuery)
+      const text = q === undefined ? undefined : cachedPageNow(pages, access, now.right, channelId, q)
+      if (text !== undefined) return sendText(x, 200, text, FiberId.unsafeMake(), undefined, String(text.length))
+    }
     run(
       x,
       200,
-      Effect.flatMap(caller(x), (c) =>
-        Effect.flatMap(Decode.queryOfRemembered(query(x.request.url!), ChannelPostsQuery), (q) => channelPage(c, channelId, q)))
+      Effect.flatMap(now ?? callerLater(x), (c: Caller) =>
+        Effect.flatMap(Decode.queryOfRemembered(query(url), ChannelPostsQuery), (q) => channelPage(c, channelId, q)))
     )
+  }
 
   /**
    * The body is read as the platform reads it (utf-8 text); the effect starts once it is all there. The common post

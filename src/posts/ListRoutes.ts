@@ -2,14 +2,14 @@ import { HttpRouter } from "@effect/platform"
 import { Effect, identity, Option, Schema } from "effect"
 import { beforeSend } from "../../layers/Db.ts"
 import { pageCacheCounts } from "../../layers/Metrics.ts"
-import { Access } from "../access/Access.ts"
+import { Access, type AccessService } from "../access/Access.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { authed, CurrentCaller } from "../auth/Guards.ts"
 import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, JsonText } from "../http/Respond.ts"
 import { OwnUserParam, ownUser } from "./OwnUser.ts"
-import { followingPage, followingText, listText, type LeadingPage, PageCache } from "./PageCache.ts"
+import { followingPage, followingText, listText, type LeadingPage, PageCache, type PageCacheService } from "./PageCache.ts"
 import { PostRepo, type WindowQuery } from "./PostRepo.ts"
 import { postList } from "./PostWire.ts"
 
@@ -117,15 +117,7 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       yield* gate.decide(read.access)
       return postList(read.ids, read.posts)
     }
-    const wanted: WindowPage = {
-      channelId: channel_id,
-      rootsOnly: q.collapsedThreads,
-      includeDeleted: q.include_deleted && caller.isSystemAdmin,
-      direction: q.after !== "" ? "newer" : "older",
-      anchor: q.after !== "" ? q.after : q.before !== "" ? q.before : undefined,
-      page: q.page,
-      perPage: q.per_page
-    }
+    const wanted = wantedPage(caller, channel_id, q)
     // A page may come from PageCache (its text), except the extended collapsed-threads form, whose participants
     // are profiles as the caller may see them. Access is decided on every request: from the caller's last allowed
     // access row while still good (PageCache.reader), else by the access check, a statement of its own.
@@ -204,6 +196,39 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
     }
     return new JsonText(text)
   })
+
+const wantedPage = (caller: Caller, channel_id: string, q: typeof ChannelPostsQuery.Type): WindowPage => ({
+  channelId: channel_id,
+  rootsOnly: q.collapsedThreads,
+  includeDeleted: q.include_deleted && caller.isSystemAdmin,
+  direction: q.after !== "" ? "newer" : "older",
+  anchor: q.after !== "" ? q.after : q.before !== "" ? q.before : undefined,
+  page: q.page,
+  perPage: q.per_page
+})
+
+/**
+ * The channel page's answer decided now, outside any effect, in the one case that needs nothing else: a shared page
+ * current in PageCache and the caller's kept access row letting them read (src/http/FastPath.ts answers it as it
+ * answers /users/me from memory). Undefined in every other case, which `channelPage` then answers (and counts) in
+ * full, so a refusal or a page to read is never decided here.
+ */
+export const cachedPageNow = (
+  pages: PageCacheService,
+  access: AccessService,
+  caller: Caller,
+  channel_id: string,
+  q: typeof ChannelPostsQuery.Type
+): Buffer | undefined => {
+  if (q.since > 0 || (q.collapsedThreads && q.collapsedThreadsExtended)) return undefined
+  const known = pages.reader(caller.userId, channel_id)
+  if (known === undefined || !access.readsNow(caller, known)) return undefined
+  const cached = pages.peek(channel_id, pageKey(wantedPage(caller, channel_id, q), q))
+  if (!Buffer.isBuffer(cached)) return undefined
+  pageCacheCounts.hit++
+  pageCacheCounts.kept++
+  return cached
+}
 
 /** What a page's text depends on besides its channel (the caller only through includeDeleted, an admin's). */
 const pageKey = (wanted: WindowPage, q: typeof ChannelPostsQuery.Type) =>

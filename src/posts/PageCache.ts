@@ -38,6 +38,8 @@ import { PageReaders } from "./PageReaders.ts"
 export interface PageCacheService {
   /** The cached page of `key` in `channelId` while it is current, else undefined. */
   readonly get: (channelId: string, key: string) => KeptPage | undefined
+  /** As `get` where the page is current, without counting or dropping anything otherwise (FastPath's first look). */
+  readonly peek: (channelId: string, key: string) => KeptPage | undefined
   /** A ticket for a read of `channelId` about to start: `put` stores its result only if nothing changed since. */
   readonly ticket: () => number
   /** Stores a page's text; with `leading`, page 0 or 1 of plain root posts, which new root posts shift. */
@@ -249,6 +251,7 @@ export const shiftedBy = (page: LeadingPage, before: LeadingPage, after: Leading
 /** SERVICE_PAGE_CACHE=false: every page is read (a bench measuring the read itself, or ruling the cache out). */
 const off: PageCacheService = {
   get: () => undefined,
+  peek: () => undefined,
   ticket: () => 0,
   put: () => undefined,
   reader: () => undefined,
@@ -381,6 +384,12 @@ export const make = Effect.gen(function*() {
       chars -= entry.size
       leadingKeys.get(channelId)?.delete(`${channelId}|${key}`)
       return undefined
+    },
+    peek: (channelId, key) => {
+      const entry = entries.get(`${channelId}|${key}`)
+      return entry !== undefined && unchangedSince(channelId, entry.ticket) && clock.unsafeCurrentTimeMillis() - entry.at < TTL_MS
+        ? entry.text
+        : undefined
     },
     ticket: () => counter,
     put: (channelId, key, ticket, page, leading) => {
