@@ -136,6 +136,9 @@ export const make = Effect.gen(function*() {
              ${membership(caller)}
              ${where}`.pipe(ChannelAccessRows))
 
+  /** A public channel is read by the members of its team. */
+  const readableByTeam = (row: ChannelAccessRow) => row.type === "O" && row.is_team_member
+
   const decide = (caller: Caller, row: ChannelAccessRow, mode: "read" | "write"): Effect.Effect<ChannelAccess, Forbidden> => {
     // Channel roles count only for a member of the channel, team roles only for a member of its team.
     const can = resolver(caller, [...splitRoles(row.team_roles), ...(row.is_member ? splitRoles(row.channel_roles) : [])])
@@ -145,8 +148,7 @@ export const make = Effect.gen(function*() {
       isAdmin: can("manage_channel_roles"),
       can
     }
-    if (row.is_member || caller.isSystemAdmin) return Effect.succeed(access)
-    if (mode === "read" && row.type === "O" && row.is_team_member) return Effect.succeed(access)
+    if (row.is_member || caller.isSystemAdmin || (mode === "read" && readableByTeam(row))) return Effect.succeed(access)
     return Effect.fail(new Forbidden({ id: "api.context.permissions.app_error", message: "You do not have the appropriate permissions for this channel." }))
   }
 
@@ -211,7 +213,7 @@ export const make = Effect.gen(function*() {
       } catch {
         return false
       }
-      return decoded.is_member || caller.isSystemAdmin || (decoded.type === "O" && decoded.is_team_member)
+      return decoded.is_member || caller.isSystemAdmin || readableByTeam(decoded)
     },
     post: (caller, postId, mode) =>
       Effect.gen(function*() {

@@ -308,6 +308,17 @@ describe("SERVICE_PAGE_CACHE=false", () => {
 
 const cluster = hasRedis() ? describe : describe.skip
 
+/** Polls `check` (undefined once it holds, else what is still wrong) until it holds or INVALIDATED_WITHIN_MS passed. */
+const untilInvalidated = async (check: () => Promise<string | undefined>) => {
+  const started = Date.now()
+  for (;;) {
+    const wrong = await check()
+    if (wrong === undefined) return
+    if (Date.now() - started > INVALIDATED_WITHIN_MS) throw new Error(`${wrong} after ${INVALIDATED_WITHIN_MS} ms`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
 cluster("channel pages across two nodes", () => {
   let nodeA: TestServer
   let nodeB: TestServer
@@ -331,13 +342,10 @@ cluster("channel pages across two nodes", () => {
     expect(messages((await onB()).text)[0]).toBe("one")
     expect(messages((await onB()).text)[0]).toBe("one") // now cached on B
     await client4(nodeA.url, owner.client.getToken()).createPost({ channel_id: channel.id, message: "two" } as Post)
-    const started = Date.now()
-    for (;;) {
+    await untilInvalidated(async () => {
       const seen = messages((await onB()).text)
-      if (seen[0] === "two") break
-      if (Date.now() - started > INVALIDATED_WITHIN_MS) throw new Error(`still stale after ${INVALIDATED_WITHIN_MS} ms: ${seen}`)
-      await new Promise((r) => setTimeout(r, 10))
-    }
+      return seen[0] === "two" ? undefined : `still stale: ${seen}`
+    })
   })
 
   it("a member removed on one node is refused the other node's cached page once the event arrives", async () => {
@@ -349,13 +357,11 @@ cluster("channel pages across two nodes", () => {
     expect((await onB()).status).toBe(200)
     expect((await onB()).status).toBe(200) // cached on B, and Bob's access row kept there
     await client4(nodeA.url, owner.client.getToken()).removeFromChannel(bob.user.id, channel.id)
-    const started = Date.now()
-    for (;;) {
+    await untilInvalidated(async () => {
       const answer = await onB()
-      if (answer.status === 403) break
+      if (answer.status === 403) return undefined
       expect(answer.status).toBe(200)
-      if (Date.now() - started > INVALIDATED_WITHIN_MS) throw new Error(`still readable after ${INVALIDATED_WITHIN_MS} ms`)
-      await new Promise((r) => setTimeout(r, 10))
-    }
+      return "still readable"
+    })
   })
 })
