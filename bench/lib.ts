@@ -104,12 +104,12 @@ const ENCRYPTION_KEY = randomBytes(36).toString("base64")
  * BENCH_WORKERS=N (default 1) runs the service as N worker processes (SERVICE_WORKERS), which needs Redis:
  * BENCH_REDIS_URL, by default database 9 of the machine's Redis, emptied first so no earlier run's keys count.
  * BENCH_WORKERS=auto passes SERVICE_WORKERS=auto on Redis likewise: the service runs one worker per core (the bench
- * always gives it PostgreSQL).
+ * always gives it PostgreSQL). BENCH_WORKERS=split passes SERVICE_WORKERS=split: one worker for HTTP, one for sockets.
  */
 const workerEnv = async (): Promise<Record<string, string>> => {
   const setting = (process.env.BENCH_WORKERS ?? "1").trim().toLowerCase()
-  const workers = setting === "auto" ? "auto" : Number(setting)
-  if (workers !== "auto" && !(workers > 1)) return {}
+  const workers = setting === "auto" || setting === "split" ? setting : Number(setting)
+  if (typeof workers === "number" && !(workers > 1)) return {}
   const url = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/9"
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 })
   await redis.connect()

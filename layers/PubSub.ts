@@ -78,7 +78,16 @@ export const makeRedis = (url: Redacted.Redacted) =>
       broken = false
       Effect.runSync(EffectPubSub.publish(gaps, undefined))
     })
-    const local = yield* EffectPubSub.unbounded<{ topic: string; message: string }>()
+    // One hub per topic, as in memory: a message wakes only its own topic's subscribers. With one hub for every
+    // topic, each event woke every subscriber of the node (the user cache's, the takeover's, the page cache's clear,
+    // the outgoing hooks'...), a Stream step each only to filter it out; in a profile of SERVICE_WORKERS=split's
+    // sockets worker those steps were a fifth of its CPU (issue 31).
+    const hubs = new Map<string, EffectPubSub.PubSub<string>>()
+    const hubOf = (topic: string) => {
+      let hub = hubs.get(topic)
+      if (hub === undefined) hubs.set(topic, hub = Effect.runSync(EffectPubSub.unbounded<string>()))
+      return hub
+    }
     // One SUBSCRIBE per topic; later subscribers wait for the same confirmation, so none starts before Redis delivers.
     const subscriptions = new Map<string, Promise<unknown>>()
     const redisSubscribe = (topic: string) => {
@@ -91,7 +100,8 @@ export const makeRedis = (url: Redacted.Redacted) =>
       return pending
     }
     subscriber.on("message", (topic: string, message: string) => {
-      Effect.runSync(EffectPubSub.publish(local, { topic, message }))
+      const hub = hubs.get(topic)
+      if (hub !== undefined) Effect.runSync(EffectPubSub.publish(hub, message))
     })
     // Like the cache's: an error reply fails that publish alone (RedisFailures.ts).
     const breaker = yield* makeCircuitBreaker({
@@ -111,12 +121,9 @@ export const makeRedis = (url: Redacted.Redacted) =>
       gaps: Stream.fromPubSub(gaps),
       subscribe: (topic) =>
         Stream.unwrapScoped(Effect.gen(function*() {
-          const queue = yield* EffectPubSub.subscribe(local)
+          const queue = yield* EffectPubSub.subscribe(hubOf(topic))
           yield* Effect.tryPromise(() => redisSubscribe(topic)).pipe(Effect.retry(Policies.idempotentStore), Effect.orDie)
-          return Stream.fromQueue(queue).pipe(
-            Stream.filter((m) => m.topic === topic),
-            Stream.map((m) => m.message)
-          )
+          return Stream.fromQueue(queue)
         }))
     }
     return service

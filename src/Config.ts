@@ -83,8 +83,11 @@ export interface AppConfigShape {
   readonly workersReason: string
 }
 
-/** SERVICE_WORKERS: a number of worker processes, or `auto` (one per core when PostgreSQL and Redis are external). */
-export type WorkersSetting = number | "auto"
+/**
+ * SERVICE_WORKERS: a number of worker processes, `auto` (one per core when PostgreSQL and Redis are external), or
+ * `split` (two: one answers HTTP, the other holds the realtime sockets; src/cli/WorkerRole.ts).
+ */
+export type WorkersSetting = number | "auto" | "split"
 
 /**
  * SERVICE_WORKERS when unset. It goes through the same resolution as a set value, so `"auto"` here makes auto the
@@ -117,6 +120,9 @@ export const resolveWorkers = (
   c: Stores,
   cores: number
 ): { readonly workers: number; readonly reason: string } => {
+  if (setting === "split") {
+    return { workers: 2, reason: "SERVICE_WORKERS=split: 2 worker processes, one answering HTTP and one holding the realtime sockets" }
+  }
   if (setting !== "auto") return { workers: setting, reason: `SERVICE_WORKERS=${setting}` }
   const missing = inProcessStores(c)
   if (missing.length > 0) {
@@ -278,12 +284,13 @@ export const rawConfig: Config.Config<AppConfigShape> = Config.all({
   pageCache: Config.boolean("SERVICE_PAGE_CACHE").pipe(Config.withDefault(true)),
   workersSetting: Config.string("SERVICE_WORKERS").pipe(
     Config.mapOrFail((raw) => {
-      if (raw.trim().toLowerCase() === "auto") return Either.right<WorkersSetting>("auto")
+      const word = raw.trim().toLowerCase()
+      if (word === "auto" || word === "split") return Either.right<WorkersSetting>(word)
       // Number() as Config.integer reads it, so that every integer accepted before still is.
       const n = Number(raw)
       return Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS
         ? Either.right<WorkersSetting>(n)
-        : Either.left(ConfigError.InvalidData([], `must be auto or an integer between 1 and ${MAX_WORKERS}, not ${JSON.stringify(raw)}`))
+        : Either.left(ConfigError.InvalidData([], `must be auto, split or an integer between 1 and ${MAX_WORKERS}, not ${JSON.stringify(raw)}`))
     }),
     Config.withDefault(DEFAULT_WORKERS)
   ),
@@ -363,7 +370,7 @@ const hints: Record<string, string> = {
   SERVICE_SMTP_PASSWORD: "the SMTP password, when it is not in SERVICE_SMTP_URL",
   SERVICE_EMAIL_FROM: "the sender of every mail, e.g. Chat <chat@example.com>",
   SERVICE_EMAIL_BATCHING_CHECK_MS: "milliseconds between looks at waiting notification emails, such as 15000 (100 to 3600000)",
-  SERVICE_WORKERS: "auto (one per core when SERVICE_DATABASE_URL and SERVICE_CACHE_URL are set, otherwise 1) or the number of worker processes, such as 2 on a 2-core machine (1 to 64); more than 1 needs SERVICE_DATABASE_URL and SERVICE_CACHE_URL",
+  SERVICE_WORKERS: "auto (one per core when SERVICE_DATABASE_URL and SERVICE_CACHE_URL are set, otherwise 1), split (one process for HTTP, one for the realtime sockets) or the number of worker processes, such as 2 on a 2-core machine (1 to 64); more than 1 needs SERVICE_DATABASE_URL and SERVICE_CACHE_URL",
   SERVICE_WEBAPP_DIR: "the client/ folder of a Mattermost 10.11 release (it holds root.html); unset it to serve the built-in pages"
 }
 

@@ -7,13 +7,15 @@ import type { Duplex } from "node:stream"
 import * as HttpListener from "../layers/HttpListener.ts"
 import { trackInFlight } from "../layers/Metrics.ts"
 import * as WebSocketLayer from "../layers/WebSocket.ts"
+import { type WorkerRole, workerRole } from "./cli/WorkerRole.ts"
 import * as Composition from "./Composition.ts"
 import { AppConfig, type ResolvedConfig } from "./Config.ts"
 import { Draining } from "./health/Draining.ts"
 import { edge } from "./http/Edge.ts"
 import * as FastPath from "./http/FastPath.ts"
 import { clientAddress, limitKey, normalize, trustedProxiesOf } from "./ratelimit/ClientIp.ts"
-import { SocketServer, type SocketServerService } from "./realtime/SocketServer.ts"
+import { handOff, receiveSockets } from "../layers/SocketHandoff.ts"
+import { SocketServer, type SocketServerService, socketTarget } from "./realtime/SocketServer.ts"
 import { routes } from "./Routes.ts"
 
 /** The HTTP server over the layer graph of Composition.ts: the listener, its upgrades and its shutdown. */
@@ -63,7 +65,12 @@ const listenerOf = (config: ResolvedConfig, draining: () => boolean) => {
  * The listener's protections (layers/HttpListener.ts: timeouts, the connection cap, `Connection: close` while
  * draining) see every connection, request and upgrade first.
  */
-const createGuardedServer = (sockets: SocketServerService, fast: FastPath.FastPath | undefined, listener: HttpListener.Listener) => {
+const createGuardedServer = (
+  sockets: SocketServerService,
+  fast: FastPath.FastPath | undefined,
+  listener: HttpListener.Listener,
+  role: WorkerRole
+) => {
   const server = listener.server
   // Node's close stops listening and closes idle keep-alive connections, then waits for the busy ones to finish.
   const close = server.close
@@ -83,6 +90,11 @@ const createGuardedServer = (sockets: SocketServerService, fast: FastPath.FastPa
     if (event === "upgrade") {
       const [request, socket, head] = args as [IncomingMessage, Duplex, Buffer]
       socket.on("error", () => {})
+      // SERVICE_WORKERS=split: the sockets worker runs the listener's and the socket server's checks on it.
+      if (role === "http" && socketTarget(request.method, request.url) !== undefined) {
+        handOff(request, socket, head)
+        return true
+      }
       if (!listener.upgrade(request, socket)) return true
       if (sockets.upgrade(WebSocketLayer.fromNode(request, socket, head))) return true
     }
@@ -110,14 +122,23 @@ export const httpServer = (config: Pick<ResolvedConfig, "port" | "host">) =>
     const draining = yield* Draining
     const fast = appConfig.httpFastPath ? yield* FastPath.make : undefined
     const listener = listenerOf(appConfig, draining.active)
-    const server = createGuardedServer(sockets, fast, listener)
+    const role = workerRole()
+    const server = createGuardedServer(sockets, fast, listener, role)
     const stopListening = Effect.gen(function*() {
       if (server.listening) server.close()
       // The grace timer armed by `close` cuts what is still running, which ends these answers too.
       while (listener.inFlight() > 0) yield* Effect.sleep("20 millis")
     })
+    // The sockets worker of SERVICE_WORKERS=split takes its connections from the HTTP worker, not from the port; it
+    // listens only on a loopback port of its own, which the platform's server needs and no client is told of.
+    const listen = role === "sockets" ? { port: 0, host: "127.0.0.1" } : { port: config.port, host: config.host }
+    const received = role === "sockets"
+      ? Layer.scopedDiscard(Effect.acquireRelease(Effect.sync(() => receiveSockets(server)), (stop) => Effect.sync(stop)))
+      : Layer.empty
+    // Receiving before listening: the supervisor forwards sockets once this worker reports it listens.
     return Layer.scopedDiscard(Effect.addFinalizer(() => sockets.shutdown)).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
+      Layer.provideMerge(NodeHttpServer.layer(() => server, listen)),
+      Layer.provideMerge(received),
       Layer.merge(Layer.succeed(ListenerControl, { stopListening }))
     )
   }))

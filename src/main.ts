@@ -50,9 +50,9 @@ const serveHere = (config: ResolvedConfig) =>
     return yield* Layer.launch(HttpServer.withLogAddress(makeServer(config)))
   }).pipe(Effect.ensuring(Effect.logInfo("shutdown complete")))
 
-/** SERVICE_WORKERS=auto's choice and why, logged once by the first process (the workers resolve it the same way). */
+/** SERVICE_WORKERS=auto's or split's choice and why, logged once by the first process (the workers resolve it the same way). */
 const logWorkersChoice = (config: ResolvedConfig) =>
-  config.workersSetting === "auto" && cluster.isPrimary
+  (config.workersSetting === "auto" || config.workersSetting === "split") && cluster.isPrimary
     ? Effect.logInfo(config.workersReason).pipe(Effect.annotateLogs({ workers: config.workers }))
     : Effect.void
 

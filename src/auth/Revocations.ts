@@ -45,6 +45,12 @@ export interface Revocations {
    * the log, and applies it on this node at once. `every`: the change ends every session there was. Answers the ids
    * and the change's seq (0 when it touched nothing).
    */
+  /**
+   * Sessions another node deleted, as its bus event says: no copy of them is honoured here from now on, without
+   * waiting for this node's next read of the log (whose row for the same change then adds nothing). A deleted session
+   * never comes back, so its copies are refused whatever their stamp.
+   */
+  readonly endedElsewhere: (sessionIds: ReadonlyArray<string>, now: number) => void
   readonly record: <E, R>(
     change: Effect.Effect<ReadonlyArray<string>, E | SqlError, R>,
     every?: boolean
@@ -92,6 +98,7 @@ export const makeRevocations = (db: DbService): Effect.Effect<Revocations, never
         const entry = changed.get(sessionId)
         return entry === undefined || entry.seq <= stamp
       },
+      endedElsewhere: (sessionIds, now) => apply(Number.MAX_SAFE_INTEGER, sessionIds, false, now),
       record: <E, R>(change: Effect.Effect<ReadonlyArray<string>, E | SqlError, R>, every = false) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis

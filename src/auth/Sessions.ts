@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { DomainEvent } from "../../schemas/Events.ts"
 import { AppConfig } from "../Config.ts"
 import { anyText } from "../../layers/SqlArrays.ts"
@@ -47,7 +47,7 @@ export interface SessionsService {
   readonly touch: (session: Session) => Effect.Effect<void, DbError>
   /**
    * `lookup` decided without running anything, when it can be: the token verified before, and the session held by a
-   * cache in this process's memory. Undefined whenever `lookup` would have to ask anything (the token's signature,
+   * cache in this process's memory (or, beside a cache over the network, the copy this node last read or wrote). Undefined whenever `lookup` would have to ask anything (the token's signature,
    * the database, a cache over the network), so the caller then runs `lookup`.
    */
   readonly lookupNow: (token: string) => Option.Option<Session> | undefined
@@ -122,6 +122,8 @@ const ACTIVITY_WRITE_INTERVAL_MS = 5 * 60 * 1000
 const ACTIVITY_FLUSH = "1 second"
 const cacheKey = (id: string) => `session:${id}`
 const DECODED_MEMO_SIZE = 10_000
+/** Sessions whose latest copy a node keeps beside a cache over the network (`near`): about 1 KB each. */
+const NEAR_SIZE = 50_000
 const encode = Schema.encodeSync(SessionJson)
 const decode = Schema.decodeUnknownOption(SessionJson)
 
@@ -159,11 +161,32 @@ export const make = Effect.gen(function*() {
   // with the Schema each time cost more than the rest of the lookup. Only the identical text reuses the result, so an
   // entry the cache changed or dropped (revocation, device update) is decoded again or not found.
   const decoded = new Map<string, { readonly text: string; readonly copy: Copy | undefined }>()
+  /**
+   * With a cache over the network (Redis), the latest copy of each session this node read or wrote, so that
+   * `lookupNow` can decide without a round trip. It is honoured by the same rule as a copy in the cache (the
+   * invalidation log: Revocations.ts), which makes it exactly as current: every change of a session is recorded there,
+   * whichever node made it. What the log does not record is another node's activity write (last_activity_at): a copy
+   * here may be older than the cache's, so a session it would call idle is decided by `lookup`, which reads the cache.
+   */
+  const near = cache.peek === undefined ? new Map<string, Copy>() : undefined
+  const keepNear = (copy: Copy) => {
+    if (near === undefined) return
+    const id = copy.session.id
+    const known = near.get(id)
+    // A later change wins; between copies of the same state, the later activity.
+    if (known !== undefined && (known.stamp > copy.stamp || (known.stamp === copy.stamp && known.session.last_activity_at > copy.session.last_activity_at))) return
+    near.delete(id)
+    if (near.size >= NEAR_SIZE) near.delete(near.keys().next().value!)
+    near.set(id, copy)
+  }
   const copyOf = (id: string, text: string) => {
     const hit = decoded.get(id)
     if (hit !== undefined && hit.text === text) return hit.copy
     const copy = parseCopy(text)
-    if (copy !== undefined) copies.set(copy.session, copy)
+    if (copy !== undefined) {
+      copies.set(copy.session, copy)
+      keepNear(copy)
+    }
     if (decoded.size >= DECODED_MEMO_SIZE) decoded.delete(decoded.keys().next().value!)
     decoded.set(id, { text, copy })
     return copy
@@ -192,12 +215,21 @@ export const make = Effect.gen(function*() {
   const stamped = (session: Session, stamp: number, readAt: number) => {
     const copy = { session, stamp, readAt }
     copies.set(session, copy)
+    keepNear(copy)
     return copy
   }
   /** The change's tombstone: copies read before change `seq` cannot be cached again (nor read, having no body). */
   const forget = (ids: ReadonlyArray<string>, seq: number) =>
     Effect.forEach(ids, (id) => cache.setVersioned(cacheKey(id), seq, "", CACHED_FOR_MS).pipe(Effect.ignore), { discard: true })
   const bus = yield* EventBus
+  if (near !== undefined) {
+    // Another node's logout or revocation tombstones the cache's copy at once, but not the copy this node keeps:
+    // its bus event does, so that no node answers a deleted session while its sockets are being closed everywhere.
+    yield* bus.sessionsEnded.pipe(
+      Stream.runForEach((ids) => Effect.sync(() => revocations.endedElsewhere(ids, clock.unsafeCurrentTimeMillis()))),
+      Effect.forkScoped
+    )
+  }
   /** After the DELETE (autocommitted): every node closes the sockets these sessions authenticated. */
   const ended = (ids: ReadonlyArray<string>) =>
     ids.length === 0 ? Effect.void : bus.publish(DomainEvent.SessionEnded({ sessionIds: ids }), {})
@@ -352,15 +384,20 @@ export const make = Effect.gen(function*() {
       }),
     lookupNow: (token) => {
       const peek = cache.peek
-      if (peek === undefined || !token.includes(".")) return undefined
+      if (!token.includes(".")) return undefined
       const now = clock.unsafeCurrentTimeMillis()
       const claims = tokens.verifiedNow(token, now)
       if (claims === undefined) return undefined
-      const text = peek(cacheKey(claims.sessionId))
+      let copy: Copy | undefined
+      if (peek === undefined) copy = near?.get(claims.sessionId)
+      else {
+        const text = peek(cacheKey(claims.sessionId))
+        if (Option.isSome(text)) copy = copyOf(claims.sessionId, text.value)
+      }
       // Not cached, cached text that does not decode, or a copy this node cannot vouch for: `lookup` reads the
       // database then.
-      if (Option.isNone(text)) return undefined
-      const session = honoured(claims.sessionId, copyOf(claims.sessionId, text.value), now)
+      if (copy === undefined) return undefined
+      const session = honoured(claims.sessionId, copy, now)
       if (Option.isNone(session)) return undefined
       // An idle session is ended by `lookup`.
       if (idleOut(session.value, now)) return undefined

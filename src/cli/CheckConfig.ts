@@ -26,7 +26,7 @@ const secretState = (secret: Option.Option<Redacted.Redacted>, production: boole
 export const summary = (c: AppConfigShape) => [
   `  environment        ${c.environment}`,
   `  listen             ${c.host}:${c.port}${c.workers > 1 ? `, ${c.workers} worker processes` : ""}`,
-  ...(c.workersSetting === "auto" ? [`  workers            ${c.workersReason}`] : []),
+  ...(c.workersSetting === "auto" || c.workersSetting === "split" ? [`  workers            ${c.workersReason}`] : []),
   `  site URL           ${c.siteUrl}`,
   `  data directory     ${c.dataDir}`,
   `  database           ${redactUrl(c.databaseUrl, "embedded PostgreSQL under the data directory")}`,

@@ -1,9 +1,12 @@
 import { Data, Deferred, Duration, Effect, Exit, Runtime } from "effect"
 import cluster, { type Worker } from "node:cluster"
+import { Socket } from "node:net"
 import { constants } from "node:os"
 import * as DbLayer from "../../layers/Db.ts"
 import * as Migrations from "../../layers/Migrations.ts"
 import type { ResolvedConfig } from "../Config.ts"
+import { isHandoff } from "../../layers/SocketHandoff.ts"
+import { ROLE_VARIABLE, type WorkerRole } from "./WorkerRole.ts"
 
 /**
  * SERVICE_WORKERS > 1: this process becomes a supervisor of that many worker processes, each a whole node of the
@@ -11,6 +14,10 @@ import type { ResolvedConfig } from "../Config.ts"
  * accepts connections and hands them to the workers in turn). One Node process runs JavaScript on one core; workers
  * let a machine's other cores serve. They meet in PostgreSQL and Redis exactly as nodes on different machines do
  * (the configuration refuses workers without both), so nothing else about the service changes.
+ *
+ * SERVICE_WORKERS=split starts two workers with roles (src/cli/WorkerRole.ts): the first listens and answers HTTP,
+ * the second holds the realtime sockets, which the first hands over through this process (it alone has a channel to
+ * both).
  *
  * The supervisor:
  * - applies migrations once, before any worker starts, so the workers do not queue on the migrator's lock;
@@ -61,14 +68,30 @@ export const supervise = (config: ResolvedConfig) =>
     const failed = yield* Deferred.make<never, WorkerStartFailed>()
     const slots: Array<Slot> = []
     let stopping = false
+    const split = config.workersSetting === "split"
 
+    /**
+     * A socket the HTTP worker handed over goes on to the sockets worker (layers/SocketHandoff.ts); while that
+     * worker is not listening (starting, or being replaced) the connection closes, and its client reconnects.
+     */
+    const forward = (message: unknown, handle: unknown) => {
+      if (!isHandoff(message) || !(handle instanceof Socket)) return
+      const target = slots[1]
+      if (stopping || target === undefined || !target.listened || !target.worker.isConnected()) return void handle.destroy()
+      target.worker.send(message, handle, { keepOpen: true }, () => handle.destroy())
+    }
+
+    // SERVICE_WORKERS=split: worker 0 answers HTTP and worker 1 holds the sockets, whichever replaced them.
+    const roleOf = (index: number): WorkerRole => !split ? "whole" : index === 0 ? "http" : "sockets"
     const start = (index: number, failures: number) => {
-      const worker = cluster.fork()
+      const role = roleOf(index)
+      const worker = cluster.fork(role === "whole" ? {} : { [ROLE_VARIABLE]: role })
+      if (role === "http") worker.on("message", forward)
       const slot: Slot = { worker, startedAt: performance.now(), listened: false, failures, exited: exitOf(worker) }
       slots[index] = slot
       worker.once("listening", () => {
         slot.listened = true
-        log(Effect.logInfo("worker listening").pipe(Effect.annotateLogs({ worker: index, pid: worker.process.pid })))
+        log(Effect.logInfo("worker listening").pipe(Effect.annotateLogs({ worker: index, pid: worker.process.pid, ...(role === "whole" ? {} : { role }) })))
       })
       void slot.exited.then((code) => {
         if (stopping) return

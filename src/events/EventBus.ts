@@ -134,6 +134,11 @@ export interface EventBusService {
    */
   readonly remoteEvents: Stream.Stream<Envelope>
   /**
+   * The session ids of each SessionEnded on the bus, any node's, from now on; read off the raw messages, whose JSON
+   * begins with the event's name, so that no other event costs a decode (none in memory: no other node).
+   */
+  readonly sessionsEnded: Stream.Stream<ReadonlyArray<string>>
+  /**
    * Events published by this node only: work that must happen once per write, on the node that handled it
    * (push notifications), subscribes here.
    */
@@ -182,6 +187,16 @@ const ownEnvelope = (domain: DomainEvent, broadcast: Broadcast, created_at: numb
     id,
     origin,
     domain
+  }
+}
+
+/** The session ids of a SessionEnded envelope as the bus carries it; none when it is not one. */
+const endedIds = (raw: string): ReadonlyArray<string> => {
+  try {
+    const ids = (JSON.parse(raw) as { data?: { session_ids?: unknown } }).data?.session_ids
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []
+  } catch {
+    return []
   }
 }
 
@@ -293,6 +308,10 @@ export const make = Effect.gen(function*() {
             : Option.filter(decode(raw), (e) => e.origin !== origin && firstSeen(e.origin, e.id))
         )
       )
+    }),
+    sessionsEnded: !shared ? Stream.never : Stream.suspend(() => {
+      const prefix = `{"event":${JSON.stringify(EventNames.SessionEnded)},`
+      return pubsub.subscribe(TOPIC).pipe(Stream.filterMap((raw) => raw.startsWith(prefix) ? Option.some(endedIds(raw)) : Option.none()))
     }),
     localEvents: Stream.fromPubSub(local),
     subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue)),

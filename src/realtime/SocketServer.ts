@@ -40,6 +40,19 @@ const PATHS = new Map<string, ProtocolName>([
   ["/api/v1/ws/", "native"]
 ])
 
+/** The socket an upgrade request asks for, or undefined when it is not for one of the two socket paths. */
+export const socketTarget = (method: string | undefined, rawUrl: string | undefined): { readonly protocol: ProtocolName; readonly url: URL } | undefined => {
+  if (method !== "GET" || rawUrl === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(rawUrl, "http://localhost")
+  } catch {
+    return undefined
+  }
+  const protocol = PATHS.get(url.pathname)
+  return protocol === undefined ? undefined : { protocol, url }
+}
+
 const ResumeQuery = Schema.Struct({
   connection_id: Id,
   sequence_number: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
@@ -119,15 +132,9 @@ export const make = Effect.gen(function*() {
   }
 
   const upgrade = (upgrade: UpgradeRequest) => {
-    if (upgrade.method !== "GET") return false
-    let url: URL
-    try {
-      url = new URL(upgrade.url, "http://localhost")
-    } catch {
-      return false
-    }
-    const protocol = PATHS.get(url.pathname)
-    if (protocol === undefined) return false
+    const target = socketTarget(upgrade.method, upgrade.url)
+    if (target === undefined) return false
+    const { protocol, url } = target
     if (!accepting) {
       upgrade.destroy()
       return true

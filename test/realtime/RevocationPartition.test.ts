@@ -100,6 +100,20 @@ cluster("revocations across a Redis partition and under races", () => {
     redis?.disconnect()
   })
 
+  it("a node answering from the copy it keeps beside Redis refuses a session ended on the other node within a poll", async () => {
+    const user = await newUser(nodeA.url, "nearlogout")
+    const token = user.client.getToken()
+    // B's requests leave it holding its own copy of the session (src/auth/Sessions.ts, `near`), which answers them
+    // without asking Redis; even with Redis's copy gone, B still answers from it.
+    for (let i = 0; i < 5; i++) expect(await status(nodeB, token)).toBe(200)
+    await redis.del(`session:${sessionIdOf(token)}`)
+    expect(await status(nodeB, token)).toBe(200)
+    await client4(nodeA.url, token).logout()
+    const bMs = await refusedOnB(token)
+    const checks = await holds([token], 401, 1000)
+    console.log(`[realtime] logout on A with B holding its copy: B refused after ${bMs} ms; ${checks} checks after, all 401`)
+  })
+
   it("a logout on a node cut from Redis stays in force on both nodes after the partition heals", async () => {
     const user = await newUser(nodeA.url, "cutlogout")
     const token = user.client.getToken()

@@ -134,6 +134,106 @@ withRedis("SERVICE_WORKERS=2", () => {
   }, 70_000)
 })
 
+withRedis("SERVICE_WORKERS=split", () => {
+  const splitDir = tempDir("service-workers-split-", { shared: true })
+  let split: ServiceProcess | undefined
+  let carol: Member
+  let dave: Member
+  let channelId: string
+
+  /** The pid the supervisor reported listening for `role`, the latest first (a replacement comes after). */
+  const pidsOf = (role: string) =>
+    (split?.logs() ?? []).filter((l) => l.message === "worker listening" && l.annotations.role === role).map((l) => Number(l.annotations.pid)).reverse()
+  const liveStats = async () =>
+    (await (await fetch(`${split!.url}/api/v1/health/stats`)).json()) as { websocket_connections: number }
+
+  afterAll(async () => {
+    if (split !== undefined) await stop(split, splitDir, 60_000).catch(() => {})
+  })
+
+  beforeAll(async () => {
+    split = startProcess({
+      SERVICE_WORKERS: "split",
+      SERVICE_PORT: String(await freePort()),
+      SERVICE_DATA_DIR: splitDir,
+      ...clusterEnv(await createTestDatabase(), redisUrl()),
+      SERVICE_LOG_LEVEL: "info"
+    }, FROM_BUILD)
+    await waitUntilLive(split, LIVE_WITHIN_MS)
+    await eventually(() => pidsOf("http").length === 1 && pidsOf("sockets").length === 1 ? true : undefined, "both workers listening", LIVE_WITHIN_MS)
+    const setup = await teamWithChannel({ url: split.url } as TestServer, ["wsa", "wsb"])
+    ;[carol, dave] = setup.users
+    channelId = setup.channel.id
+    await carol.client.addToChannel(dave.user.id, channelId)
+  }, 2 * LIVE_WITHIN_MS + 30_000)
+
+  it("answers HTTP in one worker and holds every socket in the other; a post reaches them all", async () => {
+    expect(split!.logs().find((l) => String(l.message).startsWith("SERVICE_WORKERS=split:"))).toMatchObject({
+      logLevel: "INFO",
+      message: "SERVICE_WORKERS=split: 2 worker processes, one answering HTTP and one holding the realtime sockets"
+    })
+    expect(pidsOf("http")[0]).not.toBe(pidsOf("sockets")[0])
+    // Every socket lands on one node, whichever connection it came on.
+    const nodes = new Set<string>()
+    const mine: Array<RawSocket> = []
+    for (let seq = 1; seq <= 4; seq++) {
+      const socket = new RawSocket(wsUrl(split!.url), { headers: { authorization: `Bearer ${dave.client.getToken()}` } })
+      sockets.push(socket)
+      mine.push(socket)
+      await socket.waitFor((f) => f.event === "hello", "hello", 20_000)
+      socket.send({ action: "ping", seq })
+      nodes.add(String(((await socket.reply(seq, 20_000)).data as { node_id?: string }).node_id))
+    }
+    expect(nodes.size).toBe(1)
+    // The node answering HTTP holds none of them (the stats count this node's sockets).
+    expect((await liveStats()).websocket_connections).toBe(0)
+    const post: Post = await carol.client.createPost({ channel_id: channelId, message: "from the HTTP worker to the sockets worker" } as Post)
+    for (const socket of mine) {
+      const frame = await socket.waitFor((f) => f.event === "posted", "posted", 20_000)
+      expect(JSON.parse(String((frame.data as { post: string }).post))).toMatchObject({ id: post.id })
+    }
+    // A socket's own requests are served where it is: its action reaches the HTTP worker's clients through the bus.
+    const typing = mine[1]
+    typing.send({ action: "user_typing", seq: 10, data: { channel_id: channelId } })
+    expect((await typing.reply(10, 20_000)).status).toBe("OK")
+  })
+
+  it("refuses a socket without a valid token from the sockets worker, as a single process does", async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = get(`${split!.url}/api/v1/ws`, {
+        agent: false,
+        headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", authorization: "Bearer nope" }
+      }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on("upgrade", () => reject(new Error("upgraded with an invalid token")))
+      req.on("error", reject)
+    })
+    expect(status).toBe(401)
+  })
+
+  it("replaces a sockets worker that dies; clients reconnect to the replacement while HTTP keeps answering", async () => {
+    const [victim] = pidsOf("sockets")
+    process.kill(victim, "SIGKILL")
+    for (let i = 0; i < 4; i++) expect(await pingOnNewConnection(split!.url)).toBe(200)
+    const replaced = await eventually(() => pidsOf("sockets").find((pid) => pid !== victim), "a replacement sockets worker listening", LIVE_WITHIN_MS)
+    expect(alive(replaced)).toBe(true)
+    const socket = new RawSocket(wsUrl(split!.url), { headers: { authorization: `Bearer ${dave.client.getToken()}` } })
+    sockets.push(socket)
+    await socket.waitFor((f) => f.event === "hello", "hello", 20_000)
+    const post: Post = await carol.client.createPost({ channel_id: channelId, message: "after the replacement" } as Post)
+    const frame = await socket.waitFor((f) => f.event === "posted", "posted", 20_000)
+    expect(JSON.parse(String((frame.data as { post: string }).post))).toMatchObject({ id: post.id })
+  }, LIVE_WITHIN_MS + 30_000)
+
+  it("stops both workers on SIGTERM and exits 0", async () => {
+    const pids = [...pidsOf("http"), ...pidsOf("sockets")]
+    expect(await stop(split!, splitDir, 60_000)).toBe(0)
+    expect(pids.filter(alive)).toEqual([])
+  }, 70_000)
+})
+
 describe("SERVICE_WORKERS without PostgreSQL and Redis", () => {
   it("is refused by --check-config, naming both variables", async () => {
     const result = await runCli(["--check-config"], { SERVICE_WORKERS: "2" }, 110_000, FROM_BUILD)
@@ -189,7 +289,7 @@ describe.concurrent("SERVICE_WORKERS=auto in --check-config", { timeout: 120_000
     for (const value of ["lots", "2.5", "65"]) {
       const result = await checkConfig({ SERVICE_WORKERS: value, ...EXTERNAL })
       expect(result.code).toBe(1)
-      expect(result.stderr).toContain(`✗ SERVICE_WORKERS: must be auto or an integer between 1 and 64, not "${value}"`)
+      expect(result.stderr).toContain(`✗ SERVICE_WORKERS: must be auto, split or an integer between 1 and 64, not "${value}"`)
       expect(result.stderr).toMatch(/\n\s+hint: auto \(one per core when SERVICE_DATABASE_URL and SERVICE_CACHE_URL are set, otherwise 1\)/)
     }
     // Integers read as before: 3 workers are 3 whatever the cores.
