@@ -133,10 +133,7 @@ export interface EventBusService {
    * realtime hub delivers: this node's own come straight from memory, and their copies from the bus are skipped.
    */
   readonly remoteEvents: Stream.Stream<Envelope>
-  /**
-   * The session ids of each SessionEnded on the bus, any node's, from now on; read off the raw messages, whose JSON
-   * begins with the event's name, so that no other event costs a decode (none in memory: no other node).
-   */
+  /** The session ids of each SessionEnded another node published, from now on (none in memory: no other node). */
   readonly sessionsEnded: Stream.Stream<ReadonlyArray<string>>
   /**
    * Events published by this node only: work that must happen once per write, on the node that handled it
@@ -255,6 +252,32 @@ export const make = Effect.gen(function*() {
   })
   yield* flush.pipe(Effect.repeat(Schedule.spaced(FLUSH_EVERY)), Effect.forkScoped)
 
+  // One reader of the bus for the whole node, not one per subscriber: each message is looked at once and each other
+  // node's event decoded once, then handed to the subscribers (the hub, the page cache, the sessions' copies). With a
+  // reader each, every event (this node's own, which the bus brings back too) cost each of them a Stream step and
+  // a decode (issue 31). This node's own messages end with its origin, as both encodings above write it last, so
+  // they are skipped before the Schema decodes anything (issue 10); copies of an event already seen are dropped.
+  // None in memory (nothing is published there).
+  const remote = yield* LocalPubSub.unbounded<Envelope>()
+  const ended = yield* LocalPubSub.unbounded<ReadonlyArray<string>>()
+  if (shared) {
+    const firstSeen = makeFirstSeen()
+    const endedPrefix = `{"event":${JSON.stringify(EventNames.SessionEnded)},`
+    yield* pubsub.subscribe(TOPIC).pipe(
+      Stream.runForEach((raw) =>
+        Effect.sync(() => {
+          if (raw.endsWith(ownSuffix)) return
+          const envelope = decode(raw)
+          if (Option.isNone(envelope) || envelope.value.origin === origin || !firstSeen(envelope.value.origin, envelope.value.id)) return
+          // The envelope's JSON begins with its name: session ends are told apart without a look at the others.
+          if (raw.startsWith(endedPrefix)) ended.unsafeOffer(endedIds(raw))
+          remote.unsafeOffer(envelope.value)
+        })
+      ),
+      Effect.forkScoped
+    )
+  }
+
   const service: EventBusService = {
     outboxSize: Effect.sync(() => outbox.length),
     publish: ((first: DomainEvent | string, second: Record<string, unknown> | BroadcastInput, third?: BroadcastInput) => {
@@ -295,24 +318,8 @@ export const make = Effect.gen(function*() {
         Effect.catchAllCause((cause) => Effect.logError("event publish failed", cause).pipe(Effect.annotateLogs({ event: domain?._tag ?? first })))
       )
     }) as Publish,
-    // None in memory (nothing is published there). This node's own messages come back too: they end with its
-    // origin, as both encodings above write it last, so they are skipped before the Schema decodes anything (issue
-    // 10: a decode of every post's envelope, only to drop it, was a visible part of a POST /posts).
-    // Each subscriber drops the copies of an event it already had (the first-seen record is its own).
-    remoteEvents: !shared ? Stream.never : Stream.suspend(() => {
-      const firstSeen = makeFirstSeen()
-      return pubsub.subscribe(TOPIC).pipe(
-        Stream.filterMap((raw) =>
-          raw.endsWith(ownSuffix)
-            ? Option.none()
-            : Option.filter(decode(raw), (e) => e.origin !== origin && firstSeen(e.origin, e.id))
-        )
-      )
-    }),
-    sessionsEnded: !shared ? Stream.never : Stream.suspend(() => {
-      const prefix = `{"event":${JSON.stringify(EventNames.SessionEnded)},`
-      return pubsub.subscribe(TOPIC).pipe(Stream.filterMap((raw) => raw.startsWith(prefix) ? Option.some(endedIds(raw)) : Option.none()))
-    }),
+    remoteEvents: !shared ? Stream.never : Stream.fromPubSub(remote),
+    sessionsEnded: !shared ? Stream.never : Stream.fromPubSub(ended),
     localEvents: Stream.fromPubSub(local),
     subscribeLocal: Effect.map(LocalPubSub.subscribe(local), (queue) => Stream.fromQueue(queue)),
     onLocal: (listener) =>
