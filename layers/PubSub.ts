@@ -8,6 +8,9 @@ import { makeCircuitBreaker, Policies, type CircuitOpenError } from "./Resilienc
  * The cluster-wide message bus. Messages are strings here; typed, Schema-encoded envelopes live one level up
  * (src/events/EventBus.ts) so that each event is encoded once and every node decodes it the same way.
  */
+/** A publish Redis has not answered within this fails (and counts toward the breaker). */
+const PUBLISH_TIMEOUT_MS = 1_000
+
 export class PubSubError extends Data.TaggedError("PubSubError")<{ readonly op: string; readonly cause: unknown }> {}
 
 export interface PubSubService {
@@ -65,7 +68,7 @@ export const makeRedis = (url: Redacted.Redacted) =>
     // A Redis connection in subscriber mode cannot publish, so each node keeps one of each.
     // A publish while Redis is away fails at once (no offline queue, no retries): the request that published must
     // not wait for a reconnection; the event bus keeps what could not be sent (src/events/EventBus.ts).
-    const publisher = yield* open("service-pub", { enableOfflineQueue: false, maxRetriesPerRequest: 0 })
+    const publisher = yield* open("service-pub", { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: PUBLISH_TIMEOUT_MS })
     const subscriber = yield* open("service-sub")
     const gaps = yield* EffectPubSub.unbounded<void>()
     // ioredis resubscribes by itself when the connection comes back; what was published in between is gone.
@@ -114,9 +117,9 @@ export const makeRedis = (url: Redacted.Redacted) =>
       reachesOtherNodes: true,
       publish: (topic, message) =>
         breaker.protect(
-          Effect.tryPromise({ try: () => publisher.publish(topic, message), catch: (cause) => new PubSubError({ op: "publish", cause }) }).pipe(
-            Effect.timeoutFail({ duration: "1 second", onTimeout: () => new PubSubError({ op: "publish", cause: "timeout" }) })
-          )
+          // The second's limit is ioredis's own (commandTimeout): an Effect timeout forks a fiber and a timer per
+          // publish, which for every event of a busy node cost more than the publish (issue 31).
+          Effect.tryPromise({ try: () => publisher.publish(topic, message), catch: (cause) => new PubSubError({ op: "publish", cause }) })
         ).pipe(Effect.asVoid),
       gaps: Stream.fromPubSub(gaps),
       subscribe: (topic) =>
