@@ -31,7 +31,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import pg from "pg"
 import { Worker } from "node:worker_threads"
 import { Pool } from "undici"
-import { ADMIN_URL, machine, percentile, processTree, runqueueWait, type Running, scratchDatabase, sleep, startService, treeReading } from "./lib.ts"
+import { ADMIN_URL, machine, percentile, procReading, processTree, runqueueWait, type Running, scratchDatabase, sleep, startService, treeReading } from "./lib.ts"
 import { POSTS_PER_CHANNEL, seed, type User } from "./LoadData.ts"
 import * as StatementTimes from "./StatementTimes.ts"
 
@@ -296,7 +296,10 @@ export const runLoad = async () => {
       const pPids = await pgPids()
       const c0 = await pageCacheCounts(service.url)
       const s0 = treeReading(sPids)
-      const p0 = treeReading(pPids)
+      // Per backend: a backend that ends during the window (a pool closing an idle connection, as two worker
+      // processes' pools do) takes its CPU along, so only the backends alive at both ends are counted (an undercount
+      // of what the ended ones spent, where summing them all went negative).
+      const pStart = new Map(pPids.map((pid) => [pid, treeReading([pid])]))
       const answered0 = answered
       const g0 = process.cpuUsage()
       const gw0 = runqueueWait(process.pid)
@@ -321,7 +324,12 @@ export const runLoad = async () => {
       const wall = (performance.now() - t0) / 1000
       const throughput = (answered - answered0) / wall
       const s1 = treeReading(sPids)
-      const p1 = treeReading(pPids)
+      const pAlive = pPids.filter((pid) => procReading(pid) !== undefined)
+      const p1 = treeReading(pAlive)
+      const p0 = pAlive.reduce((sum, pid) => {
+        const r = pStart.get(pid)!
+        return { cpu: sum.cpu + r.cpu, rss: sum.rss + r.rss, wait: sum.wait + r.wait }
+      }, { cpu: 0, rss: 0, wait: 0 })
       const g1 = process.cpuUsage(g0)
       const c1 = await pageCacheCounts(service.url)
       const cacheHits = c1.hit - c0.hit
