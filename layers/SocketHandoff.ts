@@ -38,20 +38,11 @@ const requestBytes = (request: IncomingMessage, head: Buffer) => {
   return Buffer.concat([Buffer.from(`${text}\r\n`, "latin1"), head])
 }
 
-/** Sends `socket` with `message` over this process's channel to its parent and closes this process's copy. */
-export const sendSocket = (
-  send: (message: unknown, socket: Socket, options: { keepOpen: boolean }, callback: (error: Error | null) => void) => boolean,
-  message: HandoffMessage,
-  socket: Socket
-) => {
-  send(message, socket, { keepOpen: true }, () => socket.destroy())
-}
-
 /** In the HTTP worker: hands an upgrade request for a socket path, with its connection, to the sockets worker. */
 export const handOff = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
   if (process.send === undefined || !(socket instanceof Socket) || socket.destroyed) return void socket.destroy()
   const message: HandoffMessage = { kind: HANDOFF, bytes: requestBytes(request, head).toString("base64") }
-  sendSocket(process.send.bind(process) as Parameters<typeof sendSocket>[0], message, socket)
+  process.send(message, socket, { keepOpen: true }, () => socket.destroy())
 }
 
 /**

@@ -47,8 +47,9 @@ export interface SessionsService {
   readonly touch: (session: Session) => Effect.Effect<void, DbError>
   /**
    * `lookup` decided without running anything, when it can be: the token verified before, and the session held by a
-   * cache in this process's memory (or, beside a cache over the network, the copy this node last read or wrote). Undefined whenever `lookup` would have to ask anything (the token's signature,
-   * the database, a cache over the network), so the caller then runs `lookup`.
+   * cache in this process's memory (or, beside a cache over the network, the copy this node last read or wrote).
+   * Undefined whenever `lookup` would have to ask anything (the token's signature, the database, a cache over the
+   * network), so the caller then runs `lookup`.
    */
   readonly lookupNow: (token: string) => Option.Option<Session> | undefined
   /** Whether `touch` would write this session's activity now (otherwise it does nothing). */
@@ -174,7 +175,9 @@ export const make = Effect.gen(function*() {
     const id = copy.session.id
     const known = near.get(id)
     // A later change wins; between copies of the same state, the later activity.
-    if (known !== undefined && (known.stamp > copy.stamp || (known.stamp === copy.stamp && known.session.last_activity_at > copy.session.last_activity_at))) return
+    const newer = known !== undefined &&
+      (known.stamp > copy.stamp || (known.stamp === copy.stamp && known.session.last_activity_at > copy.session.last_activity_at))
+    if (newer) return
     near.delete(id)
     if (near.size >= NEAR_SIZE) near.delete(near.keys().next().value!)
     near.set(id, copy)

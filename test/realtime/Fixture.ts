@@ -27,6 +27,13 @@ export const teamWithChannel = async (server: TestServer, names: ReadonlyArray<s
   return { users, team, channel }
 }
 
+/** Two users in a team and both in its channel (the first created them), on the server at `url`. */
+export const pairInChannel = async (url: string, names: readonly [string, string]) => {
+  const setup = await teamWithChannel({ url } as TestServer, names)
+  await setup.users[0].client.addToChannel(setup.users[1].user.id, setup.channel.id)
+  return { users: setup.users, channelId: setup.channel.id }
+}
+
 export const say = (member: Member, channelId: string, message: string): Promise<Post> =>
   member.client.createPost({ channel_id: channelId, message } as Post)
 

@@ -5,9 +5,8 @@ import { startBalancer, type Balancer } from "../support/Balancer.ts"
 import { tempDir } from "../support/Cleanup.ts"
 import { client4 } from "../support/Clients.ts"
 import { createTestDatabase, hasRedis, redisUrl } from "../support/Databases.ts"
-import type { TestServer } from "../support/TestServer.ts"
 import { clusterEnv, freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "../startup/Process.ts"
-import { expectSeamless, type Member, teamWithChannel } from "./Fixture.ts"
+import { expectSeamless, type Member, pairInChannel } from "./Fixture.ts"
 import { eventually, MattermostSocket, wsUrl } from "./Sockets.ts"
 
 /**
@@ -56,10 +55,7 @@ cluster("a rolling restart of two processes behind a balancer", () => {
     balancer = await startBalancer([a.url, b.url])
     await balancer.waitFor(a.url, true)
     await balancer.waitFor(b.url, true)
-    const setup = await teamWithChannel({ url: balancer.url } as TestServer, ["alice", "bob"])
-    ;[alice, bob] = setup.users
-    channelId = setup.channel.id
-    await alice.client.addToChannel(bob.user.id, channelId)
+    ;({ users: [alice, bob], channelId } = await pairInChannel(balancer.url, ["alice", "bob"]))
   }, 2 * LIVE_WITHIN_MS + 30_000)
 
   it("costs the official clients nothing: no failed request, no new hello, every post once and in order", async () => {

@@ -6,7 +6,7 @@ import { FROM_BUILD, runCli } from "../cli/Cli.ts"
 import { tempDir } from "../support/Cleanup.ts"
 import { createTestDatabase, hasRedis, redisUrl } from "../support/Databases.ts"
 import type { TestServer } from "../support/TestServer.ts"
-import { type Member, teamWithChannel } from "../realtime/Fixture.ts"
+import { type Member, pairInChannel, teamWithChannel } from "../realtime/Fixture.ts"
 import { eventually, RawSocket, wsUrl } from "../realtime/Sockets.ts"
 import { clusterEnv, freePort, type ServiceProcess, startProcess, stop, waitUntilLive } from "./Process.ts"
 
@@ -86,10 +86,7 @@ withRedis("SERVICE_WORKERS=2", () => {
     }, FROM_BUILD) // the production build: three processes (and a replacement) start much faster than through tsx
     await waitUntilLive(service, LIVE_WITHIN_MS)
     await eventually(() => listeningPids().length === 2 ? true : undefined, "both workers listening", LIVE_WITHIN_MS)
-    const setup = await teamWithChannel({ url: service.url } as TestServer, ["wka", "wkb"])
-    ;[alice, bob] = setup.users
-    channelId = setup.channel.id
-    await alice.client.addToChannel(bob.user.id, channelId)
+    ;({ users: [alice, bob], channelId } = await pairInChannel(service.url, ["wka", "wkb"]))
   }, 2 * LIVE_WITHIN_MS + 30_000)
 
   it("runs two worker processes behind one port; sockets land on both, and a post reaches sockets on either", async () => {
@@ -161,10 +158,7 @@ withRedis("SERVICE_WORKERS=split", () => {
     }, FROM_BUILD)
     await waitUntilLive(split, LIVE_WITHIN_MS)
     await eventually(() => pidsOf("http").length === 1 && pidsOf("sockets").length === 1 ? true : undefined, "both workers listening", LIVE_WITHIN_MS)
-    const setup = await teamWithChannel({ url: split.url } as TestServer, ["wsa", "wsb"])
-    ;[carol, dave] = setup.users
-    channelId = setup.channel.id
-    await carol.client.addToChannel(dave.user.id, channelId)
+    ;({ users: [carol, dave], channelId } = await pairInChannel(split.url, ["wsa", "wsb"]))
   }, 2 * LIVE_WITHIN_MS + 30_000)
 
   it("answers HTTP in one worker and holds every socket in the other; a post reaches them all", async () => {
