@@ -187,14 +187,10 @@ const ownEnvelope = (domain: DomainEvent, broadcast: Broadcast, created_at: numb
   }
 }
 
-/** The session ids of a SessionEnded envelope as the bus carries it; none when it is not one. */
-const endedIds = (raw: string): ReadonlyArray<string> => {
-  try {
-    const ids = (JSON.parse(raw) as { data?: { session_ids?: unknown } }).data?.session_ids
-    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []
-  } catch {
-    return []
-  }
+/** The session ids in a decoded SessionEnded's data (its wire form: `session_ids`); none when they are not strings. */
+const sessionIdsOf = (data: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+  const ids = data.session_ids
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []
 }
 
 export const make = Effect.gen(function*() {
@@ -262,15 +258,13 @@ export const make = Effect.gen(function*() {
   const ended = yield* LocalPubSub.unbounded<ReadonlyArray<string>>()
   if (shared) {
     const firstSeen = makeFirstSeen()
-    const endedPrefix = `{"event":${JSON.stringify(EventNames.SessionEnded)},`
     yield* pubsub.subscribe(TOPIC).pipe(
       Stream.runForEach((raw) =>
         Effect.sync(() => {
           if (raw.endsWith(ownSuffix)) return
           const envelope = decode(raw)
           if (Option.isNone(envelope) || envelope.value.origin === origin || !firstSeen(envelope.value.origin, envelope.value.id)) return
-          // The envelope's JSON begins with its name: session ends are told apart without a look at the others.
-          if (raw.startsWith(endedPrefix)) ended.unsafeOffer(endedIds(raw))
+          if (envelope.value.event === EventNames.SessionEnded) ended.unsafeOffer(sessionIdsOf(envelope.value.data))
           remote.unsafeOffer(envelope.value)
         })
       ),

@@ -66,6 +66,19 @@ const pingOnNewConnection = (url: string) =>
     req.on("error", reject)
   })
 
+/**
+ * The service with SERVICE_WORKERS=`setting` on a fresh database and Redis, from the production build: three
+ * processes (and a replacement) start much faster than through tsx.
+ */
+const startWorkers = async (setting: string, dir: string) =>
+  startProcess({
+    SERVICE_WORKERS: setting,
+    SERVICE_PORT: String(await freePort()),
+    SERVICE_DATA_DIR: dir,
+    ...clusterEnv(await createTestDatabase(), redisUrl()),
+    SERVICE_LOG_LEVEL: "info"
+  }, FROM_BUILD)
+
 afterAll(async () => {
   for (const s of sockets) s.close()
   if (service !== undefined) await stop(service, dataDir).catch(() => {})
@@ -77,13 +90,7 @@ withRedis("SERVICE_WORKERS=2", () => {
   let channelId: string
 
   beforeAll(async () => {
-    service = startProcess({
-      SERVICE_WORKERS: "2",
-      SERVICE_PORT: String(await freePort()),
-      SERVICE_DATA_DIR: dataDir,
-      ...clusterEnv(await createTestDatabase(), redisUrl()),
-      SERVICE_LOG_LEVEL: "info"
-    }, FROM_BUILD) // the production build: three processes (and a replacement) start much faster than through tsx
+    service = await startWorkers("2", dataDir)
     await waitUntilLive(service, LIVE_WITHIN_MS)
     await eventually(() => listeningPids().length === 2 ? true : undefined, "both workers listening", LIVE_WITHIN_MS)
     ;({ users: [alice, bob], channelId } = await pairInChannel(service.url, ["wka", "wkb"]))
@@ -149,13 +156,7 @@ withRedis("SERVICE_WORKERS=split", () => {
   })
 
   beforeAll(async () => {
-    split = startProcess({
-      SERVICE_WORKERS: "split",
-      SERVICE_PORT: String(await freePort()),
-      SERVICE_DATA_DIR: splitDir,
-      ...clusterEnv(await createTestDatabase(), redisUrl()),
-      SERVICE_LOG_LEVEL: "info"
-    }, FROM_BUILD)
+    split = await startWorkers("split", splitDir)
     await waitUntilLive(split, LIVE_WITHIN_MS)
     await eventually(() => pidsOf("http").length === 1 && pidsOf("sockets").length === 1 ? true : undefined, "both workers listening", LIVE_WITHIN_MS)
     ;({ users: [carol, dave], channelId } = await pairInChannel(split.url, ["wsa", "wsb"]))
@@ -307,13 +308,7 @@ withCores("SERVICE_WORKERS=auto on PostgreSQL and Redis", () => {
   })
 
   it("runs one worker per core, says so in its log, and sockets land on every worker", async () => {
-    auto = startProcess({
-      SERVICE_WORKERS: "auto",
-      SERVICE_PORT: String(await freePort()),
-      SERVICE_DATA_DIR: autoDir,
-      ...clusterEnv(await createTestDatabase(), redisUrl()),
-      SERVICE_LOG_LEVEL: "info"
-    }, FROM_BUILD)
+    auto = await startWorkers("auto", autoDir)
     await waitUntilLive(auto, LIVE_WITHIN_MS)
     await eventually(() => listeningPids(auto).length === CORES ? true : undefined, `${CORES} workers listening`, LIVE_WITHIN_MS)
     const choice = auto.logs().find((l) => String(l.message).startsWith("SERVICE_WORKERS=auto:"))
