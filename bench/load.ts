@@ -288,6 +288,8 @@ export const runLoad = async () => {
         active = Math.min(level, i + 100)
       }
       const connectSeconds = (performance.now() - connectStarted) / 1000
+      // A mark to time a profiler by: the measured window starts WARMUP seconds after this line.
+      console.log(`N=${level}: ${level} sockets connected in ${connectSeconds.toFixed(1)} s; ${WARMUP} s warm-up, then ${SECONDS} s measured`)
       await sleep(WARMUP * 1000)
       window = newWindow()
       if (COUNT_FILE !== undefined) process.kill(service.pid, "SIGUSR2")

@@ -5,6 +5,7 @@ import { Int8Text, rows } from "../../layers/Rows.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { RoleStore } from "../system/RoleStore.ts"
 import { Forbidden, NotFound } from "../../schemas/Errors.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * Who may touch which team and channel: the checks every handler makes before reading or writing a resource.
@@ -231,7 +232,7 @@ export const make = Effect.gen(function*() {
         if (teamIds.length === 0) return () => caller.can
         const found = yield* db.read(sql`
           SELECT tm.team_id, ${sql.literal(memberRoles("tm", "team"))} AS team_roles FROM team_members tm
-          WHERE tm.user_id = ${caller.userId} AND tm.delete_at = 0 AND tm.team_id IN ${sql.in([...new Set(teamIds)])}`.pipe(TeamRoles))
+          WHERE tm.user_id = ${caller.userId} AND tm.delete_at = 0 AND tm.team_id = ${anyText(sql, [...new Set(teamIds)])}`.pipe(TeamRoles))
         const byTeam = new Map(found.map((r) => [r.team_id, resolver(caller, splitRoles(r.team_roles))]))
         return (teamId: string) => byTeam.get(teamId) ?? caller.can
       }),

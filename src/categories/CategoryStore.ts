@@ -5,6 +5,7 @@ import { Invalid } from "../../schemas/Errors.ts"
 import { ChannelCategory } from "../../schemas/wire/ChannelCategory.ts"
 import { type CategoryRow, SORT_DISTANCE, toCategory } from "./CategoryWire.ts"
 import * as Sidebar from "./Sidebar.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /** A category row with its position and channel ids (CategoryWire.ts's CategoryRow, decoded). */
 const Categories = rows("CategoryStore list", Schema.Struct({
@@ -58,7 +59,7 @@ const checkChannels = (sql: SqlClient.SqlClient, userId: string, teamId: string,
     if (ids.length === 0) return
     const rows = yield* sql`
       SELECT c.id, c.type FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-      WHERE cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(ids)} AND (c.team_id = ${teamId} OR c.team_id = '')`.pipe(ChannelTypes)
+      WHERE cm.user_id = ${userId} AND cm.channel_id = ${anyText(sql, ids)} AND (c.team_id = ${teamId} OR c.team_id = '')`.pipe(ChannelTypes)
     if (rows.length !== ids.length) return yield* invalid("A category may only hold channels of this team that the user belongs to.")
     const direct = new Set(rows.filter((r) => r.type === "D" || r.type === "G").map((r) => r.id))
     for (const u of updates) {
@@ -82,7 +83,7 @@ const setChannels = (sql: SqlClient.SqlClient, userId: string, teamId: string, c
     yield* sql`
       DELETE FROM sidebar_channels sc USING sidebar_categories cat
       WHERE cat.id = sc.category_id AND cat.user_id = ${userId} AND cat.team_id = ${teamId}
-        AND (sc.category_id = ${categoryId} OR sc.channel_id IN ${sql.in(channelIds.length > 0 ? channelIds : [""])})`
+        AND (sc.category_id = ${categoryId} OR sc.channel_id = ${anyText(sql, channelIds.length > 0 ? channelIds : [""])})`
     if (channelIds.length === 0) return
     yield* sql`
       INSERT INTO sidebar_channels (category_id, channel_id, user_id, sort_order)
@@ -122,7 +123,7 @@ export const update = (sql: SqlClient.SqlClient, userId: string, teamId: string,
         yield* sql`
           UPDATE channel_members SET notify_props = notify_props || ${JSON.stringify({ mark_unread: u.muted ? "mention" : "all" })}::jsonb,
                  last_update_at = ${now}
-          WHERE user_id = ${userId} AND channel_id IN ${sql.in(u.channel_ids)}`
+          WHERE user_id = ${userId} AND channel_id = ${anyText(sql, u.channel_ids)}`
       }
     }
     yield* Sidebar.ensure(sql, userId, teamId, now)

@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * Keeps the invariant the mobile sidebar depends on: every channel a user belongs to sits in exactly one of that
@@ -43,7 +44,7 @@ export const place = (sql: SqlClient.SqlClient, placements: ReadonlyArray<Placem
 export const forget = (sql: SqlClient.SqlClient, userId: string, channelIds: ReadonlyArray<string>) =>
   channelIds.length === 0
     ? Effect.void
-    : Effect.asVoid(sql`DELETE FROM sidebar_channels WHERE user_id = ${userId} AND channel_id IN ${sql.in(channelIds)}`)
+    : Effect.asVoid(sql`DELETE FROM sidebar_channels WHERE user_id = ${userId} AND channel_id = ${anyText(sql, channelIds)}`)
 
 /**
  * Creates the user's default categories of a team when missing and files every channel of the user that is in no

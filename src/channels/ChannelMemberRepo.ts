@@ -4,6 +4,7 @@ import { Int8Text, rows } from "../../layers/Rows.ts"
 import { ChannelMemberRow as MemberRow } from "./ChannelRows.ts"
 import type { ChannelMemberRow } from "./ChannelWire.ts"
 import * as Membership from "./Membership.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Members = rows("ChannelMemberRepo members", MemberRow)
 const UserIds = rows("ChannelMemberRepo user ids", Schema.Struct({ user_id: Schema.String }))
@@ -30,7 +31,7 @@ export const countActiveTeamMembers = (teamId: string, userIds: ReadonlyArray<st
     const sql = db.sql
     const rows = yield* db.read(sql`
       SELECT tm.user_id FROM team_members tm JOIN users u ON u.id = tm.user_id
-      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND tm.user_id IN ${sql.in(userIds)}`.pipe(UserIds))
+      WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND tm.user_id = ${anyText(sql, userIds)}`.pipe(UserIds))
     return rows.length
   })
 
@@ -81,7 +82,7 @@ export const markViewed = (userId: string, channelIds: ReadonlyArray<string>, no
           last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
           mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
         FROM channels c
-        WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id IN ${sql.in(channelIds)}
+        WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id = ${anyText(sql, channelIds)}
           AND (cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count OR cm.msg_count_root <> c.total_msg_count_root
                OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)
         RETURNING cm.channel_id, cm.last_viewed_at
@@ -89,7 +90,7 @@ export const markViewed = (userId: string, channelIds: ReadonlyArray<string>, no
       SELECT channel_id, last_viewed_at FROM changed
       UNION ALL
       SELECT channel_id, last_viewed_at FROM channel_members
-      WHERE user_id = ${userId} AND channel_id IN ${sql.in(channelIds)} AND channel_id NOT IN (SELECT channel_id FROM changed)`.pipe(ViewedAt))
+      WHERE user_id = ${userId} AND channel_id = ${anyText(sql, channelIds)} AND channel_id NOT IN (SELECT channel_id FROM changed)`.pipe(ViewedAt))
   })
 
 export type MemberWithTotals = ChannelMemberRow & { team_id: string; total_msg_count: string; total_msg_count_root: string }

@@ -6,6 +6,7 @@ import { Invalid, NotFound } from "../../schemas/Errors.ts"
 import { likePrefix } from "../search/Like.ts"
 import { ChannelMemberRow, ChannelRow } from "./ChannelRows.ts"
 import * as Membership from "./Membership.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Channels = rows("ChannelRepo channels", ChannelRow)
 const Members = rows("ChannelRepo members", ChannelMemberRow)
@@ -30,7 +31,7 @@ export const membersOf = (channelId: string, userIds: ReadonlyArray<string>) =>
     const db = yield* Db
     const sql = db.sql
     return yield* db.read(sql`
-      SELECT * FROM channel_members WHERE channel_id = ${channelId} AND user_id IN ${sql.in(userIds)}`.pipe(Members))
+      SELECT * FROM channel_members WHERE channel_id = ${channelId} AND user_id = ${anyText(sql, userIds)}`.pipe(Members))
   })
 
 export const memberMissing = () =>
@@ -137,7 +138,7 @@ export const activeUsers = (ids: ReadonlyArray<string>) =>
     const db = yield* Db
     const sql = db.sql
     return yield* db.read(sql`
-      SELECT id, username FROM users WHERE id IN ${sql.in(ids)} AND delete_at = 0`.pipe(IdUsernames))
+      SELECT id, username FROM users WHERE id = ${anyText(sql, ids)} AND delete_at = 0`.pipe(IdUsernames))
   })
 
 /** Members (less deactivated users), guests, pinned posts and, when asked for, files of a channel. */

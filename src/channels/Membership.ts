@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { rows } from "../../layers/Rows.ts"
 import * as Sidebar from "../categories/Sidebar.ts"
 import { DEFAULT_CHANNEL_NOTIFY_PROPS } from "./ChannelWire.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Inserted = rows("Membership add", Schema.Struct({ channel_id: Schema.String, user_id: Schema.String }))
 const ChannelIds = rows("Membership remove", Schema.Struct({ channel_id: Schema.String }))
@@ -47,7 +48,7 @@ export const remove = (sql: SqlClient.SqlClient, userId: string, channelIds: Rea
   Effect.gen(function*() {
     if (channelIds.length === 0) return [] as ReadonlyArray<string>
     const rows = yield* sql`
-      DELETE FROM channel_members WHERE user_id = ${userId} AND channel_id IN ${sql.in(channelIds)}
+      DELETE FROM channel_members WHERE user_id = ${userId} AND channel_id = ${anyText(sql, channelIds)}
       RETURNING channel_id`.pipe(ChannelIds)
     yield* Sidebar.forget(sql, userId, rows.map((r) => r.channel_id))
     return rows.map((r) => r.channel_id)

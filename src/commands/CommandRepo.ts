@@ -2,6 +2,7 @@ import { Effect, Option, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
 import { Command } from "../../schemas/wire/Command.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /** SQL for custom slash commands and their response URLs. */
 
@@ -106,9 +107,9 @@ export const makeCommandRepo = (db: DbService) => {
       Effect.all({
         users: usernames.length === 0 ? Effect.succeed([]) : db.read(sql`
           SELECT u.username AS name, u.id FROM users u JOIN team_members tm ON tm.user_id = u.id
-          WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND lower(u.username) IN ${sql.in(usernames)}`.pipe(NamedIds)),
+          WHERE tm.team_id = ${teamId} AND tm.delete_at = 0 AND u.delete_at = 0 AND lower(u.username) = ${anyText(sql, usernames)}`.pipe(NamedIds)),
         channels: channelNames.length === 0 ? Effect.succeed([]) : db.read(sql`
-          SELECT name, id FROM channels WHERE team_id = ${teamId} AND type = 'O' AND delete_at = 0 AND name IN ${sql.in(channelNames)}`.pipe(NamedIds))
+          SELECT name, id FROM channels WHERE team_id = ${teamId} AND type = 'O' AND delete_at = 0 AND name = ${anyText(sql, channelNames)}`.pipe(NamedIds))
       }),
     teamName: (teamId: string) =>
       db.read(sql`SELECT name FROM teams WHERE id = ${teamId}`.pipe(Names)).pipe(Effect.map((rows) => rows[0]?.name ?? ""))

@@ -8,6 +8,7 @@ import { integrationSwitches } from "../integrations/IntegrationSettings.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { publishEphemeral } from "../posts/EphemeralPost.ts"
 import type { CommandContext } from "./CommandContext.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * What becomes of a command's answer (Mattermost's HandleCommandResponse): `in_channel` is posted as the user who
@@ -35,7 +36,7 @@ const mentionedUsernames = (response: CommandResponse) =>
     const ids = [...new Set([...JSON.stringify(response).matchAll(SLACK_USER)].map((m) => m[1]))].slice(0, 100)
     if (ids.length === 0) return new Map<string, string>() as Usernames
     const db = yield* Db
-    const rows = yield* db.read(db.sql`SELECT id, username FROM users WHERE id IN ${db.sql.in(ids)}`.pipe(IdUsernames))
+    const rows = yield* db.read(db.sql`SELECT id, username FROM users WHERE id = ${anyText(db.sql, ids)}`.pipe(IdUsernames))
     return new Map(rows.map((r) => [r.id, r.username])) as Usernames
   })
 

@@ -6,6 +6,7 @@ import { openDirect, openGroup } from "../channels/DirectChannels.ts"
 import { createPost } from "../posts/CreatePost.ts"
 import { answer, type CommandContext, ephemeral, inChannel } from "./CommandContext.ts"
 import { CommandFibers } from "./CommandFibers.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /** Built-ins that post: /me, /shrug, /code, /echo, /msg and /groupmsg, with Mattermost's parsing and messages. */
 
@@ -72,7 +73,7 @@ const usersByName = (names: ReadonlyArray<string>) =>
     if (names.length === 0) return [] as ReadonlyArray<Named>
     const db = yield* Db
     return yield* db.read(db.sql`
-      SELECT id, username FROM users WHERE lower(username) IN ${db.sql.in(names.map((n) => n.toLowerCase()))} AND delete_at = 0`.pipe(NamedUsers))
+      SELECT id, username FROM users WHERE lower(username) = ${anyText(db.sql, names.map((n) => n.toLowerCase()))} AND delete_at = 0`.pipe(NamedUsers))
   })
 
 const teamName = (teamId: string) =>

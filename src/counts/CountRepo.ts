@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { Int8Text, rows } from "../../layers/Rows.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /** Counts the apps show as badges: channel member counts and unread thread mentions per channel. */
 export const ChannelCount = Schema.Struct({ id: Schema.String, readable: Schema.Boolean, members: Int8Text })
@@ -42,7 +43,7 @@ export const make = Effect.gen(function*() {
                ) AS readable,
                (SELECT count(*) FROM channel_members cm JOIN users u ON u.id = cm.user_id
                 WHERE cm.channel_id = c.id AND u.delete_at = 0) AS members
-        FROM channels c WHERE c.id IN ${sql.in(channelIds)}`.pipe(ChannelCounts)),
+        FROM channels c WHERE c.id = ${anyText(sql, channelIds)}`.pipe(ChannelCounts)),
     threadMentions: (userId, teamId) =>
       db.read(sql`
         SELECT p.channel_id, SUM(tmb.unread_mentions) AS mentions

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
 import { parseDeviceId, proxyPlatformFor } from "./DeviceId.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * The device registry: where a user's pushes go. A device is reached either through a session that carries a
@@ -90,11 +91,11 @@ export const make = Effect.gen(function*() {
             SELECT user_id, id, device_id, props->>'voip_device_id' AS voip_device_id,
                    props->>'device_notification_disabled' AS disabled
             FROM sessions
-            WHERE user_id IN ${sql.in(userIds)} AND device_id <> '' AND expires_at > ${now}
+            WHERE user_id = ${anyText(sql, userIds)} AND device_id <> '' AND expires_at > ${now}
             ORDER BY last_activity_at DESC`.pipe(SessionDevices)),
           db.read(sql`
             SELECT user_id, token, platform FROM device_registrations
-            WHERE user_id IN ${sql.in(userIds)} AND session_id IS NULL
+            WHERE user_id = ${anyText(sql, userIds)} AND session_id IS NULL
             ORDER BY last_seen_at DESC`.pipe(Registrations))
         ], { concurrency: 2 })
         const seen = new Set<string>()

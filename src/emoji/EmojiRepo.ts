@@ -2,6 +2,7 @@ import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
 import type { EmojiRow } from "./EmojiWire.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /** An emoji row (EmojiWire.ts's EmojiRow, decoded). */
 const EmojiRowSchema = Schema.Struct({
@@ -45,7 +46,7 @@ export const findByNames = (names: ReadonlyArray<string>) =>
   Effect.flatMap(Db, (db) =>
     names.length === 0
       ? Effect.succeed([] as ReadonlyArray<EmojiRow>)
-      : db.read(db.sql`SELECT * FROM emoji WHERE name IN ${db.sql.in(names)} AND delete_at = 0 ORDER BY name`.pipe(Emojis)))
+      : db.read(db.sql`SELECT * FROM emoji WHERE name = ${anyText(db.sql, names)} AND delete_at = 0 ORDER BY name`.pipe(Emojis)))
 
 export const list = (offset: number, limit: number, byName: boolean) =>
   Effect.flatMap(Db, (db) =>

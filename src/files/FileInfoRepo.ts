@@ -3,6 +3,7 @@ import { Db } from "../../layers/Db.ts"
 import { Int8, rows } from "../../layers/Rows.ts"
 import { FileInfoRow as FileInfoRowSchema } from "./FileInfoRows.ts"
 import type { FileInfoRow } from "./FileInfo.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Files = rows("FileInfoRepo files", FileInfoRowSchema)
 const FilesWithPost = rows("FileInfoRepo file with post", Schema.Struct({ ...FileInfoRowSchema.fields, post_delete_at: Int8 }))
@@ -40,5 +41,5 @@ export const forPosts = (postIds: ReadonlyArray<string>) =>
       ? Effect.succeed([] as ReadonlyArray<FileInfoRow>)
       : db.read(db.sql`
           SELECT * FROM file_infos
-          WHERE post_id IN ${db.sql.in(postIds)} AND post_id <> '' AND delete_at = 0
+          WHERE post_id = ${anyText(db.sql, postIds)} AND post_id <> '' AND delete_at = 0
           ORDER BY create_at, id`.pipe(Files)))

@@ -11,6 +11,7 @@ import { PREFERENCE_FIELDS } from "../../schemas/BulkImport.ts"
 import { imageKey } from "../emoji/EmojiWire.ts"
 import { profileImageKey } from "../users/Avatar.ts"
 import * as Rows from "./ExportRows.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * Writes the server's content in Mattermost's bulk import format (the format Importer.ts reads), so that a team can
@@ -92,18 +93,18 @@ const postLines = (sql: SqlClient.SqlClient, names: Names, withFiles: boolean, d
       // so without them every page read the whole posts table (test/performance/HotPlans.test.ts).
       const replies = yield* sql`
         SELECT id, channel_id, user_id, root_id, create_at, edit_at, message, type, props, is_pinned
-        FROM posts WHERE root_id IN ${sql.in(rootIds)} AND root_id <> '' AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.Posts)
+        FROM posts WHERE root_id = ${anyText(sql, rootIds)} AND root_id <> '' AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.Posts)
       const ids = [...rootIds, ...replies.map((r) => r.id)]
       const reactions = yield* sql`
-        SELECT post_id, user_id, emoji_name, create_at FROM reactions WHERE post_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY create_at`.pipe(Rows.Reactions)
+        SELECT post_id, user_id, emoji_name, create_at FROM reactions WHERE post_id = ${anyText(sql, ids)} AND delete_at = 0 ORDER BY create_at`.pipe(Rows.Reactions)
       const flags = yield* sql`
-        SELECT name, user_id FROM preferences WHERE category = 'flagged_post' AND name IN ${sql.in(ids)}`.pipe(Rows.Flags)
+        SELECT name, user_id FROM preferences WHERE category = 'flagged_post' AND name = ${anyText(sql, ids)}`.pipe(Rows.Flags)
       const files = withFiles
         ? yield* sql`
-            SELECT post_id, path, name FROM file_infos WHERE post_id IN ${sql.in(ids)} AND post_id <> '' AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.PostFiles)
+            SELECT post_id, path, name FROM file_infos WHERE post_id = ${anyText(sql, ids)} AND post_id <> '' AND delete_at = 0 ORDER BY create_at, id`.pipe(Rows.PostFiles)
         : []
       const followers = yield* sql`
-        SELECT post_id, user_id, last_viewed, unread_mentions FROM thread_memberships WHERE post_id IN ${sql.in(rootIds)} AND following`.pipe(Rows.Followers)
+        SELECT post_id, user_id, last_viewed, unread_mentions FROM thread_memberships WHERE post_id = ${anyText(sql, rootIds)} AND following`.pipe(Rows.Followers)
       const group = <R, K extends keyof R>(rows: ReadonlyArray<R>, key: K) => {
         const map = new Map<R[K], Array<R>>()
         for (const r of rows) map.set(r[key], [...(map.get(r[key]) ?? []), r])
@@ -211,16 +212,16 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
       Effect.gen(function*() {
         const ids = rows.map((u) => u.id)
         const teamMembers = yield* sql`
-          SELECT * FROM team_members WHERE user_id IN ${sql.in(ids)} AND delete_at = 0 ORDER BY team_id`.pipe(Rows.TeamMembers)
+          SELECT * FROM team_members WHERE user_id = ${anyText(sql, ids)} AND delete_at = 0 ORDER BY team_id`.pipe(Rows.TeamMembers)
         const channelMembers = yield* sql`
           SELECT cm.*, c.team_id FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-          WHERE cm.user_id IN ${sql.in(ids)} AND c.type IN ('O', 'P') ORDER BY c.name`.pipe(Rows.TeamChannelMembers)
+          WHERE cm.user_id = ${anyText(sql, ids)} AND c.type IN ('O', 'P') ORDER BY c.name`.pipe(Rows.TeamChannelMembers)
         const prefs = yield* sql`
           SELECT user_id, category, name, value FROM preferences
-          WHERE user_id IN ${sql.in(ids)} AND category IN ('theme', 'display_settings', 'notifications', 'advanced_settings',
+          WHERE user_id = ${anyText(sql, ids)} AND category IN ('theme', 'display_settings', 'notifications', 'advanced_settings',
                 'sidebar_settings', 'tutorial_step', 'favorite_channel')`.pipe(Rows.Preferences)
         const bots = yield* sql`
-          SELECT user_id, description, owner_id FROM bots WHERE user_id IN ${sql.in(ids)}`.pipe(Rows.Bots)
+          SELECT user_id, description, owner_id FROM bots WHERE user_id = ${anyText(sql, ids)}`.pipe(Rows.Bots)
         for (const u of rows) {
           if (bots.some((b) => b.user_id === u.id)) continue
           const mine = prefs.filter((p) => p.user_id === u.id)
@@ -291,7 +292,7 @@ const writeJsonl = (jsonlPath: string, zip: yazl.ZipFile | undefined, options: E
       SELECT * FROM channels WHERE type IN ('D', 'G') AND id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Rows.Channels), (rows) =>
       Effect.gen(function*() {
         const members = yield* sql`
-          SELECT * FROM channel_members WHERE channel_id IN ${sql.in(rows.map((c) => c.id))} ORDER BY user_id`.pipe(Rows.ChannelMembers)
+          SELECT * FROM channel_members WHERE channel_id = ${anyText(sql, rows.map((c) => c.id))} ORDER BY user_id`.pipe(Rows.ChannelMembers)
         for (const c of rows) {
           const mine = members.filter((m) => m.channel_id === c.id)
           if (mine.length === 0) continue

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { rows } from "../../layers/Rows.ts"
 import * as Sidebar from "../categories/Sidebar.ts"
 import { DEFAULT_CHANNEL_NOTIFY_PROPS } from "../channels/ChannelWire.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Inserted = rows("ImportRepo channel members", Schema.Struct({ channel_id: Schema.String, user_id: Schema.String }))
 const PostIds = rows("ImportRepo reactions", Schema.Struct({ post_id: Schema.String }))
@@ -111,7 +112,7 @@ export const addReactions = (sql: SqlClient.SqlClient, reactions: ReadonlyArray<
       ON CONFLICT DO NOTHING
       RETURNING post_id`.pipe(PostIds)
     const posts = [...new Set(inserted.map((r) => r.post_id))]
-    if (posts.length > 0) yield* sql`UPDATE posts SET has_reactions = true WHERE id IN ${sql.in(posts)}`
+    if (posts.length > 0) yield* sql`UPDATE posts SET has_reactions = true WHERE id = ${anyText(sql, posts)}`
     return inserted.length
   })
 
@@ -180,7 +181,7 @@ export const refreshChannels = (sql: SqlClient.SqlClient, channelIds: ReadonlyAr
           last_post_at = GREATEST(c.last_post_at, s.last), last_root_post_at = GREATEST(c.last_root_post_at, s.last_root)
         FROM (SELECT channel_id, count(*) AS n, count(*) FILTER (WHERE root_id = '') AS roots, max(create_at) AS last,
                      COALESCE(max(create_at) FILTER (WHERE root_id = ''), 0) AS last_root
-              FROM posts WHERE channel_id IN ${sql.in(channelIds)} AND delete_at = 0 GROUP BY channel_id) s
+              FROM posts WHERE channel_id = ${anyText(sql, channelIds)} AND delete_at = 0 GROUP BY channel_id) s
         WHERE c.id = s.channel_id`)
 
 /** The tables an import fills, whose planner statistics it refreshes as it goes (analyzeImported). */

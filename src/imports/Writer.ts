@@ -18,6 +18,7 @@ import { normalizeUpload, profileImageKey } from "../users/Avatar.ts"
 import { DEFAULT_NOTIFY_PROPS } from "../users/UserRow.ts"
 import * as Repo from "./ImportRepo.ts"
 import type * as Source from "./Source.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Ids = rows("import Writer ids", IdRow)
 const PostRefs = rows(
@@ -505,7 +506,7 @@ export const makeWriter = (source: Source.Source) =>
         const existingRoots = [...new Set(found.map((r) => r.id))]
         // root_id <> '' lets the planner use the partial index on replies (posts_root_create_idx), see refreshThreads.
         const foundReplies = existingRoots.length === 0 ? [] : yield* sql`
-          SELECT root_id, user_id, create_at FROM posts WHERE root_id IN ${sql.in(existingRoots)} AND root_id <> ''`.pipe(Replies)
+          SELECT root_id, user_id, create_at FROM posts WHERE root_id = ${anyText(sql, existingRoots)} AND root_id <> ''`.pipe(Replies)
         const replyKeys = new Set(foundReplies.map((r) => postKey(r.root_id, r.user_id, Number(r.create_at))))
 
         const fresh: Array<{ item: Item; id: string; target: Target; rootId: string }> = []

@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { DbService } from "../../layers/Db.ts"
 import { Int8, Int8Text, rows, StringMap } from "../../layers/Rows.ts"
 import type { Candidate } from "./Decide.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * The reads behind a push decision, each one query whatever the channel's size.
@@ -81,7 +82,7 @@ export const makeRecipients = (db: DbService) => {
         db.read(sql`
           SELECT cm.user_id, COALESCE(SUM(cm.mention_count), 0) AS mentions
           FROM channel_members cm JOIN channels c ON c.id = cm.channel_id AND c.delete_at = 0
-          WHERE cm.user_id IN ${sql.in(userIds)}
+          WHERE cm.user_id = ${anyText(sql, userIds)}
           GROUP BY cm.user_id`.pipe(Mentions)),
         (rows) => new Map(rows.map((r) => [r.user_id, Number(r.mentions)]))
       )

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { IdRow, rows } from "../../layers/Rows.ts"
 import type { ParsedSearch } from "./SearchTerms.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const IdUsernames = rows("SearchScope users", Schema.Struct({ id: Schema.String, username: Schema.String }))
 const Ids = rows("SearchScope channel ids", IdRow)
@@ -40,7 +41,7 @@ export const resolveScope = (
     const users = wanted.length === 0
       ? []
       : yield* db.read(sql`
-          SELECT id, lower(username) AS username FROM users WHERE lower(username) IN ${sql.in(wanted)}`.pipe(IdUsernames))
+          SELECT id, lower(username) AS username FROM users WHERE lower(username) = ${anyText(sql, wanted)}`.pipe(IdUsernames))
     const idOf = new Map(users.map((u) => [u.username, u.id]))
     const ids = (names: ReadonlyArray<string>) => names.map(username).flatMap((n) => idOf.get(n) ?? [])
     const channelName = (value: string) => {

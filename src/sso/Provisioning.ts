@@ -10,6 +10,7 @@ import type { ProviderRow, ProviderType } from "./ProviderConfig.ts"
 import { isRole, mappingsFromJson, mattermostRoles, type Role, roleForGroups } from "./Roles.ts"
 import { SsoErrors } from "./SsoErrors.ts"
 import { firstFreeUsername, usernameBase, withSuffix } from "./Usernames.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Names = rows("Provisioning names", Schema.Struct({ name: Schema.String }))
 const Users = rows("Provisioning users", UserRow)
@@ -71,7 +72,7 @@ export const provision = (provider: ProviderRow, identity: VerifiedIdentity) =>
       Effect.gen(function*() {
         for (let start = 0; ; start += USERNAME_BATCH) {
           const candidates = Array.from({ length: USERNAME_BATCH }, (_, i) => withSuffix(base, start + i))
-          const rows = yield* sql`SELECT lower(username) AS name FROM users WHERE lower(username) IN ${sql.in(candidates)}`.pipe(Names)
+          const rows = yield* sql`SELECT lower(username) AS name FROM users WHERE lower(username) = ${anyText(sql, candidates)}`.pipe(Names)
           const taken = new Set(rows.map((r) => r.name))
           const free = candidates.find((c) => firstFreeUsername(c, taken) === c)
           if (free !== undefined) return free

@@ -139,7 +139,7 @@ export const make = Effect.gen(function*() {
           db.read(sql`
             SELECT s.* FROM statuses s
             WHERE s.status <> 'offline'
-              AND EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = s.user_id AND cm.channel_id IN ${sql.in(channelIds)})`.pipe(StatusRows)),
+              AND EXISTS (SELECT 1 FROM channel_members cm WHERE cm.user_id = s.user_id AND cm.channel_id = ${anyText(sql, channelIds)})`.pipe(StatusRows)),
           (rows) => rows.map((r) => toWire(fromRow(r)))
         ),
     setManual: (userId, status, dndEndTime) =>

@@ -6,6 +6,7 @@ import * as Membership from "./Membership.ts"
 import { memberColumns, unreadJoin } from "./TeamQueries.ts"
 import type { TeamMemberRow, TeamUnreadRow } from "./TeamWire.ts"
 import { MemberWithUnreads as MemberWithUnreadsRow, TeamRow, TeamUnreadRow as TeamUnreadRowSchema } from "./TeamRows.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 const Members = rows("TeamMemberRepo members", MemberWithUnreadsRow)
 const TeamsWithMember = rows("TeamMemberRepo teamForJoin", Schema.Struct({ ...TeamRow.fields, member: Schema.Boolean }))
@@ -25,7 +26,7 @@ export const membersOf = (teamId: string, userIds: ReadonlyArray<string>) =>
     const sql = db.sql
     return yield* db.read(sql`
       SELECT ${memberColumns(sql)} FROM team_members tm ${unreadJoin(sql)}
-      WHERE tm.team_id = ${teamId} AND tm.user_id IN ${sql.in(userIds)}`.pipe(Members))
+      WHERE tm.team_id = ${teamId} AND tm.user_id = ${anyText(sql, userIds)}`.pipe(Members))
   })
 
 /** A team (any state) with whether the user is a live member of it. */
@@ -43,7 +44,7 @@ export const activeUserIds = (userIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
-    const rows = yield* db.read(sql`SELECT id FROM users WHERE id IN ${sql.in(userIds)} AND delete_at = 0`.pipe(Ids))
+    const rows = yield* db.read(sql`SELECT id FROM users WHERE id = ${anyText(sql, userIds)} AND delete_at = 0`.pipe(Ids))
     return new Set(rows.map((r) => r.id))
   })
 

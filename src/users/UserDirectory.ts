@@ -4,6 +4,7 @@ import { Int8, rows } from "../../layers/Rows.ts"
 import type { Caller } from "../auth/Authenticate.ts"
 import { UserRow } from "./UserRow.ts"
 import { SearchLimits } from "../../schemas/Limits.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /**
  * Who may see which users, and every user lookup that depends on it. The rule (docs/compat.md): a user sees
@@ -169,13 +170,13 @@ export const make = Effect.gen(function*() {
       }),
     byIds: (caller, ids, since) =>
       ids.length === 0 ? Effect.succeed([]) : db.read(sql`
-        SELECT u.* FROM users u WHERE u.id IN ${sql.in(ids)}
+        SELECT u.* FROM users u WHERE u.id = ${anyText(sql, ids)}
         ${since !== undefined ? sql`AND u.update_at > ${since}` : sql``}
         ${visibleClause(caller)}
         ORDER BY u.username`.pipe(Users)),
     byUsernames: (caller, usernames) =>
       usernames.length === 0 ? Effect.succeed([]) : db.read(sql`
-        SELECT u.* FROM users u WHERE lower(u.username) IN ${sql.in(usernames.map((n) => n.toLowerCase()))}
+        SELECT u.* FROM users u WHERE lower(u.username) = ${anyText(sql, usernames.map((n) => n.toLowerCase()))}
         ${visibleClause(caller)}
         ORDER BY u.username`.pipe(Users)),
     list: (caller, f) => {
@@ -231,7 +232,7 @@ export const make = Effect.gen(function*() {
           JOIN channels c ON c.id = mine.channel_id AND c.type = 'G'
           JOIN channel_members other ON other.channel_id = mine.channel_id AND other.user_id <> ${caller.userId}
           JOIN users u ON u.id = other.user_id
-          WHERE mine.user_id = ${caller.userId} AND mine.channel_id IN ${sql.in(channelIds)}
+          WHERE mine.user_id = ${caller.userId} AND mine.channel_id = ${anyText(sql, channelIds)}
           ORDER BY other.channel_id, u.username`.pipe(GroupMembers)),
         (rows) => rows.map(({ gm_channel_id, ...user }) => ({ channel_id: gm_channel_id, user: user as UserRow }))
       )

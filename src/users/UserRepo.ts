@@ -3,6 +3,7 @@ import { Db, type DbError } from "../../layers/Db.ts"
 import { CountRow, IdRow, rows, StringMap } from "../../layers/Rows.ts"
 import { makeUserCache } from "./UserCache.ts"
 import { UserRow } from "./UserRow.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 export interface NewUser {
   readonly id: string
@@ -119,7 +120,7 @@ export const make = Effect.gen(function*() {
       }))),
     findById,
     findByIds: (ids) =>
-      ids.length === 0 ? Effect.succeed([]) : db.read(sql`SELECT * FROM users WHERE id IN ${sql.in(ids)}`.pipe(UserRows)),
+      ids.length === 0 ? Effect.succeed([]) : db.read(sql`SELECT * FROM users WHERE id = ${anyText(sql, ids)}`.pipe(UserRows)),
     findByLogin: (loginId) =>
       Effect.map(
         db.read(sql`

@@ -4,6 +4,7 @@ import { Int8, rows } from "../../layers/Rows.ts"
 import { likeContaining } from "../search/Like.ts"
 import { roleClause } from "./UserDirectory.ts"
 import { UserRow } from "./UserRow.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 
 /** The System Console's user counts and the paged user report. */
 
@@ -98,7 +99,7 @@ export const postingActivity = (userIds: ReadonlyArray<string>, since: number) =
     return yield* db.read(sql`
       SELECT user_id, count(*) AS total, max(create_at) AS last,
              count(DISTINCT (create_at / ${DAY})) AS days
-      FROM posts WHERE user_id IN ${sql.in(userIds)} AND delete_at = 0 AND create_at >= ${since}
+      FROM posts WHERE user_id = ${anyText(sql, userIds)} AND delete_at = 0 AND create_at >= ${since}
         AND type NOT LIKE 'system\_%'
       GROUP BY user_id`.pipe(Activity))
   })

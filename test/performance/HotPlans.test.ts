@@ -357,9 +357,10 @@ describe("hot statements at 80,000 posts", () => {
   })
 
   it("the export's lookups of a page's replies and files use their partial indexes", async () => {
-    const replies = exported.find((s) => /FROM posts WHERE root_id IN/.test(s.text))
-    const files = exported.find((s) => /FROM file_infos WHERE post_id IN/.test(s.text))
-    expect(replies?.values.length).toBe(200)
+    // One array of ids each (anyText), so one statement text whatever the page's length.
+    const replies = exported.find((s) => /FROM posts WHERE root_id = ANY/.test(s.text))
+    const files = exported.find((s) => /FROM file_infos WHERE post_id = ANY/.test(s.text))
+    expect(replies?.values.find(Array.isArray)).toHaveLength(200)
     expect(files).toBeDefined()
     for (const mode of ["generic", "custom"] as const) {
       const replyPlan = planNodes(await explain(replies!, mode))
