@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { DbError, DbService } from "../../layers/Db.ts"
 import { rows } from "../../layers/Rows.ts"
+import { anyText } from "../../layers/SqlArrays.ts"
 import type { ChannelRef } from "../access/Access.ts"
 import { mentionTokens } from "./MessageText.ts"
 
@@ -71,15 +72,30 @@ export const findMentions = (
     if (!direct && !channelWide && names.length === 0 && rootAuthor === "") {
       return { mentioned: [], rootMentioned: [], rootAuthorIsMember: false, notInChannel: [] }
     }
-    const members = yield* db.read(sql`
-      SELECT cm.user_id, u.username, u.notify_props->>'channel' AS channel_notify,
+    // Everybody is needed only for a direct or group message and a channel-wide mention. Otherwise the named users
+    // and the root's author are looked up by key, each then by their membership: the statement that filtered every
+    // member of the channel by name read the whole membership (1.4-1.5 ms for a reply in a channel of 500 members).
+    const columns = sql`u.username, u.notify_props->>'channel' AS channel_notify,
              cm.notify_props->>'ignore_channel_mentions' AS ignore_channel, cm.notify_props->>'mark_unread' AS mark_unread,
-             COALESCE(s.status, 'offline') AS status
-      FROM channel_members cm
-      JOIN users u ON u.id = cm.user_id AND u.delete_at = 0
-      LEFT JOIN statuses s ON s.user_id = cm.user_id
-      WHERE cm.channel_id = ${input.channel.id}
-        AND (${direct || channelWide} OR lower(u.username) = ANY(${names}) OR cm.user_id = ${rootAuthor})`).pipe(Members)
+             COALESCE(s.status, 'offline') AS status`
+    const members = direct || channelWide
+      ? yield* db.read(sql`
+          SELECT cm.user_id, ${columns}
+          FROM channel_members cm
+          JOIN users u ON u.id = cm.user_id AND u.delete_at = 0
+          LEFT JOIN statuses s ON s.user_id = cm.user_id
+          WHERE cm.channel_id = ${input.channel.id}`).pipe(Members)
+      : yield* db.read(sql`
+          WITH wanted AS (
+            SELECT id FROM users WHERE lower(username) = ${anyText(sql, names)}
+            UNION
+            SELECT ${rootAuthor}::text
+          )
+          SELECT cm.user_id, ${columns}
+          FROM wanted w
+          JOIN channel_members cm ON cm.channel_id = ${input.channel.id} AND cm.user_id = w.id
+          JOIN users u ON u.id = w.id AND u.delete_at = 0
+          LEFT JOIN statuses s ON s.user_id = w.id`).pipe(Members)
     const rootAuthorIsMember = members.some((m) => m.user_id === rootAuthor)
     if (direct) {
       const others = members.filter((m) => m.user_id !== input.authorId).map((m) => m.user_id)
@@ -94,7 +110,7 @@ export const findMentions = (
       : yield* db.read(sql`
           SELECT u.id, u.username FROM users u
           JOIN team_members tm ON tm.user_id = u.id AND tm.team_id = ${input.channel.team_id} AND tm.delete_at = 0
-          WHERE lower(u.username) = ANY(${missing}) AND u.delete_at = 0 AND u.id <> ${input.authorId}`).pipe(NotInChannel)
+          WHERE lower(u.username) = ${anyText(sql, missing)} AND u.delete_at = 0 AND u.id <> ${input.authorId}`).pipe(NotInChannel)
     return {
       mentioned: [...own.ids],
       rootMentioned: [...fromRoot].filter((id) => !own.ids.has(id)),

@@ -144,10 +144,10 @@ const print = (rows: ReadonlyArray<Measured>) =>
     "exec ms": Number.isNaN(r.execMs) ? "(write)" : r.execMs.toFixed(3)
   })))
 
-/** Rows a plan reads from posts: what each posts scan returns plus what its filters threw away, every loop. */
-const postsRowsExamined = (root: PlanNode): number =>
+/** Rows a plan reads from a table (posts unless named): what each scan returns plus what its filters threw away, every loop. */
+const rowsExamined = (root: PlanNode, relation = "posts"): number =>
   planNodes(root)
-    .filter((n) => n["Relation Name"] === "posts")
+    .filter((n) => n["Relation Name"] === relation)
     .reduce((sum, n) => {
       const node = n as PlanNode & { "Actual Loops"?: number; "Rows Removed by Filter"?: number }
       return sum + ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 1)
@@ -326,7 +326,7 @@ describe("hot statements at 80,000 posts", () => {
     const plans = await replay(runs)
     expect(plans.generic).toBeGreaterThanOrEqual(3)
     for (const mode of ["generic", "custom"] as const) {
-      const examined = postsRowsExamined(await explain(since(old)[0], mode, true))
+      const examined = rowsExamined(await explain(since(old)[0], mode, true))
       console.log(`posts since long ago (${mode} plan): ${examined} posts rows examined`)
       // The range up to the limit (1,001 rows), the walk of the newest 1,000, their roots and the replies of their
       // threads, as hydrated: a few thousand, where the channel holds 50,000.
@@ -354,6 +354,24 @@ describe("hot statements at 80,000 posts", () => {
     const plans = await replay(runs)
     console.log(`session activity write: ${JSON.stringify(plans)}`)
     expect(plans.generic).toBeGreaterThanOrEqual(3)
+  })
+
+  it("a reply naming one user looks up that user's membership, not every member of the channel", async () => {
+    const reply = async (message: string) =>
+      (await statementsDuring(() => bob.client.createPost({ channel_id: big.id, message, root_id: thread.id } as Post))).statements
+        .find((s) => /ignore_channel_mentions/.test(s.text))
+    const named = await reply(`thanks @${owner.username}`)
+    const everyone = await reply("thanks @channel")
+    expect(named).toBeDefined()
+    expect(everyone).toBeDefined()
+    const { rows } = await admin.query("SELECT count(*)::int AS n FROM channel_members WHERE channel_id = $1", [big.id])
+    expect(rows[0].n).toBeGreaterThanOrEqual(500)
+    for (const mode of ["generic", "custom"] as const) {
+      // The named user and the root's author: a key lookup each, whatever the channel's size.
+      expect(rowsExamined(await explain(named!, mode, true), "channel_members"), `named, ${mode} plan`).toBeLessThanOrEqual(4)
+    }
+    // @channel needs every member (whether each allows channel mentions): the check above is not vacuous.
+    expect(rowsExamined(await explain(everyone!, "custom", true), "channel_members")).toBeGreaterThanOrEqual(500)
   })
 
   it("the export's lookups of a page's replies and files use their partial indexes", async () => {
