@@ -71,10 +71,14 @@ const connect = (url: URL, token: string) =>
     // 64 KB buffer per read and wraps it in a new Buffer, at 9,000-25,000 reads a second a steady stream of
     // allocations and external memory for this thread's garbage collector (a fifth of the generator's CPU in a
     // `perf record` at 5,000 users).
-    const socket = netConnect({ host: url.hostname, port: Number(url.port), noDelay: true, onread: { buffer: READ_BUFFER, callback: (n) => {
-      onData(READ_BUFFER.subarray(0, n))
-      return true
-    } } })
+    const onread = {
+      buffer: READ_BUFFER,
+      callback: (n: number) => {
+        onData(READ_BUFFER.subarray(0, n))
+        return true
+      }
+    }
+    const socket = netConnect({ host: url.hostname, port: Number(url.port), noDelay: true, onread })
     let settled = false
     const settle = (failure: string | undefined) => {
       if (settled) return
