@@ -45,7 +45,7 @@ const serveHere = (config: ResolvedConfig) =>
   Effect.gen(function*() {
     yield* armShutdownDeadline(config.shutdownDeadlineMs)
     if (cluster.isWorker) yield* Effect.sync(workerSignals)
-    const { HttpServer } = yield* Effect.promise(() => import("@effect/platform"))
+    const HttpServer = yield* Effect.promise(() => import("@effect/platform/HttpServer"))
     const { makeServer } = yield* Effect.promise(() => import("./Server.ts"))
     return yield* Layer.launch(HttpServer.withLogAddress(makeServer(config)))
   }).pipe(Effect.ensuring(Effect.logInfo("shutdown complete")))
