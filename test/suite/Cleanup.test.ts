@@ -90,7 +90,9 @@ describe("the suite's global set-up and teardown", () => {
 
       // What the run's test files would create: databases (one still held by a pool a crashed worker left open), keys
       // under the run's prefix, files under its TMPDIR.
-      const mine = [await createDatabase(adminUrl, tag), await createDatabase(adminUrl, tag)].sort()
+      // The run's migrated template (globalSetup.ts) is one of its databases, and copies of it are the rest.
+      const template = String(provided.get("pgTemplate"))
+      const mine = [template, await createDatabase(adminUrl, tag, template), await createDatabase(adminUrl, tag)].sort()
       expect(await databasesOf(tag)).toEqual(mine)
       leaked = new pg.Client({ connectionString: databaseUrl(adminUrl, mine[0]!) })
       leaked.on("error", () => {})

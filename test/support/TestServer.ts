@@ -4,7 +4,7 @@ import * as CryptoLayer from "../../layers/Crypto.ts"
 import { rawConfig, type ResolvedConfig } from "../../src/Config.ts"
 import { type CapabilityOverrides, httpServer, makeServer } from "../../src/Server.ts"
 import { tempDir } from "./Cleanup.ts"
-import { createTestDatabase } from "./Databases.ts"
+import { createMigratedDatabase } from "./Databases.ts"
 
 /**
  * The whole service in-process on a random loopback port, on its own fresh database, so tests drive it through HTTP
@@ -47,7 +47,7 @@ export const startServer = async (options: {
   /** Extra layers provided beside the server (e.g. an in-memory push transport). */
   readonly extra?: Layer.Layer<never, unknown, never>
 } = {}): Promise<TestServer> => {
-  const databaseUrl = options.databaseUrl ?? await createTestDatabase()
+  const databaseUrl = options.databaseUrl ?? await createMigratedDatabase()
   const config = testConfig({
     SERVICE_DATABASE_URL: databaseUrl,
     SERVICE_DATA_DIR: tempDir("service-test-data-"),

@@ -8,7 +8,10 @@ import { join } from "node:path"
 import { CLIENT_DIR } from "../../src/web/ClientApp.ts"
 import { removeDir } from "./Cleanup.ts"
 import { deleteRunRedisKeys, deleteStaleRedisKeys, dropRunDatabases, dropStaleDatabases, removeStaleTmp } from "./Leftovers.ts"
-import { newTag, TMP_ROOT_PREFIX } from "./Run.ts"
+import { databaseName, newTag, TMP_ROOT_PREFIX } from "./Run.ts"
+import { Effect, Logger, LogLevel, Redacted } from "effect"
+import * as Db from "../../layers/Db.ts"
+import * as Migrations from "../../layers/Migrations.ts"
 
 /**
  * Finds the PostgreSQL and Redis the integration tests use. PostgreSQL: TEST_DATABASE_URL, else the machine's server
@@ -25,6 +28,8 @@ declare module "vitest" {
     redisUrl: string
     /** The run's tag, in the names of its databases and Redis keys. */
     testRun: string
+    /** A database of the run with every migration applied, which `createMigratedDatabase` copies (Databases.ts). */
+    pgTemplate: string
   }
 }
 
@@ -61,6 +66,29 @@ const sweepStale = async (pgUrl: string, redisUrl: string, tmpBase: string, embe
   if (dropped.length + keys + dirs.length > 0) {
     console.log(`[tests] removed what crashed runs left: ${dropped.length} databases, ${keys} Redis keys, ${dirs.length} temporary directories`)
   }
+}
+
+/**
+ * The run's migrated database: created and migrated once by the service's own migrator, then only copied
+ * (`CREATE DATABASE … TEMPLATE`, which needs nobody connected to it: the pool is closed before any test starts). Named
+ * like the run's other databases, so the teardown and the stale sweep drop it with them.
+ */
+const migratedTemplate = async (adminUrl: string, tag: string) => {
+  const name = databaseName(tag)
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  await Effect.runPromise(Migrations.run.pipe(
+    Effect.provide(Db.layerPool({ url: Redacted.make(url.toString()), maxConnections: 1, minConnections: 0 })),
+    Logger.withMinimumLogLevel(LogLevel.Warning)
+  ))
+  return name
 }
 
 export default async function setup(project: Pick<TestProject, "provide">) {
@@ -114,6 +142,7 @@ export default async function setup(project: Pick<TestProject, "provide">) {
   project.provide("pgAdminUrl", pgUrl)
   project.provide("redisUrl", usedRedis)
   project.provide("testRun", tag)
+  project.provide("pgTemplate", await migratedTemplate(pgUrl, tag))
   return async () => {
     const failures: Array<unknown> = []
     const attempt = (f: () => Promise<unknown>) => f().catch((error) => failures.push(error))
