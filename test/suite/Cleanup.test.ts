@@ -6,9 +6,9 @@ import { Redis } from "ioredis"
 import pg from "pg"
 import { describe, expect, inject, it } from "vitest"
 import { atFileEnd } from "../support/Cleanup.ts"
-import { createDatabase, databaseUrl, hasRedis, redisUrl } from "../support/Databases.ts"
+import { hasRedis, redisUrl } from "../support/Databases.ts"
 import setup from "../support/globalSetup.ts"
-import { dropDatabase } from "../support/Leftovers.ts"
+import { createDatabase, databaseUrl, dropDatabase } from "../support/Leftovers.ts"
 import { formatTag, hostHash, redisPrefix, TMP_ROOT_PREFIX } from "../support/Run.ts"
 
 /**

@@ -1,28 +1,8 @@
 import { randomBytes } from "node:crypto"
-import pg from "pg"
 import { inject } from "vitest"
 import { atFileEnd } from "./Cleanup.ts"
-import { deleteRedisKeys, dropDatabase } from "./Leftovers.ts"
-import { databaseName, redisPrefix } from "./Run.ts"
-
-/** Creates a database named after the run tagged `tag`, empty or a copy of `template`; its name. */
-export const createDatabase = async (adminUrl: string, tag: string, template?: string): Promise<string> => {
-  const name = databaseName(tag)
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  try {
-    await admin.query(template === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`)
-  } finally {
-    await admin.end()
-  }
-  return name
-}
-
-export const databaseUrl = (adminUrl: string, name: string) => {
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return url.toString()
-}
+import { createDatabase, databaseUrl, deleteRedisKeys, dropDatabase } from "./Leftovers.ts"
+import { redisPrefix } from "./Run.ts"
 
 /**
  * A fresh, empty database for one test file, on the PostgreSQL the global setup found; dropped when the file ends

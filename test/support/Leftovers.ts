@@ -3,10 +3,11 @@ import { readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
 import { removeDir } from "./Cleanup.ts"
-import { databasePattern, isStaleTag, redisPrefix, STALE_AFTER_MS, tagOfDatabase, tagOfRedisKey, tagOfTmpRoot } from "./Run.ts"
+import { databaseName, databasePattern, isStaleTag, redisPrefix, STALE_AFTER_MS, tagOfDatabase, tagOfRedisKey, tagOfTmpRoot } from "./Run.ts"
 
 /**
- * Removal of what test runs leave: everything of the run that just ended (its files are done, so even a database a
+ * Creating the run's databases (named as Run.ts says; here rather than in Databases.ts, whose vitest `inject` the global
+ * setup cannot use) and removing what test runs leave: everything of the run that just ended (its files are done, so even a database a
  * crashed worker still held is dropped, with FORCE), and what earlier runs that crashed left (see Run.ts for how a
  * leftover is told from the work of a run in progress; those are dropped only when nobody is connected to them).
  */
@@ -22,6 +23,19 @@ const withClient = async <A>(url: string, f: (client: pg.Client) => Promise<A>) 
 }
 
 const quote = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`
+
+/** Creates a database named after the run tagged `tag`, empty or a copy of `template`; its name. */
+export const createDatabase = async (adminUrl: string, tag: string, template?: string): Promise<string> => {
+  const name = databaseName(tag)
+  await withClient(adminUrl, (c) => c.query(template === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`))
+  return name
+}
+
+export const databaseUrl = (adminUrl: string, name: string) => {
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
 
 export const dropDatabase = (adminUrl: string, name: string, force: boolean) =>
   withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quote(name)}${force ? " WITH (FORCE)" : ""}`))

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { CLIENT_DIR } from "../../src/web/ClientApp.ts"
 import { removeDir } from "./Cleanup.ts"
-import { deleteRunRedisKeys, deleteStaleRedisKeys, dropRunDatabases, dropStaleDatabases, removeStaleTmp } from "./Leftovers.ts"
-import { databaseName, newTag, TMP_ROOT_PREFIX } from "./Run.ts"
+import { createDatabase, databaseUrl, deleteRunRedisKeys, deleteStaleRedisKeys, dropRunDatabases, dropStaleDatabases, removeStaleTmp } from "./Leftovers.ts"
+import { newTag, TMP_ROOT_PREFIX } from "./Run.ts"
 import { Effect, Logger, LogLevel, Redacted } from "effect"
 import * as Db from "../../layers/Db.ts"
 import * as Migrations from "../../layers/Migrations.ts"
@@ -74,18 +74,9 @@ const sweepStale = async (pgUrl: string, redisUrl: string, tmpBase: string, embe
  * like the run's other databases, so the teardown and the stale sweep drop it with them.
  */
 const migratedTemplate = async (adminUrl: string, tag: string) => {
-  const name = databaseName(tag)
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  try {
-    await admin.query(`CREATE DATABASE ${name}`)
-  } finally {
-    await admin.end()
-  }
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
+  const name = await createDatabase(adminUrl, tag)
   await Effect.runPromise(Migrations.run.pipe(
-    Effect.provide(Db.layerPool({ url: Redacted.make(url.toString()), maxConnections: 1, minConnections: 0 })),
+    Effect.provide(Db.layerPool({ url: Redacted.make(databaseUrl(adminUrl, name)), maxConnections: 1, minConnections: 0 })),
     Logger.withMinimumLogLevel(LogLevel.Warning)
   ))
   return name
