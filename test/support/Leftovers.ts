@@ -6,10 +6,11 @@ import { removeDir } from "./Cleanup.ts"
 import { databaseName, databasePattern, isStaleTag, redisPrefix, STALE_AFTER_MS, tagOfDatabase, tagOfRedisKey, tagOfTmpRoot } from "./Run.ts"
 
 /**
- * Creating the run's databases (named as Run.ts says; here rather than in Databases.ts, whose vitest `inject` the global
- * setup cannot use) and removing what test runs leave: everything of the run that just ended (its files are done, so even a database a
- * crashed worker still held is dropped, with FORCE), and what earlier runs that crashed left (see Run.ts for how a
- * leftover is told from the work of a run in progress; those are dropped only when nobody is connected to them).
+ * Creating the run's databases (named as Run.ts says; here rather than in Databases.ts, whose vitest `inject` the
+ * global setup cannot use) and removing what test runs leave: everything of the run that just ended (its files are
+ * done, so even a database a crashed worker still held is dropped, with FORCE), and what earlier runs that crashed
+ * left (see Run.ts for how a leftover is told from the work of a run in progress; those are dropped only when nobody
+ * is connected to them).
  */
 
 const withClient = async <A>(url: string, f: (client: pg.Client) => Promise<A>) => {
