@@ -71,6 +71,15 @@ const pageCacheAccesses = Metric.gauge(pageCacheAccess.name, { description: page
  */
 export const pageCacheCounts = { hit: 0, miss: 0, absent: 0, expired: 0, changed: 0, kept: 0, checked: 0 }
 
+const groupedRead = declare(
+  "service_grouped_reads_total",
+  "counter",
+  "Reads that requests share under load (layers/GroupedReads.ts), by read: the requests answered (keys) and the statements that answered them (statements)"
+)
+const groupedReads = Metric.gauge(groupedRead.name, { description: groupedRead.help })
+/** Plain numbers per statement (src/teams/TeamUnreads.ts), read into the family when the metrics are rendered. */
+export const groupedReadCounts = { teamUnreadsUsers: 0, teamUnreadsStatements: 0 }
+
 const breakerChanges = declare(
   "service_circuit_breaker_state_changes_total",
   "counter",
@@ -93,7 +102,9 @@ const registerUntagged = Effect.all([
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "expired"), pageCacheCounts.expired)),
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "changed"), pageCacheCounts.changed)),
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheAccesses, "by", "kept"), pageCacheCounts.kept)),
-  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheAccesses, "by", "checked"), pageCacheCounts.checked))
+  Effect.suspend(() => Metric.set(Metric.tagged(pageCacheAccesses, "by", "checked"), pageCacheCounts.checked)),
+  Effect.suspend(() => Metric.set(Metric.tagged(Metric.tagged(groupedReads, "read", "team_unreads"), "unit", "keys"), groupedReadCounts.teamUnreadsUsers)),
+  Effect.suspend(() => Metric.set(Metric.tagged(Metric.tagged(groupedReads, "read", "team_unreads"), "unit", "statements"), groupedReadCounts.teamUnreadsStatements))
 ], { discard: true })
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")

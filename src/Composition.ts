@@ -29,6 +29,7 @@ import * as InvitationRepo from "./invitations/InvitationRepo.ts"
 import * as MfaRepo from "./mfa/MfaRepo.ts"
 import * as PostHistoryRepo from "./posts/PostHistoryRepo.ts"
 import * as PageCache from "./posts/PageCache.ts"
+import * as TeamUnreads from "./teams/TeamUnreads.ts"
 import * as PostRepo from "./posts/PostRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as PushNotifier from "./push/Notifier.ts"
@@ -147,6 +148,7 @@ const services = Layer.mergeAll(
   DraftRepo.layer,
   ScheduledPostRepo.layer,
   CountRepo.layer,
+  TeamUnreads.layer,
   AllChannelsSearchRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,

@@ -110,16 +110,21 @@ export const membershipsOfUser = (userId: string) =>
       ORDER BY tm.team_id`.pipe(Members))
   })
 
-/** The user's unread totals per live team, but for one team ("" excludes none). */
-export const unreadsOfUser = (userId: string, excludeTeamId: string) =>
+const UsersUnreads = rows("TeamMemberRepo unreads of users", Schema.Struct({ user_id: Schema.String, ...TeamUnreadRowSchema.fields }))
+
+/**
+ * The unread totals of each of these users in each of their live teams, ordered by user then team: one statement
+ * for the requests TeamUnreads.ts groups (the rows of `unreadsOfUser` for each user, with no team excluded).
+ */
+export const unreadsOfUsers = (userIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const db = yield* Db
     const sql = db.sql
     return yield* db.read(sql`
-      SELECT tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
+      SELECT tm.user_id, tm.team_id, u.msg_count, u.msg_count_root, u.mention_count, u.mention_count_root
       FROM team_members tm JOIN teams t ON t.id = tm.team_id ${unreadJoin(sql)}
-      WHERE tm.user_id = ${userId} AND tm.delete_at = 0 AND t.delete_at = 0 AND tm.team_id <> ${excludeTeamId}
-      ORDER BY tm.team_id`.pipe(Unreads))
+      WHERE tm.user_id = ${anyText(sql, userIds)} AND tm.delete_at = 0 AND t.delete_at = 0
+      ORDER BY tm.user_id, tm.team_id`.pipe(UsersUnreads))
   })
 
 /** The user's unread totals in one team; None when they are not a live member. */

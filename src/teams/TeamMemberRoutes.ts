@@ -17,6 +17,7 @@ import { UserRepo } from "../users/UserRepo.ts"
 import { ok, respondWith, respondWithAll } from "../http/Respond.ts"
 import * as TeamEvents from "./TeamEvents.ts"
 import * as TeamMemberRepo from "./TeamMemberRepo.ts"
+import { TeamUnreads } from "./TeamUnreads.ts"
 import * as SystemPosts from "../posts/SystemPosts.ts"
 import * as TeamRepo from "./TeamRepo.ts"
 import { domainAllowed } from "./TeamValidation.ts"
@@ -236,7 +237,8 @@ const userTeamMembers = Effect.gen(function*() {
 /** GET /users/{user_id}/teams/unread once the user and the query are known (also src/http/FastPath.ts). */
 export const teamsUnread = (userId: string, q: typeof ExcludeTeamQuery.Type) =>
   Effect.gen(function*() {
-    const rows = yield* TeamMemberRepo.unreadsOfUser(userId, q.exclude_team)
+    const all = yield* (yield* TeamUnreads).ofUser(userId)
+    const rows = q.exclude_team === "" ? all : all.filter((row) => row.team_id !== q.exclude_team)
     if (!q.include_collapsed_threads) return rows.map(toTeamUnread)
     // mattermost-redux sets the teams' thread badges from these; without them every refresh would reset them to zero.
     const threads = new Map((yield* (yield* CountRepo).threadUnreadsByTeam(userId)).map((t) => [t.team_id, t]))
