@@ -24,7 +24,7 @@ const unreads = async (i: number, query = "") => {
     headers: { Authorization: `Bearer ${users[i].client.getToken()}` }
   })
   expect(response.status).toBe(200)
-  const body = await response.json() as Array<{ team_id: string }>
+  const body = await response.json() as Array<{ team_id: string; mention_count: number }>
   return body.sort((x, y) => x.team_id.localeCompare(y.team_id))
 }
 
