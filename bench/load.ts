@@ -279,10 +279,11 @@ export const runLoad = async () => {
       const count = (outcome: string) => Number(text.match(new RegExp(`^service_page_cache_requests_total\\{outcome="${outcome}"\\} (\\d+)`, "m"))?.[1] ?? 0)
       const missed = (reason: string) => Number(text.match(new RegExp(`^service_page_cache_misses_total\\{reason="${reason}"\\} (\\d+)`, "m"))?.[1] ?? 0)
       const decided = (by: string) => Number(text.match(new RegExp(`^service_page_cache_access_total\\{by="${by}"\\} (\\d+)`, "m"))?.[1] ?? 0)
-      const grouped = (unit: string) => Number(text.match(new RegExp(`^service_grouped_reads_total\\{read="team_unreads",unit="${unit}"\\} (\\d+)`, "m"))?.[1] ?? 0)
+      const grouped = (kind: string, unit: string) => Number(text.match(new RegExp(`^service_grouped_requests_total\\{kind="${kind}",unit="${unit}"\\} (\\d+)`, "m"))?.[1] ?? 0)
       return {
         hit: count("hit"), miss: count("miss"), absent: missed("absent"), expired: missed("expired"), changed: missed("changed"), kept: decided("kept"), checked: decided("checked"),
-        unreadKeys: grouped("keys"), unreadStatements: grouped("statements")
+        unreadRequests: grouped("team_unreads", "requests"), unreadStatements: grouped("team_unreads", "statements"),
+        viewRequests: grouped("channel_views", "requests"), viewStatements: grouped("channel_views", "statements")
       }
     }
     for (const level of LEVELS) {
@@ -375,8 +376,9 @@ export const runLoad = async () => {
         pageCacheHitPercent: cacheHits + cacheMisses === 0 ? 0 : Number(((cacheHits / (cacheHits + cacheMisses)) * 100).toFixed(0)),
         // Why the others were read: no page kept, kept too long, or its channel changed since (in % of the pages).
         /** Of the pages from the cache without collapsed threads, those decided from the reader's kept access row. */
-        /** Team unread requests per statement (src/teams/TeamUnreads.ts: requests arriving together share one). */
-        unreadsPerStatement: c1.unreadStatements === c0.unreadStatements ? 0 : Number(((c1.unreadKeys - c0.unreadKeys) / (c1.unreadStatements - c0.unreadStatements)).toFixed(2)),
+        /** Team unread requests and channel views per statement (layers/Grouped.ts: requests arriving together share one). */
+        unreadsPerStatement: c1.unreadStatements === c0.unreadStatements ? 0 : Number(((c1.unreadRequests - c0.unreadRequests) / (c1.unreadStatements - c0.unreadStatements)).toFixed(2)),
+        viewsPerStatement: c1.viewStatements === c0.viewStatements ? 0 : Number(((c1.viewRequests - c0.viewRequests) / (c1.viewStatements - c0.viewStatements)).toFixed(2)),
         pageAccessKeptPercent: c1.kept - c0.kept + c1.checked - c0.checked === 0 ? 0 : Number((((c1.kept - c0.kept) / (c1.kept - c0.kept + c1.checked - c0.checked)) * 100).toFixed(0)),
         pageCacheMissPercent: Object.fromEntries((["absent", "expired", "changed"] as const).map((reason) => [
           reason,
@@ -405,7 +407,7 @@ export const runLoad = async () => {
       results.push(result)
       console.log(
         `N=${level}: ${result.requestsPerSecond} req/s issued, ${result.answersPerSecond} answered/s, avg ${result.avgMs} ms, p99 ${result.p99Ms} ms, errors ${(errorRate * 100).toFixed(3)}%, ` +
-          `delivery p99 ${result.deliveryP99Ms} ms (${deliveries.length} deliveries); pages from the cache ${result.pageCacheHitPercent}% (read: ${Object.entries(result.pageCacheMissPercent).map(([k, v]) => `${k} ${v}%`).join(", ")}; access from kept rows ${result.pageAccessKeptPercent}%); team unreads per statement ${result.unreadsPerStatement}; service CPU ${result.serviceCpuPercent}% RSS ${result.serviceRssMb} MB; ` +
+          `delivery p99 ${result.deliveryP99Ms} ms (${deliveries.length} deliveries); pages from the cache ${result.pageCacheHitPercent}% (read: ${Object.entries(result.pageCacheMissPercent).map(([k, v]) => `${k} ${v}%`).join(", ")}; access from kept rows ${result.pageAccessKeptPercent}%); per statement: team unreads ${result.unreadsPerStatement}, views ${result.viewsPerStatement}; service CPU ${result.serviceCpuPercent}% RSS ${result.serviceRssMb} MB; ` +
           `PostgreSQL CPU ${result.postgresCpuPercent}% RSS ${result.postgresRssMb} MB; generator CPU ${result.generatorCpuPercent}%; ` +
           `waiting for a core: service ${result.serviceWaitPercent}%, PostgreSQL ${result.postgresWaitPercent}%, generator ${result.generatorWaitPercent}%; ` +
           `generator event-loop delay p99 ${result.generatorLoopDelayP99Ms} ms; CPU per request: service ${result.serviceCpuMsPerRequest} ms, ` +

@@ -71,14 +71,16 @@ const pageCacheAccesses = Metric.gauge(pageCacheAccess.name, { description: page
  */
 export const pageCacheCounts = { hit: 0, miss: 0, absent: 0, expired: 0, changed: 0, kept: 0, checked: 0 }
 
-const groupedRead = declare(
-  "service_grouped_reads_total",
+const groupedRequest = declare(
+  "service_grouped_requests_total",
   "counter",
-  "Reads that requests share under load (layers/GroupedReads.ts), by read: the requests answered (keys) and the statements that answered them (statements)"
+  "Requests that share statements under load (layers/Grouped.ts), by kind: the requests answered (requests) and the statements that answered them (statements)"
 )
-const groupedReads = Metric.gauge(groupedRead.name, { description: groupedRead.help })
-/** Plain numbers per statement (src/teams/TeamUnreads.ts), read into the family when the metrics are rendered. */
-export const groupedReadCounts = { teamUnreadsUsers: 0, teamUnreadsStatements: 0 }
+const groupedRequests = Metric.gauge(groupedRequest.name, { description: groupedRequest.help })
+/** Plain numbers per statement (src/teams/TeamUnreads.ts, src/channels/ChannelViews.ts), read when rendered. */
+export const groupedCounts = { teamUnreadsRequests: 0, teamUnreadsStatements: 0, channelViewsRequests: 0, channelViewsStatements: 0 }
+const grouped = (kind: string, unit: string, value: number) =>
+  Metric.set(Metric.tagged(Metric.tagged(groupedRequests, "kind", kind), "unit", unit), value)
 
 const breakerChanges = declare(
   "service_circuit_breaker_state_changes_total",
@@ -103,8 +105,10 @@ const registerUntagged = Effect.all([
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheMisses, "reason", "changed"), pageCacheCounts.changed)),
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheAccesses, "by", "kept"), pageCacheCounts.kept)),
   Effect.suspend(() => Metric.set(Metric.tagged(pageCacheAccesses, "by", "checked"), pageCacheCounts.checked)),
-  Effect.suspend(() => Metric.set(Metric.tagged(Metric.tagged(groupedReads, "read", "team_unreads"), "unit", "keys"), groupedReadCounts.teamUnreadsUsers)),
-  Effect.suspend(() => Metric.set(Metric.tagged(Metric.tagged(groupedReads, "read", "team_unreads"), "unit", "statements"), groupedReadCounts.teamUnreadsStatements))
+  Effect.suspend(() => grouped("team_unreads", "requests", groupedCounts.teamUnreadsRequests)),
+  Effect.suspend(() => grouped("team_unreads", "statements", groupedCounts.teamUnreadsStatements)),
+  Effect.suspend(() => grouped("channel_views", "requests", groupedCounts.channelViewsRequests)),
+  Effect.suspend(() => grouped("channel_views", "statements", groupedCounts.channelViewsStatements))
 ], { discard: true })
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")

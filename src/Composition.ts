@@ -30,6 +30,7 @@ import * as MfaRepo from "./mfa/MfaRepo.ts"
 import * as PostHistoryRepo from "./posts/PostHistoryRepo.ts"
 import * as PageCache from "./posts/PageCache.ts"
 import * as TeamUnreads from "./teams/TeamUnreads.ts"
+import * as ChannelViews from "./channels/ChannelViews.ts"
 import * as PostRepo from "./posts/PostRepo.ts"
 import * as PreferenceRepo from "./preferences/PreferenceRepo.ts"
 import * as PushNotifier from "./push/Notifier.ts"
@@ -149,6 +150,7 @@ const services = Layer.mergeAll(
   ScheduledPostRepo.layer,
   CountRepo.layer,
   TeamUnreads.layer,
+  ChannelViews.layer,
   AllChannelsSearchRepo.layer,
   UserDirectory.layer,
   PreferenceRepo.layer,

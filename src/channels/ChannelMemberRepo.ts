@@ -93,6 +93,51 @@ export const markViewed = (userId: string, channelIds: ReadonlyArray<string>, no
       WHERE user_id = ${userId} AND channel_id = ${anyText(sql, channelIds)} AND channel_id NOT IN (SELECT channel_id FROM changed)`.pipe(ViewedAt))
   })
 
+const ViewedAtOf = rows("ChannelMemberRepo markViewedTogether", Schema.Struct({ user_id: Schema.String, channel_id: Schema.String, last_viewed_at: Int8Text }))
+
+/** One user's view of one channel at `now`, for `markViewedTogether`. */
+export interface ViewOf {
+  readonly userId: string
+  readonly channelId: string
+  readonly now: number
+}
+
+/**
+ * `markViewed` for several users' views in one statement (src/channels/ChannelViews.ts): each membership named is
+ * marked read at its own `now` if it was not read already, and every named membership's last_viewed_at is returned
+ * with its user and channel. The caller names each channel at most once, so the statement locks at most one row
+ * per channel: the frequent writers of memberships (a post's mentions, a batch of posts) lock rows of one channel, and
+ * with one row of theirs each, a waiting cycle through this statement cannot form. A rarer writer of one user's rows
+ * in several channels (leaving a team) can cross it as it could cross a single view of two channels; PostgreSQL then
+ * fails one of them (40P01), and ChannelViews.ts runs this statement again. The arrays are sub-selects for a generic
+ * plan (as in RootPostBatch.ts); every step is by key.
+ */
+export const markViewedTogether = (views: ReadonlyArray<ViewOf>) =>
+  Effect.gen(function*() {
+    if (views.length === 0) return []
+    const db = yield* Db
+    const sql = db.sql
+    return yield* db.execute(sql`
+      WITH input AS (
+        SELECT * FROM unnest((SELECT ${views.map((v) => v.userId)}::text[]), (SELECT ${views.map((v) => v.channelId)}::text[]),
+                             (SELECT ${views.map((v) => v.now)}::int8[])) AS i(user_id, channel_id, now)
+      ), changed AS (
+        UPDATE channel_members cm SET
+          last_viewed_at = GREATEST(i.now, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
+          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = i.now
+        FROM input i JOIN channels c ON c.id = i.channel_id
+        WHERE cm.channel_id = i.channel_id AND cm.user_id = i.user_id
+          AND (cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count OR cm.msg_count_root <> c.total_msg_count_root
+               OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)
+        RETURNING cm.user_id, cm.channel_id, cm.last_viewed_at
+      )
+      SELECT user_id, channel_id, last_viewed_at FROM changed
+      UNION ALL
+      SELECT cm.user_id, cm.channel_id, cm.last_viewed_at
+      FROM input i JOIN channel_members cm ON cm.channel_id = i.channel_id AND cm.user_id = i.user_id
+      WHERE NOT EXISTS (SELECT 1 FROM changed ch WHERE ch.channel_id = i.channel_id AND ch.user_id = i.user_id)`.pipe(ViewedAtOf))
+  })
+
 export type MemberWithTotals = ChannelMemberRow & { team_id: string; total_msg_count: string; total_msg_count_root: string }
 
 /** The membership with its channel's team and message totals. */

@@ -19,6 +19,7 @@ import { CreateQuery } from "../posts/PostRoutes.ts"
 import { versionIdHeader } from "../system/Version.ts"
 import { ExcludeTeamQuery, teamsUnread } from "../teams/TeamMemberRoutes.ts"
 import type { TeamUnreads } from "../teams/TeamUnreads.ts"
+import type { ChannelViews } from "../channels/ChannelViews.ts"
 import { ThreadRepo } from "../threads/ThreadRepo.ts"
 import { ownProfile } from "../users/AccountRoutes.ts"
 import { UserRepo } from "../users/UserRepo.ts"
@@ -53,7 +54,7 @@ import type { Db } from "../../layers/Db.ts"
  * (the apps' periodic badge refresh), with `viewedChannel` and `teamsUnread` as their route functions; only the "me"
  * spelling is taken here ("me" always passes the routes' `selfOrAdmin`), an explicit user id goes to the router.
  */
-export type FastPathContext = Access | AppConfig | CountRepo | Db | EventBus | PageCache | PostRepo | RoleStore | RuntimeSettings | Sessions | TeamUnreads | ThreadRepo | UserRepo
+export type FastPathContext = Access | AppConfig | ChannelViews | CountRepo | Db | EventBus | PageCache | PostRepo | RoleStore | RuntimeSettings | Sessions | TeamUnreads | ThreadRepo | UserRepo
 
 /** Answers the request and returns true, or returns false without touching it. */
 export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean

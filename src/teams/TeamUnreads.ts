@@ -1,13 +1,13 @@
 import { Context, Effect, Layer } from "effect"
 import { Db, type DbError } from "../../layers/Db.ts"
-import { grouped } from "../../layers/GroupedReads.ts"
-import { groupedReadCounts } from "../../layers/Metrics.ts"
+import { grouped } from "../../layers/Grouped.ts"
+import { groupedCounts } from "../../layers/Metrics.ts"
 import * as TeamMemberRepo from "./TeamMemberRepo.ts"
 import type { TeamUnreadRow } from "./TeamWire.ts"
 
 /**
  * Each user's unread totals per live team (GET /users/me/teams/unread, which the apps poll for their badges: a
- * quarter of the load simulation's requests), read for several users at once under load (layers/GroupedReads.ts).
+ * quarter of the load simulation's requests), read for several users at once under load (layers/Grouped.ts).
  * Nothing is kept: every request gets totals read after it arrived.
  */
 export interface TeamUnreadsService {
@@ -32,9 +32,9 @@ export const make = Effect.gen(function*() {
   const ofUser = yield* grouped<string, ReadonlyArray<TeamUnreadRow>, DbError>({
     maxBatch: MAX_BATCH,
     maxInFlight: MAX_IN_FLIGHT,
-    onBatch: (size) => {
-      groupedReadCounts.teamUnreadsStatements++
-      groupedReadCounts.teamUnreadsUsers += size
+    onBatch: (requests) => {
+      groupedCounts.teamUnreadsStatements++
+      groupedCounts.teamUnreadsRequests += requests
     },
     run: (userIds) =>
       TeamMemberRepo.unreadsOfUsers(userIds).pipe(

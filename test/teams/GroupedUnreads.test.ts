@@ -5,7 +5,7 @@ import { newUser, unique } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
 /**
- * GET /users/me/teams/unread under concurrency (src/teams/TeamUnreads.ts, layers/GroupedReads.ts): requests of
+ * GET /users/me/teams/unread under concurrency (src/teams/TeamUnreads.ts, layers/Grouped.ts): requests of
  * different users that arrive together share statements, and each still gets exactly their own totals.
  */
 const USERS = 24
@@ -28,10 +28,10 @@ const unreads = async (i: number, query = "") => {
   return body.sort((x, y) => x.team_id.localeCompare(y.team_id))
 }
 
-/** The metric's value for `unit` (keys: requests answered; statements: statements that answered them). */
-const grouped = async (unit: "keys" | "statements") => {
+/** The metric's value for `unit` (requests answered; statements that answered them). */
+const grouped = async (unit: "requests" | "statements") => {
   const text = await (await fetch(`${server.url}/api/v1/health/metrics`)).text()
-  const line = text.split("\n").find((l) => l.startsWith(`service_grouped_reads_total{read="team_unreads",unit="${unit}"}`))
+  const line = text.split("\n").find((l) => l.startsWith(`service_grouped_requests_total{kind="team_unreads",unit="${unit}"}`))
   expect(line, text.slice(0, 2000)).toBeDefined()
   return Number(line!.split(" ")[1])
 }
@@ -63,17 +63,17 @@ describe("team unreads read together", () => {
   it("answers each of many simultaneous callers with their own totals, in fewer statements than requests", async () => {
     // The users differ: four mention counts in team A (and team B for the even ones among them).
     expect(new Set(alone.map((a) => JSON.stringify(a.map((t) => [t.team_id, t.mention_count])))).size).toBe(4)
-    const keys0 = await grouped("keys")
+    const requests0 = await grouped("requests")
     const statements0 = await grouped("statements")
     for (let round = 0; round < ROUNDS; round++) {
       const answers = await Promise.all(users.map((_, i) => unreads(i)))
       answers.forEach((answer, i) => expect(answer, `user ${i}, round ${round}`).toEqual(alone[i]))
     }
-    const keys = (await grouped("keys")) - keys0
+    const requests = (await grouped("requests")) - requests0
     const statements = (await grouped("statements")) - statements0
-    expect(keys).toBe(USERS * ROUNDS)
+    expect(requests).toBe(USERS * ROUNDS)
     expect(statements).toBeGreaterThan(0)
-    expect(statements).toBeLessThan(keys)
+    expect(statements).toBeLessThan(requests)
   })
 
   it("leaves out the excluded team per request while others in the same statement keep theirs", async () => {
