@@ -1,3 +1,4 @@
+import type { SqlClient, Statement } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Db } from "../../layers/Db.ts"
 import { Int8Text, rows } from "../../layers/Rows.ts"
@@ -65,6 +66,15 @@ export const setSchemeAdmin = (channelId: string, userId: string, admin: boolean
     return updated.length > 0
   })
 
+/** What marking a membership `cm` of channel `c` read at `now` (an SQL expression) sets. */
+const readAt = (sql: SqlClient.SqlClient, now: Statement.Fragment) => sql`
+  last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
+  mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}`
+
+/** A membership `cm` of channel `c` not read already: rewriting one that is read cost a write and its commit per switch. */
+const notRead = (sql: SqlClient.SqlClient) => sql`(cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count
+  OR cm.msg_count_root <> c.total_msg_count_root OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)`
+
 /**
  * Marks the user's memberships of these channels read at `now`, rewriting only those not read already; returns each
  * membership's last_viewed_at.
@@ -78,13 +88,9 @@ export const markViewed = (userId: string, channelIds: ReadonlyArray<string>, no
     // rows it did not change is as they are.
     return yield* db.execute(sql`
       WITH changed AS (
-        UPDATE channel_members cm SET
-          last_viewed_at = GREATEST(${now}, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
-          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = ${now}
+        UPDATE channel_members cm SET ${readAt(sql, sql`${now}`)}
         FROM channels c
-        WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id = ${anyText(sql, channelIds)}
-          AND (cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count OR cm.msg_count_root <> c.total_msg_count_root
-               OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)
+        WHERE c.id = cm.channel_id AND cm.user_id = ${userId} AND cm.channel_id = ${anyText(sql, channelIds)} AND ${notRead(sql)}
         RETURNING cm.channel_id, cm.last_viewed_at
       )
       SELECT channel_id, last_viewed_at FROM changed
@@ -122,13 +128,9 @@ export const markViewedTogether = (views: ReadonlyArray<ViewOf>) =>
         SELECT * FROM unnest((SELECT ${views.map((v) => v.userId)}::text[]), (SELECT ${views.map((v) => v.channelId)}::text[]),
                              (SELECT ${views.map((v) => v.now)}::int8[])) AS i(user_id, channel_id, now)
       ), changed AS (
-        UPDATE channel_members cm SET
-          last_viewed_at = GREATEST(i.now, c.last_post_at), msg_count = c.total_msg_count, msg_count_root = c.total_msg_count_root,
-          mention_count = 0, mention_count_root = 0, urgent_mention_count = 0, last_update_at = i.now
+        UPDATE channel_members cm SET ${readAt(sql, sql.literal("i.now"))}
         FROM input i JOIN channels c ON c.id = i.channel_id
-        WHERE cm.channel_id = i.channel_id AND cm.user_id = i.user_id
-          AND (cm.last_viewed_at < c.last_post_at OR cm.msg_count <> c.total_msg_count OR cm.msg_count_root <> c.total_msg_count_root
-               OR cm.mention_count <> 0 OR cm.mention_count_root <> 0 OR cm.urgent_mention_count <> 0)
+        WHERE cm.channel_id = i.channel_id AND cm.user_id = i.user_id AND ${notRead(sql)}
         RETURNING cm.user_id, cm.channel_id, cm.last_viewed_at
       )
       SELECT user_id, channel_id, last_viewed_at FROM changed
