@@ -374,11 +374,11 @@ export const runLoad = async () => {
         })),
         // Pages the service's page cache answered, of those it could (one worker's count when there are several).
         pageCacheHitPercent: cacheHits + cacheMisses === 0 ? 0 : Number(((cacheHits / (cacheHits + cacheMisses)) * 100).toFixed(0)),
-        // Why the others were read: no page kept, kept too long, or its channel changed since (in % of the pages).
-        /** Of the pages from the cache without collapsed threads, those decided from the reader's kept access row. */
         /** Team unread requests and channel views per statement (layers/Grouped.ts: requests arriving together share one). */
         unreadsPerStatement: c1.unreadStatements === c0.unreadStatements ? 0 : Number(((c1.unreadRequests - c0.unreadRequests) / (c1.unreadStatements - c0.unreadStatements)).toFixed(2)),
         viewsPerStatement: c1.viewStatements === c0.viewStatements ? 0 : Number(((c1.viewRequests - c0.viewRequests) / (c1.viewStatements - c0.viewStatements)).toFixed(2)),
+        // Why the others were read: no page kept, kept too long, or its channel changed since (in % of the pages).
+        /** Of the pages from the cache without collapsed threads, those decided from the reader's kept access row. */
         pageAccessKeptPercent: c1.kept - c0.kept + c1.checked - c0.checked === 0 ? 0 : Number((((c1.kept - c0.kept) / (c1.kept - c0.kept + c1.checked - c0.checked)) * 100).toFixed(0)),
         pageCacheMissPercent: Object.fromEntries((["absent", "expired", "changed"] as const).map((reason) => [
           reason,

@@ -40,11 +40,7 @@ export const grouped = <K, A, E>(options: GroupedOptions<K, A, E>): Effect.Effec
     /** The next statement's requests, in arrival order; the rest stay queued in theirs. */
     const take = (): Array<Waiting<K, A, E>> => {
       const fits = options.fits
-      if (fits === undefined || queue.length === 1) {
-        const batch = queue.length <= options.maxBatch ? queue : queue.slice(0, options.maxBatch)
-        queue = queue.length <= options.maxBatch ? [] : queue.slice(options.maxBatch)
-        return batch
-      }
+      if (fits === undefined || queue.length === 1) return queue.splice(0, options.maxBatch)
       const batch: Array<Waiting<K, A, E>> = []
       const keys: Array<K> = []
       const rest: Array<Waiting<K, A, E>> = []
