@@ -17,7 +17,7 @@
  *
  * Environment: BENCH_LOAD_LEVELS (500,1000,2000,5000), BENCH_LOAD_SECONDS measured per level (60),
  * BENCH_LOAD_WARMUP_SECONDS before each level's measurement (10), BENCH_LOAD_RATE requests/s per user (0.12),
- * BENCH_LOAD_CHANNELS_PER_USER (5), BENCH_LOAD_CONTINUE=1 to run the levels after a failing one, BENCH_PG_URL,
+ * BENCH_LOAD_CHANNELS_PER_USER (5), BENCH_LOAD_CONTINUE=1 to run the levels after a failing one, BENCH_LOAD_TIMELINE=1 to print each second's requests, average and slowest latency, BENCH_PG_URL,
  * BENCH_LOAD_POOL (the service's database pool, 10), BENCH_LOAD_SOCKET_WORKERS (threads holding the sockets, 1),
  * BENCH_LOAD_DRAIN_SECONDS (10: how long a window's unanswered requests are waited for before they count as errors),
  * BENCH_SAME_SESSION=1 (the service in the bench's session rather than its own; see docs/performance.md).
@@ -75,12 +75,22 @@ interface Window {
   outstanding: Map<number, { readonly started: number; readonly kind: string }>
   /** Latencies per kind of request (page, view, older page, post, unread). */
   byKind: Map<string, Array<number>>
+  /** With BENCH_LOAD_TIMELINE=1: per second of issue (performance.now() / 1000, floored), the latencies. */
+  timeline: Map<number, Array<number>>
 }
 
-const newWindow = (): Window => ({ latencies: [], errors: 0, requests: 0, deliveries: [], errorSamples: new Map(), outstanding: new Map(), byKind: new Map() })
+const newWindow = (): Window => ({ latencies: [], errors: 0, requests: 0, deliveries: [], errorSamples: new Map(), outstanding: new Map(), byKind: new Map(), timeline: new Map() })
 
-const recordLatency = (w: Window, kind: string, ms: number) => {
+const TIMELINE = process.env.BENCH_LOAD_TIMELINE === "1"
+
+const recordLatency = (w: Window, kind: string, ms: number, started: number) => {
   w.latencies.push(ms)
+  if (TIMELINE) {
+    const second = Math.floor(started / 1000)
+    const list = w.timeline.get(second)
+    if (list === undefined) w.timeline.set(second, [ms])
+    else list.push(ms)
+  }
   const list = w.byKind.get(kind)
   if (list === undefined) w.byKind.set(kind, [ms])
   else list.push(ms)
@@ -144,7 +154,7 @@ export const runLoad = async () => {
           if (!w.outstanding.delete(id)) return
           w.requests++
           w.errors++
-          recordLatency(w, kind, performance.now() - started)
+          recordLatency(w, kind, performance.now() - started, started)
           w.errorSamples.set(message, (w.errorSamples.get(message) ?? 0) + 1)
         }
         let status = 0
@@ -166,7 +176,7 @@ export const runLoad = async () => {
             resolve()
             if (!w.outstanding.delete(id)) return
             w.requests++
-            recordLatency(w, kind, performance.now() - started)
+            recordLatency(w, kind, performance.now() - started, started)
             if (status >= 400) {
               w.errors++
               const key = `${method} ${path.replace(/[a-z0-9]{26}/g, ":id").replace(/\?.*/, "")} ${status}`
@@ -349,7 +359,7 @@ export const runLoad = async () => {
       for (const { started, kind } of measured.outstanding.values()) {
         measured.requests++
         measured.errors++
-        recordLatency(measured, kind, performance.now() - started)
+        recordLatency(measured, kind, performance.now() - started, started)
       }
       measured.outstanding.clear()
       if (unanswered > 0) measured.errorSamples.set(`no answer within the window and ${DRAIN_SECONDS} s after`, unanswered)
@@ -416,6 +426,14 @@ export const runLoad = async () => {
       )
       console.log(`  per request: ${Object.entries(result.byKind).map(([k, v]) => `${k} ${v.count} avg ${v.avgMs} ms p99 ${v.p99Ms} ms`).join("; ")}`)
       if (measured.errors > 0) console.log(`  errors: ${JSON.stringify(result.errors)}`)
+      if (TIMELINE) {
+        // Per second of the window: requests issued, their average and slowest latency (where a tail comes from).
+        const first = Math.min(...measured.timeline.keys())
+        const seconds = [...measured.timeline].sort(([a], [b]) => a - b).map(([second, list]) =>
+          `${second - first}s ${list.length} avg ${(list.reduce((a, b) => a + b, 0) / list.length).toFixed(0)} max ${Math.max(...list).toFixed(0)}`
+        )
+        console.log(`  timeline from ${((performance.timeOrigin + first * 1000) / 1000).toFixed(0)} (epoch s) (second: requests, avg ms, max ms): ${seconds.join("; ")}`)
+      }
       if (result.holds) highest = level
       else if (!CONTINUE) break
     }

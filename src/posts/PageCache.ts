@@ -62,8 +62,9 @@ export const PAGE_CACHE_CLEAR_TOPIC = "service:page-cache-clear"
  */
 const TTL_MS = 60_000
 /**
- * Characters kept, texts (as UTF-8 bytes) and a newest page's parts together. A 60-post newest page is about 60,000
- * of them (its text and its posts' JSON): 1,600 such pages, the two newest of 800 channels. V8 keeps the parts
+ * Characters kept: texts (as UTF-8 bytes), pieces and a newest page's parts. A 60-post newest page was about 60,000
+ * of them when it kept its text beside its posts' JSON (half that since it keeps only the parts, Entry): 1,600 such
+ * pages, the two newest of 800 channels. V8 keeps the parts
  * without characters beyond Latin-1 at a byte a character, so about 96 MB for such pages (more for other scripts). At 32 million
  * (until 2026-11-28) the newest pages of the load simulation's 310-410 channels at 7,500-10,000 users did not fit,
  * and the oldest went out as others came in: 22-30% of pages were read for want of an entry, against 0.1% at 5,000
@@ -105,13 +106,21 @@ export const followingText = (page: FollowingPage, following: ReadonlySet<string
 
 const sum = (texts: ReadonlyArray<string>) => texts.reduce((n, text) => n + text.length, 0)
 
-/** Characters an entry holds (bytes of its text, or its pieces), and a leading page's parts, kept beside its text. */
-const sizeOf = (page: KeptPage, leading: LeadingPage | undefined) =>
-  (Buffer.isBuffer(page) ? page.length : sum(page.pieces)) + (leading === undefined ? 0 : sum(leading.posts))
+/** Characters an entry holds: bytes of its text, its pieces, or a leading page's parts (and its ids twice). */
+const sizeOf = (entry: KeptPage | LeadingPage) =>
+  Buffer.isBuffer(entry) ? entry.length : "pieces" in entry ? sum(entry.pieces) : sum(entry.posts) + entry.order.length * 60
 
+/**
+ * A page as kept: its text, or (a newest page) its parts, written out on each read (leadingPageBytes). A newest page
+ * changes with every new root post of its channel: written out at each change and kept, its text (30-60 KB) lived
+ * until the next post replaced it, long enough to outlive the young generation. Those texts were most of what the
+ * service's heap and buffers kept growing by under load (6.5 MB a second at 8,000 users in the load simulation), and
+ * V8 starts a full collection whenever buffers grow by 64 MB: one every 7 to 10 seconds, each a latency spike of
+ * 0.3-1 s (issue 31). Written out per read, the text dies young; its parts, a post's JSON each, are what stays.
+ */
 interface Entry {
   readonly channelId: string
-  readonly text: KeptPage
+  readonly text: KeptPage | undefined
   /** Characters held. */
   readonly size: number
   readonly ticket: number
@@ -153,12 +162,41 @@ export const listText = (
 ) => {
   let map = ""
   for (let i = 0; i < order.length; i++) map += `${i === 0 ? "" : ","}${JSON.stringify(order[i])}:${posts[i]}`
-  return `{"order":${JSON.stringify(order)},"posts":{${map}},"next_post_id":${JSON.stringify(cursors.next)},` +
-    `"prev_post_id":${JSON.stringify(cursors.prev)},"has_next":${cursors.hasNext},"first_inaccessible_post_time":0}`
+  return `${listHead(order)}${map}${listTail(cursors)}`
 }
 
-/** The page's text: older posts follow when `prev` is set. */
-export const leadingPageText = (page: LeadingPage) => listText(page.order, page.posts, { next: page.next, prev: page.prev, hasNext: page.prev !== "" })
+const listHead = (order: ReadonlyArray<string>) => `{"order":${JSON.stringify(order)},"posts":{`
+const listTail = (cursors: { readonly next: string; readonly prev: string; readonly hasNext: boolean }) =>
+  `},"next_post_id":${JSON.stringify(cursors.next)},"prev_post_id":${JSON.stringify(cursors.prev)},"has_next":${cursors.hasNext},` +
+  `"first_inaccessible_post_time":0}`
+
+/**
+ * A newest page's text as UTF-8, as `listText` writes it: written straight into one buffer (a joined string would be
+ * flattened, then encoded: about twice the time). Post ids are ASCII.
+ */
+export const leadingPageBytes = (page: LeadingPage): Buffer => {
+  const head = listHead(page.order)
+  const tail = listTail({ next: page.next, prev: page.prev, hasNext: page.prev !== "" })
+  const { order, posts } = page
+  // Each entry is `"id":json` and a comma between entries; ids and the head and tail are ASCII.
+  let length = head.length + tail.length + Math.max(0, order.length - 1)
+  for (let i = 0; i < order.length; i++) length += order[i].length + 3 + Buffer.byteLength(posts[i], "utf8")
+  const bytes = Buffer.allocUnsafe(length)
+  let at = bytes.write(head, 0, "latin1")
+  for (let i = 0; i < order.length; i++) {
+    if (i > 0) bytes[at++] = COMMA
+    bytes[at++] = QUOTE
+    at += bytes.write(order[i], at, "latin1")
+    bytes[at++] = QUOTE
+    bytes[at++] = COLON
+    at += bytes.write(posts[i], at, "utf8")
+  }
+  bytes.write(tail, at, "latin1")
+  return bytes
+}
+const COMMA = 0x2c
+const QUOTE = 0x22
+const COLON = 0x3a
 
 /** A raw NUL never appears in JSON text (JSON.stringify escapes it): it marks where a reader's boolean goes. */
 const SLOT = "\u0000"
@@ -326,10 +364,8 @@ export const make = Effect.gen(function*() {
     // Current until this post: read after every earlier change of the channel, not expired, not dropped.
     const currentBefore = (entry: Entry | undefined): entry is Entry & { readonly leading: LeadingPage } =>
       entry !== undefined && entry.leading !== undefined && entry.ticket >= floor && now - entry.at < TTL_MS && before <= entry.ticket
-    const keep = (id: string, entry: Entry, leading: LeadingPage) => {
-      const text = kept(leadingPageText(leading))
-      store(id, { channelId, text, size: sizeOf(text, leading), ticket: counter, at: entry.at, leading })
-    }
+    const keep = (id: string, entry: Entry, leading: LeadingPage) =>
+      store(id, { channelId, text: undefined, size: sizeOf(leading), ticket: counter, at: entry.at, leading })
     // Page 0 first: page 1 takes what page 0 pushed out (the same key but its page number).
     const moved = new Map<string, { readonly before: LeadingPage; readonly after: LeadingPage }>()
     for (const id of keys) {
@@ -362,6 +398,7 @@ export const make = Effect.gen(function*() {
       dropAll()
     }
   }
+  const textOf = (entry: Entry): KeptPage => entry.text ?? leadingPageBytes(entry.leading!)
   /** Whether nothing dropped everything and the channel did not change since `ticket` was taken. */
   const unchangedSince = (channelId: string, ticket: number) => ticket >= floor && (changed.get(channelId) ?? 0) <= ticket
 
@@ -379,7 +416,7 @@ export const make = Effect.gen(function*() {
       }
       if (!unchangedSince(channelId, entry.ticket)) pageCacheCounts.changed++
       else if (clock.unsafeCurrentTimeMillis() - entry.at >= TTL_MS) pageCacheCounts.expired++
-      else return entry.text
+      else return textOf(entry)
       entries.delete(`${channelId}|${key}`)
       chars -= entry.size
       leadingKeys.get(channelId)?.delete(`${channelId}|${key}`)
@@ -388,14 +425,16 @@ export const make = Effect.gen(function*() {
     peek: (channelId, key) => {
       const entry = entries.get(`${channelId}|${key}`)
       return entry !== undefined && unchangedSince(channelId, entry.ticket) && clock.unsafeCurrentTimeMillis() - entry.at < TTL_MS
-        ? entry.text
+        ? textOf(entry)
         : undefined
     },
     ticket: () => counter,
     put: (channelId, key, ticket, page, leading) => {
-      const text = kept(page)
-      const size = sizeOf(text, leading)
-      if (!unchangedSince(channelId, ticket) || size > MAX_CHARS / 100) return
+      if (!unchangedSince(channelId, ticket)) return
+      // A newest page is kept as its parts only (Entry).
+      const text = leading === undefined ? kept(page) : undefined
+      const size = sizeOf(text ?? leading!)
+      if (size > MAX_CHARS / 100) return
       store(`${channelId}|${key}`, { channelId, text, size, ticket, at: clock.unsafeCurrentTimeMillis(), leading })
     },
     reader: (userId, channelId) => readers.get(userId, channelId, clock.unsafeCurrentTimeMillis()),

@@ -127,7 +127,7 @@ describe("channel pages from the page cache", () => {
     try {
       const { owner, members: [bob], team } = await teamWith(server, 1)
       const channel = await channelIn(owner, team, "O", [bob])
-      for (let i = 0; i < 8; i++) await say(owner, channel.id, `post ${i}`)
+      for (let i = 0; i < 8; i++) await say(owner, channel.id, i === 3 ? "naïve café ✓" : `post ${i}`)
       const token = bob.client.getToken()
       // Pages 0 and 1 (page 1 takes what page 0 pushes out), with and without collapsed threads.
       const queries = [
@@ -153,6 +153,8 @@ describe("channel pages from the page cache", () => {
       const plain: Array<Partial<Post>> = [
         { message: "plain" },
         { message: "props in PostgreSQL's order", props: { b: "1", aa: "two", ccc: true } },
+        // Beyond ASCII: a newest page is written out from its posts' UTF-8 bytes on each read.
+        { message: "ünïcödé, 日本語 and 🎉" },
         { message: "plain again" }
       ]
       for (const input of plain) {
