@@ -134,9 +134,14 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
             return new JsonText(cached)
           }
           pageCacheCounts.checked++
+          // The caller's recently viewed channels' rows come with this one's, and are kept where they let them read.
           const readerTicket = pages.readerTicket()
-          const row = yield* posts.gate(gate.cte)
+          const rows = yield* posts.gates(access.readerGates(caller, channel_id))
+          const row = rows.find((r) => (r as { readonly id?: unknown }).id === channel_id)
           yield* gate.decide(row)
+          for (const other of rows) {
+            if (other !== row && access.readsNow(caller, other)) pages.keepReader(caller.userId, (other as { readonly id: string }).id, readerTicket, other)
+          }
           pages.keepReader(caller.userId, channel_id, readerTicket, row)
           return new JsonText(cached)
         }

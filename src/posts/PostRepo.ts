@@ -98,6 +98,8 @@ export interface PostRepoService {
   readonly gatedList: (list: GatedList, options: HydrateOptions) => Effect.Effect<GatedPosts, DbError>
   /** The gate's row alone (`row_to_json(access)`, undefined when none), for a list answered from PageCache. */
   readonly gate: (gate: Statement.Fragment) => Effect.Effect<unknown, DbError>
+  /** Every row of a gate whose `access` CTE has several (Access.readerGates), as `gate` gives one. */
+  readonly gates: (gate: Statement.Fragment) => Effect.Effect<ReadonlyArray<unknown>, DbError>
   /**
    * The gate's row and, when it allows, which of `threads` (root ids) the viewer follows: a collapsed-threads page
    * answered from PageCache, whose roots show the caller's own is_following.
@@ -428,6 +430,12 @@ export const make = Effect.gen(function*() {
       Effect.map(
         db.read(sql`WITH ${gate} SELECT row_to_json(a) AS access FROM access a`),
         (rows) => (rows as ReadonlyArray<{ readonly access: unknown }>)[0]?.access
+      ),
+
+    gates: (gate) =>
+      Effect.map(
+        db.read(sql`WITH ${gate} SELECT row_to_json(a) AS access FROM access a`),
+        (rows) => (rows as ReadonlyArray<{ readonly access: unknown }>).map((row) => row.access)
       ),
 
     // One key lookup per root (thread_memberships' primary key), only where the gate allows.

@@ -187,6 +187,46 @@ describe("channel pages from the page cache", () => {
     }
   })
 
+  it("one access check keeps the rows of the caller's other channels: their first cached pages cost no statement", async () => {
+    const { owner, members: [bob], team } = await teamWith(server, 1)
+    const open = await channelIn(owner, team, "O", [bob])
+    const secret = await channelIn(owner, team, "P", [bob])
+    const other = await channelIn(owner, team, "O", [])
+    const closed = await channelIn(owner, team, "P", [])
+    for (const channel of [open, secret, other, closed]) {
+      await say(owner, channel.id, `in ${channel.name}`)
+      // The owner's reads put each page in the cache.
+      expect((await page(server, owner.client.getToken(), undefined, channel.id)).status).toBe(200)
+    }
+    const token = bob.client.getToken()
+    const checks = async (channelId: string) => {
+      const read = await statementsDuring(() => page(server, token, undefined, channelId))
+      expect(read.statements.filter((st) => readsPosts(st.text))).toEqual([])
+      return { status: read.value.status, text: read.value.text, checks: read.statements.filter((st) => accessCheck(st.text)).length }
+    }
+    const first = await checks(open.id)
+    expect(first).toMatchObject({ status: 200, checks: 1 })
+    expect(messages(first.text)).toContain(`in ${open.name}`)
+    // The private channel bob is a member of came with that check.
+    const second = await checks(secret.id)
+    expect(second).toMatchObject({ status: 200, checks: 0 })
+    expect(messages(second.text)).toContain(`in ${secret.name}`)
+    // Channels bob is not a member of are checked on their own: a public one of his team is read, a private one refused.
+    expect(await checks(other.id)).toMatchObject({ status: 200, checks: 1 })
+    const refused = await checks(closed.id)
+    expect(refused).toMatchObject({ status: 403, checks: 1 })
+    expect(refused.text).not.toContain(`in ${closed.name}`)
+
+    // A row kept through another channel's check is forgotten with the rest: removed from the private channel after
+    // a check of the open one kept its row, bob is refused its page (read again: the removal posted to the channel).
+    await owner.client.addToTeam(team.id, (await newUser(server.url, "erin")).user.id)
+    expect(await checks(open.id)).toMatchObject({ status: 200, checks: 1 })
+    await owner.client.removeFromChannel(bob.user.id, secret.id)
+    const removed = await page(server, token, undefined, secret.id)
+    expect(removed.status).toBe(403)
+    expect(removed.text).not.toContain(`in ${secret.name}`)
+  })
+
   it("checks access on every request: a member removed from a private channel is refused its cached page", async () => {
     const { owner, members: [bob], team } = await teamWith(server, 1)
     const channel = await channelIn(owner, team, "P", [bob])
