@@ -178,12 +178,16 @@ export const make = Effect.gen(function*() {
       ? sql`a.is_member OR (a.type = 'O' AND a.is_team_member)`
       : sql`a.is_member`
 
-  const channelGate = (caller: Caller, channelId: string, mode: "read" | "write"): ChannelGate => ({
-    cte: sql`access AS (
+  /** The `access` CTE: a gate row for each channel `where` picks. */
+  const accessCte = (caller: Caller, mode: "read" | "write", where: Statement.Fragment) =>
+    sql`access AS (
       SELECT a.*, (${allowedSql(caller, mode)}) AS allowed
       FROM (SELECT c.id, c.team_id, c.type, c.name, c.display_name, c.delete_at,
                    ${membership(caller)}
-            FROM channels c WHERE c.id = ${channelId}) a)`,
+            FROM channels c WHERE ${where}) a)`
+
+  const channelGate = (caller: Caller, channelId: string, mode: "read" | "write"): ChannelGate => ({
+    cte: accessCte(caller, mode, sql`c.id = ${channelId}`),
     decide: (row) => {
       if (row === undefined || row === null) return Effect.fail(channelNotFound())
       let decoded: ChannelAccessRow
@@ -199,15 +203,14 @@ export const make = Effect.gen(function*() {
   // The limit is in the text, not a parameter: a generic plan costs a parameter's limit as a tenth of the rows, which
   // could make it look dearer than the custom plans and have the statement planned again on every run.
   const readerGates = (caller: Caller, channelId: string) =>
-    sql`access AS (
-      SELECT a.*, (${allowedSql(caller, "read")}) AS allowed
-      FROM (SELECT c.id, c.team_id, c.type, c.name, c.display_name, c.delete_at,
-                   ${membership(caller)}
-            FROM channels c
-            WHERE c.id = ANY(array_append(ARRAY(
-              SELECT cm0.channel_id FROM channel_members cm0
-              WHERE cm0.user_id = ${caller.userId} AND cm0.channel_id <> ${channelId}
-              ORDER BY cm0.last_viewed_at DESC LIMIT ${sql.literal(String(READER_CHANNELS - 1))}), ${channelId}::text))) a)`
+    accessCte(
+      caller,
+      "read",
+      sql`c.id = ANY(array_append(ARRAY(
+        SELECT cm0.channel_id FROM channel_members cm0
+        WHERE cm0.user_id = ${caller.userId} AND cm0.channel_id <> ${channelId}
+        ORDER BY cm0.last_viewed_at DESC LIMIT ${sql.literal(String(READER_CHANNELS - 1))}), ${channelId}::text))`
+    )
 
   const teamMember = (caller: Caller, teamId: string) =>
     Effect.gen(function*() {

@@ -96,9 +96,10 @@ export interface PostRepoService {
    * boolean `allowed`: Access.channelGate) allows: a caller without access gets no ids and no posts.
    */
   readonly gatedList: (list: GatedList, options: HydrateOptions) => Effect.Effect<GatedPosts, DbError>
-  /** The gate's row alone (`row_to_json(access)`, undefined when none), for a list answered from PageCache. */
-  readonly gate: (gate: Statement.Fragment) => Effect.Effect<unknown, DbError>
-  /** Every row of a gate whose `access` CTE has several (Access.readerGates), as `gate` gives one. */
+  /**
+   * The gate's rows alone (`row_to_json(access)`, one per channel of Access.readerGates), for a list answered from
+   * PageCache; each as ChannelGate.decide takes it.
+   */
   readonly gates: (gate: Statement.Fragment) => Effect.Effect<ReadonlyArray<unknown>, DbError>
   /**
    * The gate's row and, when it allows, which of `threads` (root ids) the viewer follows: a collapsed-threads page
@@ -425,12 +426,6 @@ export const make = Effect.gen(function*() {
           threaded
         } satisfies GatedPosts
       }),
-
-    gate: (gate) =>
-      Effect.map(
-        db.read(sql`WITH ${gate} SELECT row_to_json(a) AS access FROM access a`),
-        (rows) => (rows as ReadonlyArray<{ readonly access: unknown }>)[0]?.access
-      ),
 
     gates: (gate) =>
       Effect.map(
