@@ -17,7 +17,7 @@
  *
  * Environment: BENCH_LOAD_LEVELS (500,1000,2000,5000), BENCH_LOAD_SECONDS measured per level (60),
  * BENCH_LOAD_WARMUP_SECONDS before each level's measurement (10), BENCH_LOAD_RATE requests/s per user (0.12),
- * BENCH_LOAD_CHANNELS_PER_USER (5), BENCH_LOAD_CONTINUE=1 to run the levels after a failing one, BENCH_LOAD_TIMELINE=1 to print each second's requests, average and slowest latency, BENCH_PG_URL,
+ * BENCH_LOAD_WEIGHTS (35,25,15,25: the actions above in order), BENCH_LOAD_CHANNELS_PER_USER (5), BENCH_LOAD_CONTINUE=1 to run the levels after a failing one, BENCH_LOAD_TIMELINE=1 to print each second's requests, average and slowest latency, BENCH_PG_URL,
  * BENCH_LOAD_POOL (the service's database pool, 10), BENCH_LOAD_SOCKET_WORKERS (threads holding the sockets, 1),
  * BENCH_LOAD_DRAIN_SECONDS (10: how long a window's unanswered requests are waited for before they count as errors),
  * BENCH_SAME_SESSION=1 (the service in the bench's session rather than its own; see docs/performance.md).
@@ -39,6 +39,14 @@ const LEVELS = (process.env.BENCH_LOAD_LEVELS ?? "500,1000,2000,5000").split(","
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60)
 const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 10)
 const RATE = Number(process.env.BENCH_LOAD_RATE ?? 0.12)
+/**
+ * BENCH_LOAD_WEIGHTS: the four actions' weights in order (channel switch, older page, post, team unreads), 35,25,15,25
+ * by default, as load-test-ng's. Changing one and comparing the CPU per request tells what that action costs in place.
+ */
+const WEIGHTS = (process.env.BENCH_LOAD_WEIGHTS ?? "35,25,15,25").split(",").map(Number)
+if (WEIGHTS.length !== 4 || WEIGHTS.some((w) => !(w >= 0)) || WEIGHTS.every((w) => w === 0)) {
+  throw new Error(`BENCH_LOAD_WEIGHTS: four weights (switch, older page, post, unreads), not all 0; got ${process.env.BENCH_LOAD_WEIGHTS}`)
+}
 const CHANNELS_PER_USER = Number(process.env.BENCH_LOAD_CHANNELS_PER_USER ?? 5)
 const CONTINUE = process.env.BENCH_LOAD_CONTINUE === "1"
 /** Worker threads holding the users' sockets (bench/load-sockets.ts); the main thread only sends and times requests. */
@@ -189,7 +197,7 @@ export const runLoad = async () => {
 
     const actions: Array<{ weight: number; requests: number; run: (u: User) => Promise<void> }> = [
       {
-        weight: 35, requests: 2, run: async (u) => {
+        weight: WEIGHTS[0], requests: 2, run: async (u) => {
           const previous = u.current
           const next = u.channels[Math.floor(Math.random() * u.channels.length)]
           u.current = next
@@ -197,15 +205,15 @@ export const runLoad = async () => {
           await call("view", u, "POST", "/api/v4/channels/members/me/view", { channel_id: next, prev_channel_id: previous })
         }
       },
-      { weight: 25, requests: 1, run: (u) => call("older page", u, "GET", `/api/v4/channels/${u.current}/posts?page=1&per_page=60`) },
+      { weight: WEIGHTS[1], requests: 1, run: (u) => call("older page", u, "GET", `/api/v4/channels/${u.current}/posts?page=1&per_page=60`) },
       {
-        weight: 15, requests: 1, run: (u) => {
+        weight: WEIGHTS[2], requests: 1, run: (u) => {
           const t = ++tag
           sentAt.set(t, performance.now())
           return call("post", u, "POST", "/api/v4/posts", { channel_id: u.current, message: `load lt-${t}- a message of ordinary length for the simulation` })
         }
       },
-      { weight: 25, requests: 1, run: (u) => call("unread", u, "GET", "/api/v4/users/me/teams/unread") }
+      { weight: WEIGHTS[3], requests: 1, run: (u) => call("unread", u, "GET", "/api/v4/users/me/teams/unread") }
     ]
     const totalWeight = actions.reduce((a, x) => a + x.weight, 0)
     const pick = () => {
