@@ -62,11 +62,10 @@ export const PAGE_CACHE_CLEAR_TOPIC = "service:page-cache-clear"
  */
 const TTL_MS = 60_000
 /**
- * Characters kept: texts (as UTF-8 bytes), pieces and a newest page's parts. A 60-post newest page was about 60,000
- * of them when it kept its text beside its posts' JSON (half that since it keeps only the parts, Entry): 1,600 such
- * pages, the two newest of 800 channels. V8 keeps the parts
- * without characters beyond Latin-1 at a byte a character, so about 96 MB for such pages (more for other scripts). At 32 million
- * (until 2026-11-28) the newest pages of the load simulation's 310-410 channels at 7,500-10,000 users did not fit,
+ * Characters kept: texts (as UTF-8 bytes), pieces and a newest page's parts. A 60-post newest page is about 30,000
+ * of them (its posts' JSON; it kept its text beside them, twice that, until 2026-11-29): 3,200 such pages, the two
+ * newest of 1,600 channels. V8 keeps the parts without characters beyond Latin-1 at a byte a character, so about
+ * 96 MB (more for other scripts). At 32 million (until 2026-11-28) the newest pages of the load simulation's 310-410 channels at 7,500-10,000 users did not fit,
  * and the oldest went out as others came in: 22-30% of pages were read for want of an entry, against 0.1% at 5,000
  * users (200 channels).
  */
