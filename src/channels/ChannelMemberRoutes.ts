@@ -235,8 +235,12 @@ export const ViewBody = Schema.Struct({
  * each time it switches to it, and rewriting a row that is already read cost a write and its commit per switch. A
  * channel already read keeps its last_viewed_at (nothing was posted since: it is not older than the channel's last
  * post), which the answer reports as it is.
+ *
+ * The user's sockets get `multiple_channels_viewed` alone, as from Mattermost 9 on: `channel_viewed` is its deprecated
+ * predecessor (model.WebsocketEventChannelViewed), which the clients handle only for older servers and which cost
+ * every channel switch a second event, its delivery and a second push intent for the same channels (issue 31).
  */
-const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: string) =>
+const markViewed = (userId: string, channelIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const ids = [...new Set(channelIds.filter((id) => id !== ""))]
     if (ids.some((id) => !isId(id))) return yield* badRequest("api.context.invalid_body_param.app_error", "Invalid channel_id.")
@@ -246,17 +250,13 @@ const markViewed = (userId: string, channelIds: ReadonlyArray<string>, current: 
     const rows = ids.length <= 2 ? yield* (yield* ChannelViews).markViewed(userId, ids, now) : yield* ChannelMemberRepo.markViewed(userId, ids, now)
     const answer = toViewResponse(rows)
     const times = answer.last_viewed_at_times
-    if (rows.length > 0) {
-      const bus = yield* EventBus
-      yield* bus.publish(DomainEvent.MultipleChannelsViewed({ channelTimes: times }), { user_id: userId })
-      if (current in times) yield* bus.publish(DomainEvent.ChannelViewed({ channelId: current }), { user_id: userId })
-    }
+    if (rows.length > 0) yield* (yield* EventBus).publish(DomainEvent.MultipleChannelsViewed({ channelTimes: times }), { user_id: userId })
     return answer
   })
 
 /** POST /channels/members/{user_id}/view once the user and the body are known (also src/http/FastPath.ts). */
 export const viewedChannel = (userId: string, body: typeof ViewBody.Type) =>
-  markViewed(userId, [body.channel_id, body.prev_channel_id], body.channel_id)
+  markViewed(userId, [body.channel_id, body.prev_channel_id])
 
 const viewChannel = Effect.gen(function*() {
   const params = yield* Decode.params(UserParams)
@@ -271,7 +271,7 @@ const markRead = Effect.gen(function*() {
   const params = yield* Decode.params(UserParams)
   const userId = yield* selfOrAdmin(params.user_id)
   const ids = yield* Decode.body(IdsBody)
-  return yield* respondWith(ChannelViewResponse, yield* markViewed(userId, ids, ""))
+  return yield* respondWith(ChannelViewResponse, yield* markViewed(userId, ids))
 })
 
 const channelUnread = Effect.gen(function*() {
