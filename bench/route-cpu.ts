@@ -92,6 +92,7 @@ const main = async () => {
     console.log(`route CPU: ${USERS} users, ${REQUESTS} requests per route and round at concurrency ${CONCURRENCY}; machine ${JSON.stringify(machine())}`)
     // Warm-up: every route once over, so caches and compiled code are as in a running service.
     for (const route of routes) await run(pool, users, route)
+    console.log("warmed up; measuring")
     const results = new Map<string, Array<number>>()
     for (let round = 0; round < ROUNDS; round++) {
       for (const route of routes) {

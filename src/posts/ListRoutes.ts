@@ -9,7 +9,7 @@ import { badRequest, forbidden, notFound } from "../http/ApiError.ts"
 import * as Decode from "../http/Decode.ts"
 import { json, JsonText } from "../http/Respond.ts"
 import { OwnUserParam, ownUser } from "./OwnUser.ts"
-import { followingPage, followingText, listText, type LeadingPage, PageCache, type PageCacheService } from "./PageCache.ts"
+import { followingPage, followingText, leadingPage, listText, type LeadingPage, PageCache, type PageCacheService } from "./PageCache.ts"
 import { PostRepo, type WindowQuery } from "./PostRepo.ts"
 import { postList } from "./PostWire.ts"
 
@@ -182,7 +182,7 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
       // shift (PageCache.withNewPost, shiftedBy).
       const leading: LeadingPage | undefined = postTexts !== undefined && (q.page === 0 || q.page === 1) && wanted.anchor === undefined &&
           read.threadless
-        ? {
+        ? leadingPage({
           page: q.page === 0 ? 0 : 1,
           perPage: q.per_page,
           collapsedThreads: q.collapsedThreads,
@@ -191,7 +191,7 @@ export const channelPage = (caller: Caller, channel_id: string, q: typeof Channe
           next: page.next,
           prev: page.prev,
           newestAt: read.posts[0]?.create_at ?? 0
-        }
+        })
         : undefined
       pages.put(channel_id, key, ticket, text, leading)
     } else if (postTexts !== undefined) {

@@ -62,10 +62,9 @@ export const PAGE_CACHE_CLEAR_TOPIC = "service:page-cache-clear"
  */
 const TTL_MS = 60_000
 /**
- * Characters kept: texts (as UTF-8 bytes), pieces and a newest page's parts. A 60-post newest page is about 30,000
- * of them (its posts' JSON; it kept its text beside them, twice that, until 2026-11-29): 3,200 such pages, the two
- * newest of 1,600 channels. V8 keeps the parts without characters beyond Latin-1 at a byte a character, so about
- * 96 MB (more for other scripts). At 32 million (until 2026-11-28) the newest pages of the load simulation's 310-410 channels at 7,500-10,000 users did not fit,
+ * Characters kept: texts and a newest page's parts (as UTF-8 bytes), and pieces. A 60-post newest page is about
+ * 30,000 of them (its posts' JSON; it kept its text beside them, twice that, until 2026-11-29): 3,200 such pages, the
+ * two newest of 1,600 channels, about 96 MB. At 32 million (until 2026-11-28) the newest pages of the load simulation's 310-410 channels at 7,500-10,000 users did not fit,
  * and the oldest went out as others came in: 22-30% of pages were read for want of an entry, against 0.1% at 5,000
  * users (200 channels).
  */
@@ -107,7 +106,13 @@ const sum = (texts: ReadonlyArray<string>) => texts.reduce((n, text) => n + text
 
 /** Characters an entry holds: bytes of its text, its pieces, or a leading page's parts (and its ids twice). */
 const sizeOf = (entry: KeptPage | LeadingPage) =>
-  Buffer.isBuffer(entry) ? entry.length : "pieces" in entry ? sum(entry.pieces) : sum(entry.posts) + entry.order.length * 60
+  Buffer.isBuffer(entry) ? entry.length : "pieces" in entry ? sum(entry.pieces) : byteSum(entry.entries) + entry.order.length * 60
+
+const byteSum = (parts: ReadonlyArray<Buffer>) => {
+  let n = 0
+  for (const part of parts) n += part.length
+  return n
+}
 
 /**
  * A page as kept: its text, or (a newest page) its parts, written out on each read (leadingPageBytes). A newest page
@@ -140,8 +145,15 @@ export interface LeadingPage {
   readonly perPage: number
   readonly collapsedThreads: boolean
   readonly order: ReadonlyArray<string>
-  /** JSON of each post of `order`, in that order. */
-  readonly posts: ReadonlyArray<string>
+  /**
+   * Each post of `order`, in that order, as the page writes it (`"id":json`) in UTF-8, made once per post (pageEntry):
+   * a read copies these bytes into its answer. Written out from the posts' JSON text on each read instead, a page's
+   * read cost 42 µs (PageCache.test's parts, on the 2026-11-29 AMD EPYC host), a sixth of a cached page's CPU, and
+   * the pages 0 and 1 of channels are 44% of the load simulation's requests (issue 31); copied, 10 µs.
+   */
+  readonly entries: ReadonlyArray<Buffer>
+  /** The text before the posts (`listHead(order)`), made once per page rather than per read. */
+  readonly head: string
   /** The post before the page (newer: page 0's last for page 1), "" for page 0. */
   readonly next: string
   /** The post after the page (older), "" when none. */
@@ -165,30 +177,51 @@ export const listText = (
 }
 
 const listHead = (order: ReadonlyArray<string>) => `{"order":${JSON.stringify(order)},"posts":{`
+
+/**
+ * A post as a page's bytes hold it, `"id":json`, in a buffer of its own (allocUnsafeSlow): a slice of Node's shared
+ * 8 KB pool, which every small Buffer (each WebSocket frame) is cut from, would keep the whole pool alive for as long as
+ * the page keeps the post. Post ids are ASCII.
+ */
+export const pageEntry = (id: string, json: string): Buffer => {
+  const bytes = Buffer.allocUnsafeSlow(id.length + 3 + Buffer.byteLength(json, "utf8"))
+  bytes[0] = QUOTE
+  let at = 1 + bytes.write(id, 1, "latin1")
+  bytes[at++] = QUOTE
+  bytes[at++] = COLON
+  bytes.write(json, at, "utf8")
+  return bytes
+}
+
+/** A newest page (page 0 or 1) from its posts' JSON text, as `listText` would write it. */
+export const leadingPage = (page: Omit<LeadingPage, "entries" | "head"> & { readonly posts: ReadonlyArray<string> }): LeadingPage => ({
+  page: page.page,
+  perPage: page.perPage,
+  collapsedThreads: page.collapsedThreads,
+  order: page.order,
+  entries: page.order.map((id, i) => pageEntry(id, page.posts[i])),
+  head: listHead(page.order),
+  next: page.next,
+  prev: page.prev,
+  newestAt: page.newestAt
+})
 const listTail = (cursors: { readonly next: string; readonly prev: string; readonly hasNext: boolean }) =>
   `},"next_post_id":${JSON.stringify(cursors.next)},"prev_post_id":${JSON.stringify(cursors.prev)},"has_next":${cursors.hasNext},` +
   `"first_inaccessible_post_time":0}`
 
 /**
- * A newest page's text as UTF-8, as `listText` writes it: written straight into one buffer (a joined string would be
- * flattened, then encoded: about twice the time). Post ids are ASCII.
+ * A newest page's text as UTF-8, as `listText` writes it: its parts' bytes copied into one buffer (a joined string
+ * would be flattened, then encoded: about four times the time). The head and tail are ASCII.
  */
 export const leadingPageBytes = (page: LeadingPage): Buffer => {
-  const head = listHead(page.order)
   const tail = listTail({ next: page.next, prev: page.prev, hasNext: page.prev !== "" })
-  const { order, posts } = page
-  // Each entry is `"id":json` and a comma between entries; ids and the head and tail are ASCII.
-  let length = head.length + tail.length + Math.max(0, order.length - 1)
-  for (let i = 0; i < order.length; i++) length += order[i].length + 3 + Buffer.byteLength(posts[i], "utf8")
-  const bytes = Buffer.allocUnsafe(length)
+  const { entries, head } = page
+  const bytes = Buffer.allocUnsafe(head.length + tail.length + Math.max(0, entries.length - 1) + byteSum(entries))
   let at = bytes.write(head, 0, "latin1")
-  for (let i = 0; i < order.length; i++) {
+  for (let i = 0; i < entries.length; i++) {
     if (i > 0) bytes[at++] = COMMA
-    bytes[at++] = QUOTE
-    at += bytes.write(order[i], at, "latin1")
-    bytes[at++] = QUOTE
-    bytes[at++] = COLON
-    at += bytes.write(posts[i], at, "utf8")
+    bytes.set(entries[i], at)
+    at += entries[i].length
   }
   bytes.write(tail, at, "latin1")
   return bytes
@@ -260,16 +293,18 @@ export const withNewPost = (page: LeadingPage, post: Readonly<Record<string, unk
   const json = JSON.stringify(post)
   // toWire's collapsed-threads fields of a root, last (a new root has no thread yet).
   const text = page.collapsedThreads ? `${json.slice(0, -1)},"last_reply_at":0,"participants":[],"is_following":false}` : json
-  return pushedIn(page, post.id as string, text, "", post.create_at as number)
+  return pushedIn(page, post.id as string, pageEntry(post.id as string, text), "", post.create_at as number)
 }
 
-/** The page with a post put in front (its id and JSON) and, if it was full, its last post pushed out. */
-const pushedIn = (page: LeadingPage, id: string, text: string, next: string, newestAt: number): LeadingPage => {
+/** The page with a post put in front (its id and entry) and, if it was full, its last post pushed out. */
+const pushedIn = (page: LeadingPage, id: string, entry: Buffer, next: string, newestAt: number): LeadingPage => {
   const full = page.order.length === page.perPage
+  const order = [id, ...(full ? page.order.slice(0, -1) : page.order)]
   return {
     ...page,
-    order: [id, ...(full ? page.order.slice(0, -1) : page.order)],
-    posts: [text, ...(full ? page.posts.slice(0, -1) : page.posts)],
+    order,
+    entries: [entry, ...(full ? page.entries.slice(0, -1) : page.entries)],
+    head: listHead(order),
     next,
     prev: full ? page.order[page.order.length - 1] : page.prev,
     newestAt
@@ -282,7 +317,7 @@ const pushedIn = (page: LeadingPage, id: string, text: string, next: string, new
  */
 export const shiftedBy = (page: LeadingPage, before: LeadingPage, after: LeadingPage): LeadingPage | undefined => {
   if (page.page !== 1 || before.order.length !== before.perPage || page.perPage !== before.perPage || page.next !== before.order[before.order.length - 1]) return undefined
-  return pushedIn(page, before.order[before.order.length - 1], before.posts[before.posts.length - 1], after.order[after.order.length - 1], page.newestAt)
+  return pushedIn(page, before.order[before.order.length - 1], before.entries[before.entries.length - 1], after.order[after.order.length - 1], page.newestAt)
 }
 
 /** SERVICE_PAGE_CACHE=false: every page is read (a bench measuring the read itself, or ruling the cache out). */
