@@ -111,7 +111,10 @@ describe("channel lifecycle", () => {
     expectShape(view, Wire.ChannelViewResponse, "view")
     const at = view.last_viewed_at_times[channel.id]
     expect(at).toBeGreaterThanOrEqual(serverChannel.last_post_at)
+    expect(env.log.named("multiple_channels_viewed")).toHaveLength(1)
     expect(env.log.named("multiple_channels_viewed")[0]).toMatchObject({ data: { channel_times: { [channel.id]: at } }, broadcast: { user_id: member.user.id } })
+    // As Mattermost 9 on: channel_viewed, the deprecated form, is not sent beside it.
+    expect(env.log.named("channel_viewed")).toEqual([])
     const after = await member.client.getMyChannelMember(channel.id)
     expect(after).toMatchObject({ msg_count: 3, msg_count_root: 2, mention_count: 0, mention_count_root: 0, last_viewed_at: at })
     expect((await member.client.getMyTeamUnreads()).find((u) => u.team_id === team.id)).toMatchObject({ msg_count: 0, mention_count: 0 })
