@@ -1,13 +1,17 @@
 /**
- * CPU per request of each load-simulation route on its own (bench/load.ts's four actions, no sockets open): the
- * service's CPU (/proc) over a fixed number of requests sent at a fixed concurrency, each route measured in turn, in
- * `BENCH_ROUTE_ROUNDS` rounds (3) whose medians are printed. A quicker and steadier reading than the load simulation
- * of what a change to one route's code costs or saves; the load simulation stays the judge of the whole.
+ * CPU per request of each load-simulation route on its own, on the load simulation's data (bench/LoadData.ts: users
+ * in channels of 50-200 members, every user in five): the service's CPU (/proc) over a fixed number of requests sent
+ * at a fixed concurrency, each route in turn, in `BENCH_ROUTE_ROUNDS` rounds whose medians are printed. Unlike
+ * bench/routes-cpu.ts (one user, one channel, wrk), the requests spread over the users and their channels as the
+ * load's do: the pages are those of many channels, each view switches channels and so writes, and posts are
+ * measured too (without sockets: their delivery is bench/fanout.ts's). A quicker and steadier reading than the load
+ * simulation of what a change to one route costs or saves; the load simulation stays the judge of the whole.
  *
- *   node --import tsx bench/route-cpu.ts
+ *   node --import tsx bench/load-routes.ts
  *
- * Environment: BENCH_ROUTE_REQUESTS per route and round (4000), BENCH_ROUTE_CONCURRENCY (32), BENCH_ROUTE_USERS (1000),
- * BENCH_ROUTE_ROUNDS (3), BENCH_ROUTE_ONLY (a comma list of route names), BENCH_PG_URL.
+ * Environment: BENCH_ROUTE_REQUESTS per route and round (4000), BENCH_ROUTE_CONCURRENCY (32), BENCH_ROUTE_USERS
+ * (1000), BENCH_ROUTE_ROUNDS (3), BENCH_ROUTE_ONLY (a comma list of the names below), BENCH_PAGE_CACHE (true; false
+ * reads every page), BENCH_PG_URL. Alternate runs with the checkout before a change to read its effect.
  */
 import { Pool } from "undici"
 import { machine, median, procReading, processTree, scratchDatabase, startService, type Running } from "./lib.ts"
@@ -84,12 +88,12 @@ const main = async () => {
   const database = await scratchDatabase()
   let service: Running | undefined
   try {
-    service = await startService(database.url)
+    service = await startService(database.url, { SERVICE_PAGE_CACHE: process.env.BENCH_PAGE_CACHE ?? "true" })
     const seeded = await seed(database.url, USERS, 5)
     const users = seeded.users
     for (const u of users) u.current = u.channels[0]
     const pool = new Pool(service.url, { connections: CONCURRENCY, pipelining: 1 })
-    console.log(`route CPU: ${USERS} users, ${REQUESTS} requests per route and round at concurrency ${CONCURRENCY}; machine ${JSON.stringify(machine())}`)
+    console.log(`load routes: ${USERS} users, ${REQUESTS} requests per route and round at concurrency ${CONCURRENCY}; machine ${JSON.stringify(machine())}`)
     // Warm-up: every route once over, so caches and compiled code are as in a running service.
     for (const route of routes) await run(pool, users, route)
     console.log("warmed up; measuring")
@@ -106,7 +110,7 @@ const main = async () => {
         if (errors > 0) throw new Error(`${route.name}: ${errors} errors`)
       }
     }
-    console.log(JSON.stringify({ benchmark: "route-cpu", machine: machine(), medians: Object.fromEntries([...results].map(([k, v]) => [k, Math.round(median(v))])) }))
+    console.log(JSON.stringify({ benchmark: "load-routes", machine: machine(), medians: Object.fromEntries([...results].map(([k, v]) => [k, Math.round(median(v))])) }))
     await pool.close()
   } finally {
     await service?.stop()
