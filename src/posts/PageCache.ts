@@ -149,7 +149,7 @@ export interface LeadingPage {
    * Each post of `order`, in that order, as the page writes it (`"id":json`) in UTF-8, made once per post (pageEntry):
    * a read copies these bytes into its answer. Written out from the posts' JSON text on each read instead, a page's
    * read cost 42 µs (PageCache.test's parts, on the 2026-11-29 AMD EPYC host), a sixth of a cached page's CPU, and
-   * the pages 0 and 1 of channels are 44% of the load simulation's requests (issue 31); copied, 10 µs.
+   * the pages 0 and 1 of channels are 44% of the load simulation's requests (issue 31); copied, 14 µs.
    */
   readonly entries: ReadonlyArray<Buffer>
   /** The text before the posts (`listHead(order)`), made once per page rather than per read. */
@@ -178,12 +178,16 @@ export const listText = (
 
 const listHead = (order: ReadonlyArray<string>) => `{"order":${JSON.stringify(order)},"posts":{`
 
+const listTail = (cursors: { readonly next: string; readonly prev: string; readonly hasNext: boolean }) =>
+  `},"next_post_id":${JSON.stringify(cursors.next)},"prev_post_id":${JSON.stringify(cursors.prev)},"has_next":${cursors.hasNext},` +
+  `"first_inaccessible_post_time":0}`
+
 /**
  * A post as a page's bytes hold it, `"id":json`, in a buffer of its own (allocUnsafeSlow): a slice of Node's shared
  * 8 KB pool, which every small Buffer (each WebSocket frame) is cut from, would keep the whole pool alive for as long as
  * the page keeps the post. Post ids are ASCII.
  */
-export const pageEntry = (id: string, json: string): Buffer => {
+const pageEntry = (id: string, json: string): Buffer => {
   const bytes = Buffer.allocUnsafeSlow(id.length + 3 + Buffer.byteLength(json, "utf8"))
   bytes[0] = QUOTE
   let at = 1 + bytes.write(id, 1, "latin1")
@@ -205,13 +209,10 @@ export const leadingPage = (page: Omit<LeadingPage, "entries" | "head"> & { read
   prev: page.prev,
   newestAt: page.newestAt
 })
-const listTail = (cursors: { readonly next: string; readonly prev: string; readonly hasNext: boolean }) =>
-  `},"next_post_id":${JSON.stringify(cursors.next)},"prev_post_id":${JSON.stringify(cursors.prev)},"has_next":${cursors.hasNext},` +
-  `"first_inaccessible_post_time":0}`
 
 /**
- * A newest page's text as UTF-8, as `listText` writes it: its parts' bytes copied into one buffer (a joined string
- * would be flattened, then encoded: about four times the time). The head and tail are ASCII.
+ * A newest page's text as UTF-8, as `listText` writes it: its parts' bytes copied into one buffer (writing the posts'
+ * JSON text into it on each read took three times as long). The head and tail are ASCII.
  */
 export const leadingPageBytes = (page: LeadingPage): Buffer => {
   const tail = listTail({ next: page.next, prev: page.prev, hasNext: page.prev !== "" })
