@@ -16,7 +16,7 @@ import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import inspector from "node:inspector"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -31,6 +31,7 @@ import { Db } from "../layers/Db.ts"
 import { Sessions } from "../src/auth/Sessions.ts"
 import { rawConfig, type ResolvedConfig } from "../src/Config.ts"
 import { httpServer, makeServer } from "../src/Server.ts"
+import { procReading } from "./lib.ts"
 
 const require = createRequire(import.meta.url)
 const SOCKETS = Number(process.argv[2] ?? 1000)
@@ -140,16 +141,13 @@ const startProfile = async () => {
 }
 
 /**
- * CPU time of the calling thread in µs (utime + stime of /proc/thread-self/stat, in clock ticks of 10 ms): the main
+ * CPU time of the calling thread in µs (utime + stime of /proc/thread-self/stat, read by lib's procReading): the main
  * thread holds the server under test and the posting client, the client sockets are read in a worker thread, so
  * this is the server's side of each delivery (on loopback the kernel's receive processing runs in the writer's
  * system call and is counted here too). Node 20 has no per-thread CPU reading of its own (process.threadCpuUsage
  * came in 23.9).
  */
-const threadCpuUs = () => {
-  const fields = readFileSync("/proc/thread-self/stat", "utf8").split(") ")[1].split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
-}
+const threadCpuUs = () => (procReading("thread-self")?.cpu ?? 0) * 1e6
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 

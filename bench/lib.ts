@@ -269,8 +269,8 @@ export const wrk = (
 const CLOCK_TICKS = 100
 const PAGE = 4096
 
-/** CPU seconds (user + system) and resident bytes of one process, from /proc. */
-export const procReading = (pid: number): { cpu: number; rss: number } | undefined => {
+/** CPU seconds (user + system) and resident bytes of one process (or, as "thread-self", of the calling thread's CPU), from /proc. */
+export const procReading = (pid: number | "thread-self"): { cpu: number; rss: number } | undefined => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")

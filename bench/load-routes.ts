@@ -14,7 +14,7 @@
  * reads every page), BENCH_PG_URL. Alternate runs with the checkout before a change to read its effect.
  */
 import { Pool } from "undici"
-import { machine, median, procReading, processTree, scratchDatabase, startService, type Running } from "./lib.ts"
+import { machine, median, processTree, scratchDatabase, startService, treeReading, type Running } from "./lib.ts"
 import { seed, type User } from "./LoadData.ts"
 
 const REQUESTS = Number(process.env.BENCH_ROUTE_REQUESTS ?? 4000)
@@ -47,7 +47,7 @@ const allRoutes: ReadonlyArray<Route> = [
 const routes = allRoutes.filter((r) => ONLY === undefined || ONLY.includes(r.name))
 if (routes.length === 0) throw new Error(`BENCH_ROUTE_ONLY: none of ${allRoutes.map((r) => r.name).join(", ")}`)
 
-const cpuOf = (service: Running) => processTree(service.pid).reduce((sum, pid) => sum + (procReading(pid)?.cpu ?? 0), 0)
+const cpuOf = (service: Running) => treeReading(processTree(service.pid)).cpu
 
 const run = async (pool: Pool, users: ReadonlyArray<User>, route: Route) => {
   let next = 0
