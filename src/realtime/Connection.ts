@@ -80,7 +80,7 @@ export class Connection {
     const ws = this.ws
     if (ws === undefined || ws.readyState !== 1) return
     if (ws.bufferedAmount > HARD_BUFFER_BYTES) return ws.close(CLOSE_SLOW_CONSUMER.code, CLOSE_SLOW_CONSUMER.reason)
-    ws.sendShared(event.prefixBytes(this.protocol), `${seq}}`)
+    ws.sendShared(event.sharedFrame(this.protocol), seq)
   }
 
   /**

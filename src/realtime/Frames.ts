@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { SharedFrame } from "../../layers/WebSocket.ts"
 import type { Envelope } from "../events/EventBus.ts"
 
 /**
@@ -18,8 +19,8 @@ export interface Kept {
 export class EncodedEvent {
   private v4?: string
   private native?: string
-  private v4Bytes?: Buffer
-  private nativeBytes?: Buffer
+  private v4Frame?: SharedFrame
+  private nativeFrame?: SharedFrame
   private v4Kept?: Kept
   private nativeKept?: Kept
   constructor(
@@ -42,10 +43,10 @@ export class EncodedEvent {
     return this.nativeKept ??= { at: now, prefix: this.prefix("native") }
   }
 
-  /** The prefix as UTF-8, encoded once per event and written to every socket as is (LiveSocket.sendShared). */
-  prefixBytes(protocol: ProtocolName): Buffer {
-    if (protocol === "v4") return this.v4Bytes ??= Buffer.from(this.prefix("v4"), "utf8")
-    return this.nativeBytes ??= Buffer.from(this.prefix("native"), "utf8")
+  /** The prefix as a frame's UTF-8 bytes, made once per event and written to every socket (LiveSocket.sendShared). */
+  sharedFrame(protocol: ProtocolName): SharedFrame {
+    if (protocol === "v4") return this.v4Frame ??= new SharedFrame(Buffer.from(this.prefix("v4"), "utf8"))
+    return this.nativeFrame ??= new SharedFrame(Buffer.from(this.prefix("native"), "utf8"))
   }
 }
 
