@@ -114,8 +114,20 @@ export class SharedFrame {
     readonly head: Buffer
   ) {}
 
+  /** The frame for `seq`: the buffer for its digit count, with its digits written in before the closing brace. */
+  bytes(seq: number): Buffer {
+    const digits = digitsOf(seq)
+    const bytes = this.buffer(digits)
+    let at = bytes.length - 1
+    for (let n = seq, i = 0; i < digits; i++) {
+      bytes[--at] = 48 + (n % 10)
+      n = Math.floor(n / 10)
+    }
+    return bytes
+  }
+
   /** The frame buffer for numbers of `digits` digits: the header, the head, then the digits' room and the brace. */
-  buffer(digits: number): Buffer {
+  private buffer(digits: number): Buffer {
     const kept = this.byDigits[digits]
     if (kept !== undefined) return kept
     const length = this.head.length + digits + 1
@@ -137,9 +149,9 @@ export class SharedFrame {
     return bytes
   }
 
-  /** The socket kept the buffer (its write was queued): later sockets get a new one. */
-  retained(digits: number) {
-    this.byDigits[digits] = undefined
+  /** A socket kept the frame written for `seq` (its write was queued): later numbers of its width get a new buffer. */
+  retained(seq: number) {
+    this.byDigits[digitsOf(seq)] = undefined
   }
 
   /** The whole payload for `seq`, in a buffer of its own. */
@@ -171,16 +183,9 @@ class LiveSocket extends WebSocket implements Peer {
     if (this.readyState !== WebSocket.OPEN || socket === null || internals._sender._state !== 0 || internals._sender._queue.length > 0) {
       return this.send(frame.payload(seq), TEXT)
     }
-    const digits = digitsOf(seq)
-    const bytes = frame.buffer(digits)
-    let at = bytes.length - 1
-    for (let n = seq, i = 0; i < digits; i++) {
-      bytes[--at] = 48 + (n % 10)
-      n = Math.floor(n / 10)
-    }
-    socket.write(bytes)
+    socket.write(frame.bytes(seq))
     // Written at once, the kernel has the bytes; queued, the socket holds on to this buffer (SharedFrame).
-    if (socket.writableLength !== 0) frame.retained(digits)
+    if (socket.writableLength !== 0) frame.retained(seq)
   }
 }
 
