@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client4 } from "../support/Clients.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { send } from "../http/Fetch.ts"
+import { inOneMinute } from "../support/RateWindows.ts"
 import { type Member, teamWithChannel } from "./Fixture.ts"
 import { eventually, MattermostSocket, wsUrl } from "./Sockets.ts"
 
@@ -135,17 +136,20 @@ suite("a Redis outage under traffic on two nodes", () => {
     outage = true
     const outageStarted = Date.now()
     // The auth rate limit still holds on each node while Redis is away (per node, from memory).
-    const statuses: Array<number> = []
     const loginMs: Array<number> = []
-    for (let i = 0; i < 21; i++) {
-      const started = Date.now()
-      statuses.push((await send(`${nodeA.url}/api/v4/users/login`, {
-        method: "POST",
-        headers: { "x-forwarded-for": "203.0.113.99" },
-        json: { login_id: "nobody", password: "wrong-password" }
-      })).status)
-      loginMs.push(Date.now() - started)
-    }
+    const statuses = await inOneMinute(async (attempt) => {
+      const burst: Array<number> = []
+      for (let i = 0; i < 21; i++) {
+        const started = Date.now()
+        burst.push((await send(`${nodeA.url}/api/v4/users/login`, {
+          method: "POST",
+          headers: { "x-forwarded-for": `203.0.113.${attempt}` },
+          json: { login_id: "nobody", password: "wrong-password" }
+        })).status)
+        loginMs.push(Date.now() - started)
+      }
+      return burst
+    })
     expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true)
     expect(statuses[20]).toBe(429)
     await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - outageStarted))))
