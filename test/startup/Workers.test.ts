@@ -68,7 +68,9 @@ const pingOnNewConnection = (url: string) =>
 
 /**
  * The service with SERVICE_WORKERS=`setting` on a fresh database and Redis, from the production build: three
- * processes (and a replacement) start much faster than through tsx.
+ * processes (and a replacement) start much faster than through tsx. A stop skips the drain and waits a second for
+ * sockets to resume elsewhere (the defaults, 5 s and 6 s, are test/startup/Shutdown.test.ts's): what these tests ask
+ * of a stop is that every worker ends and the supervisor exits 0.
  */
 const startWorkers = async (setting: string, dir: string) =>
   startProcess({
@@ -76,7 +78,9 @@ const startWorkers = async (setting: string, dir: string) =>
     SERVICE_PORT: String(await freePort()),
     SERVICE_DATA_DIR: dir,
     ...clusterEnv(await createTestDatabase(), redisUrl()),
-    SERVICE_LOG_LEVEL: "info"
+    SERVICE_LOG_LEVEL: "info",
+    SERVICE_SHUTDOWN_DRAIN_MS: "0",
+    SERVICE_SHUTDOWN_HANDOVER_MS: "1000"
   }, FROM_BUILD)
 
 afterAll(async () => {
@@ -337,7 +341,7 @@ describe("SERVICE_WORKERS=auto without Redis", () => {
 
   it("runs the server in one process and logs why", async () => {
     const { SERVICE_CACHE_URL: _cache, ...env } = clusterEnv(await createTestDatabase(), redisUrl())
-    single = startProcess({ SERVICE_WORKERS: "auto", SERVICE_PORT: String(await freePort()), SERVICE_DATA_DIR: singleDir, ...env, SERVICE_LOG_LEVEL: "info" }, FROM_BUILD)
+    single = startProcess({ SERVICE_WORKERS: "auto", SERVICE_PORT: String(await freePort()), SERVICE_DATA_DIR: singleDir, ...env, SERVICE_LOG_LEVEL: "info", SERVICE_SHUTDOWN_DRAIN_MS: "0" }, FROM_BUILD)
     await waitUntilLive(single, LIVE_WITHIN_MS)
     const choice = single.logs().find((l) => String(l.message).startsWith("SERVICE_WORKERS=auto:"))
     expect(choice).toMatchObject({
