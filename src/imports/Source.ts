@@ -31,6 +31,30 @@ export interface Source {
 
 const fail = (message: string) => new SourceError({ message })
 
+/**
+ * Lines go downstream in chunks of up to this many lines or characters, whichever comes first: a stream element per
+ * line cost more than the checks of the line itself (a 90,000-line file took 1.5 s to read line by line and 0.3 s in
+ * chunks), while the characters bound what a chunk holds whatever the lines' lengths.
+ */
+const CHUNK_LINES = 500
+const CHUNK_CHARS = 1 << 20
+
+/** readline's lines, gathered into arrays as they come. */
+async function* gathered(lines: AsyncIterable<string>): AsyncGenerator<Array<string>> {
+  let batch: Array<string> = []
+  let chars = 0
+  for await (const text of lines) {
+    batch.push(text)
+    chars += text.length
+    if (batch.length >= CHUNK_LINES || chars >= CHUNK_CHARS) {
+      yield batch
+      batch = []
+      chars = 0
+    }
+  }
+  if (batch.length > 0) yield batch
+}
+
 const readLines = (open: () => Promise<Readable>): Stream.Stream<NumberedLine, SourceError> =>
   Stream.unwrapScoped(Effect.gen(function*() {
     const input = yield* Effect.acquireRelease(
@@ -38,9 +62,9 @@ const readLines = (open: () => Promise<Readable>): Stream.Stream<NumberedLine, S
       (s) => Effect.sync(() => s.destroy())
     )
     const reader = createInterface({ input, crlfDelay: Infinity })
-    return Stream.fromAsyncIterable(reader, (e) => fail(`reading the JSONL failed: ${e instanceof Error ? e.message : String(e)}`)).pipe(
-      Stream.zipWithIndex,
-      Stream.map(([text, index]) => ({ line: index + 1, text }))
+    let numbered = 0
+    return Stream.fromAsyncIterable(gathered(reader), (e) => fail(`reading the JSONL failed: ${e instanceof Error ? e.message : String(e)}`)).pipe(
+      Stream.mapConcat((batch) => batch.map((text) => ({ line: ++numbered, text })))
     )
   }))
 

@@ -1,4 +1,4 @@
-import { Effect, Either, ParseResult, Schema, Stream } from "effect"
+import { Chunk, Effect, Either, ParseResult, Schema, Stream } from "effect"
 import * as Bulk from "../../schemas/BulkImport.ts"
 import { channelNameProblem, fieldsProblem } from "../channels/ChannelValidation.ts"
 import { MESSAGE_MAX_RUNES, runeLength } from "../posts/MessageText.ts"
@@ -76,7 +76,17 @@ const EMOJI_NAME = /^[a-zA-Z0-9_+-]{1,64}$/
 const rolesProblem = (roles: string | null | undefined) =>
   /^[a-z0-9_ ]*$/.test(roles ?? "") ? undefined : `invalid roles "${(roles ?? "").slice(0, 80)}" (role names separated by spaces)`
 
-/** The running state of the pass: names defined so far. */
+/**
+ * A line's finding: a problem, or one that holds only if a lookup (the server, or the zip's or folder's files) says
+ * the name is not there. A line keeps its findings in order, so its problems read in the order of its fields.
+ */
+type Finding = string | { readonly lookup: Effect.Effect<boolean, unknown>; readonly cacheKey?: string; readonly problem: string }
+
+/**
+ * The running state of the pass: names defined so far. A line is checked synchronously; only a name neither defined
+ * by an earlier line nor looked up before, or a file's presence, costs an effect (a 90,000-line file spent more time
+ * running an effect per check than checking: 6.5 s against 2.1 s).
+ */
 export class Checker {
   readonly teams = new Set<string>()
   readonly channels = new Set<string>()
@@ -85,148 +95,171 @@ export class Checker {
   readonly counts: Record<string, number> = {}
   sawVersion = false
   private readonly cache = new Map<string, boolean>()
+  private findings: Array<Finding> = []
 
   constructor(readonly source: Source, readonly existing: Existing) {}
 
-  private known(key: string, inFile: boolean, lookup: () => Effect.Effect<boolean, unknown>) {
-    if (inFile) return Effect.succeed(true)
+  private add(message: string | undefined) {
+    if (message !== undefined) this.findings.push(message)
+  }
+
+  /** A name the file defines, the server held when asked before, or one to ask the server about. */
+  private known(key: string, inFile: boolean, lookup: () => Effect.Effect<boolean, unknown>, problem: string) {
+    if (inFile) return
     const cached = this.cache.get(key)
-    if (cached !== undefined) return Effect.succeed(cached)
-    return Effect.tap(Effect.orElseSucceed(lookup(), () => false), (found) => Effect.sync(() => this.cache.set(key, found)))
+    if (cached === true) return
+    if (cached === false) return this.add(problem)
+    this.findings.push({ lookup: lookup(), cacheKey: key, problem })
   }
 
-  private userKnown(username: string) {
-    return this.known(`u/${username}`, this.users.has(username.toLowerCase()), () => this.existing.user(username))
+  private namedUsers(names: ReadonlyArray<string>, what: string) {
+    for (const name of names) {
+      this.known(`u/${name}`, this.users.has(name.toLowerCase()), () => this.existing.user(name), `${what}: no user "${name}" (define it on an earlier line)`)
+    }
   }
 
-  check(input: NumberedLine): Effect.Effect<void> {
-    const self = this
-    return Effect.gen(function*() {
-      const problems: Array<string> = []
-      const add = (message: string | undefined) => {
-        if (message !== undefined) problems.push(message)
-      }
-      if (input.text.trim() === "") return
-      const decoded = decodeLine(input.text)
-      if (Either.isLeft(decoded)) {
-        self.problems.push({ line: input.line, message: decoded.left })
-        return
-      }
-      const data = decoded.right
-      self.counts[data.type] = (self.counts[data.type] ?? 0) + 1
-      if (!self.sawVersion && data.type !== "version") add("the first line must be {\"type\":\"version\",\"version\":1}")
-      const users = (names: ReadonlyArray<string>, what: string) =>
-        Effect.forEach(names, (name) =>
-          Effect.map(self.userKnown(name), (ok) => (ok ? undefined : add(`${what}: no user "${name}" (define it on an earlier line)`))), { discard: true })
-      const attachments = (list: ReadonlyArray<Bulk.Attachment> | null | undefined, what: string) =>
-        Effect.forEach(list ?? [], (a) =>
-          Effect.map(self.source.has(a.path), (ok) => (ok ? undefined : add(`${what}: attachment "${a.path}" is not in the ${self.source.kind === "zip" ? "zip" : "JSONL's folder"}`))), { discard: true })
-      const content = (p: Bulk.Reply, what: string) =>
-        Effect.gen(function*() {
-          yield* users([p.user], `${what} user`)
-          if (runeLength(p.message) > MESSAGE_MAX_RUNES) add(`${what} message is longer than ${MESSAGE_MAX_RUNES} characters`)
-          yield* users(p.flagged_by ?? [], `${what} flagged_by`)
-          yield* users((p.reactions ?? []).map((r) => r.user), `${what} reaction`)
-          for (const r of p.reactions ?? []) if (!EMOJI_NAME.test(r.emoji_name)) add(`${what} reaction: invalid emoji name "${r.emoji_name}"`)
-          yield* attachments(p.attachments, what)
-        })
-      const root = (p: Bulk.Post | Bulk.DirectPost, what: string) =>
-        Effect.gen(function*() {
-          yield* content(p, what)
-          for (const [i, reply] of (p.replies ?? []).entries()) {
-            yield* content(reply, `${what} reply ${i + 1}`)
-            if (reply.create_at < p.create_at) add(`${what} reply ${i + 1} is older than its post (create_at)`)
-          }
-          yield* users((p.thread_followers ?? []).map((f) => f.user), `${what} thread_followers`)
-        })
+  private file(name: string, problem: string) {
+    this.findings.push({ lookup: this.source.has(name), problem: `${problem} is not in the ${this.source.kind === "zip" ? "zip" : "JSONL's folder"}` })
+  }
 
-      switch (data.type) {
-        case "version":
-          if (self.sawVersion) add("a second version line")
-          if (data.version !== 1) add(`version ${data.version} is not supported (only version 1)`)
-          self.sawVersion = true
-          break
-        case "team": {
-          const t = data.team
-          add(teamNameProblem(t.name))
-          add(displayNameProblem(t.display_name))
-          self.teams.add(t.name)
-          // A new team comes with its default channels, which lines may name without defining them.
-          for (const d of DEFAULT_CHANNELS) self.channels.add(`${t.name}/${d.name}`)
-          break
-        }
-        case "channel": {
-          const c = data.channel
-          add(channelNameProblem(c.name))
-          add(fieldsProblem({ display_name: c.display_name, header: c.header ?? undefined, purpose: c.purpose ?? undefined })?.[1])
-          const team = yield* self.known(`t/${c.team}`, self.teams.has(c.team), () => self.existing.team(c.team))
-          if (!team) add(`no team "${c.team}" (define it on an earlier line)`)
-          self.channels.add(`${c.team}/${c.name}`)
-          break
-        }
-        case "user": {
-          const u = data.user
-          if (!USERNAME_PATTERN.test(u.username)) add(`invalid username "${u.username.slice(0, 80)}" (1 to 64 lowercase letters, digits, '.', '-', '_')`)
-          if (!isValidEmail(u.email)) add(`invalid email "${u.email.slice(0, 128)}"`)
-          if (typeof u.profile_image === "string" && !(yield* self.source.has(u.profile_image))) {
-            add(`profile_image "${u.profile_image}" is not in the ${self.source.kind === "zip" ? "zip" : "JSONL's folder"}`)
-          }
-          add(rolesProblem(u.roles))
-          for (const t of u.teams ?? []) {
-            const team = yield* self.known(`t/${t.name}`, self.teams.has(t.name), () => self.existing.team(t.name))
-            if (!team) add(`teams: no team "${t.name}"`)
-            add(rolesProblem(t.roles))
-            for (const c of t.channels ?? []) {
-              const key = `${t.name}/${c.name}`
-              const channel = yield* self.known(`c/${key}`, self.channels.has(key), () => self.existing.channel(t.name, c.name))
-              if (!channel) add(`teams.channels: no channel "${c.name}" in team "${t.name}"`)
-              add(rolesProblem(c.roles))
-            }
-          }
-          self.users.add(u.username.toLowerCase())
-          break
-        }
-        case "bot": {
-          const b = data.bot
-          if (!USERNAME_PATTERN.test(b.username)) add(`invalid bot username "${b.username.slice(0, 80)}" (1 to 64 lowercase letters, digits, '.', '-', '_')`)
-          self.users.add(b.username.toLowerCase())
-          break
-        }
-        case "post": {
-          const p = data.post
-          const key = `${p.team}/${p.channel}`
-          const channel = yield* self.known(`c/${key}`, self.channels.has(key), () => self.existing.channel(p.team, p.channel))
-          if (!channel) add(`no channel "${p.channel}" in team "${p.team}"`)
-          yield* root(p, "post")
-          break
-        }
-        case "direct_channel": {
-          const d = data.direct_channel
-          const members = d.participants?.map((m) => m.username) ?? d.members ?? []
-          if (members.length < 1 || members.length > 8) add(`a direct or group channel has 1 to 8 members, not ${members.length}`)
-          yield* users(members, "member")
-          yield* users([...(d.favorited_by ?? []), ...(d.shown_by ?? [])], "favorited_by/shown_by")
-          break
-        }
-        case "direct_post": {
-          const p = data.direct_post
-          if (p.channel_members.length < 1 || p.channel_members.length > 8) add(`channel_members: 1 to 8 members, not ${p.channel_members.length}`)
-          yield* users(p.channel_members, "channel_members")
-          if (!p.channel_members.some((m) => m.toLowerCase() === p.user.toLowerCase())) add(`the author "${p.user}" is not among channel_members`)
-          yield* root(p, "direct post")
-          break
-        }
-        case "emoji": {
-          const e = data.emoji
-          if (!EMOJI_NAME.test(e.name)) add(`invalid emoji name "${e.name.slice(0, 80)}"`)
-          if (!(yield* self.source.has(e.image))) add(`emoji image "${e.image}" is not in the ${self.source.kind === "zip" ? "zip" : "JSONL's folder"}`)
-          break
-        }
-        default:
-          break
+  private content(p: Bulk.Reply, what: string) {
+    this.namedUsers([p.user], `${what} user`)
+    if (runeLength(p.message) > MESSAGE_MAX_RUNES) this.add(`${what} message is longer than ${MESSAGE_MAX_RUNES} characters`)
+    if (p.flagged_by != null) this.namedUsers(p.flagged_by, `${what} flagged_by`)
+    if (p.reactions != null) {
+      this.namedUsers(p.reactions.map((r) => r.user), `${what} reaction`)
+      for (const r of p.reactions) if (!EMOJI_NAME.test(r.emoji_name)) this.add(`${what} reaction: invalid emoji name "${r.emoji_name}"`)
+    }
+    for (const a of p.attachments ?? []) this.file(a.path, `${what}: attachment "${a.path}"`)
+  }
+
+  private root(p: Bulk.Post | Bulk.DirectPost, what: string) {
+    this.content(p, what)
+    for (const [i, reply] of (p.replies ?? []).entries()) {
+      this.content(reply, `${what} reply ${i + 1}`)
+      if (reply.create_at < p.create_at) this.add(`${what} reply ${i + 1} is older than its post (create_at)`)
+    }
+    if (p.thread_followers != null) this.namedUsers(p.thread_followers.map((f) => f.user), `${what} thread_followers`)
+  }
+
+  /** Checks the lines in order; an effect runs only for a line with something to look up. */
+  checkAll(lines: ReadonlyArray<NumberedLine>, from = 0): Effect.Effect<void> {
+    for (let i = from; i < lines.length; i++) {
+      const lookups = this.checkLine(lines[i])
+      if (lookups !== undefined) return Effect.zipRight(lookups, Effect.suspend(() => this.checkAll(lines, i + 1)))
+    }
+    return Effect.void
+  }
+
+  /** The line's synchronous checks; the effect that finishes them when something must be looked up. */
+  private checkLine(input: NumberedLine): Effect.Effect<void> | undefined {
+    if (input.text.trim() === "") return undefined
+    const decoded = decodeLine(input.text)
+    if (Either.isLeft(decoded)) {
+      this.problems.push({ line: input.line, message: decoded.left })
+      return undefined
+    }
+    this.findings = []
+    this.examine(decoded.right)
+    const findings = this.findings
+    if (findings.every((f) => typeof f === "string")) {
+      for (const message of findings) this.problems.push({ line: input.line, message: message as string })
+      return undefined
+    }
+    return Effect.forEach(findings, (f) =>
+      typeof f === "string"
+        ? Effect.succeed(f)
+        : Effect.map(Effect.orElseSucceed(f.lookup, () => false), (found) => {
+          if (f.cacheKey !== undefined) this.cache.set(f.cacheKey, found)
+          return found ? undefined : f.problem
+        })).pipe(Effect.map((messages) => {
+          for (const message of messages) if (message !== undefined) this.problems.push({ line: input.line, message })
+        }))
+  }
+
+  private examine(data: Bulk.Line) {
+    this.counts[data.type] = (this.counts[data.type] ?? 0) + 1
+    if (!this.sawVersion && data.type !== "version") this.add("the first line must be {\"type\":\"version\",\"version\":1}")
+    const team = (name: string, problem: string) => this.known(`t/${name}`, this.teams.has(name), () => this.existing.team(name), problem)
+    switch (data.type) {
+      case "version":
+        if (this.sawVersion) this.add("a second version line")
+        if (data.version !== 1) this.add(`version ${data.version} is not supported (only version 1)`)
+        this.sawVersion = true
+        break
+      case "team": {
+        const t = data.team
+        this.add(teamNameProblem(t.name))
+        this.add(displayNameProblem(t.display_name))
+        this.teams.add(t.name)
+        // A new team comes with its default channels, which lines may name without defining them.
+        for (const d of DEFAULT_CHANNELS) this.channels.add(`${t.name}/${d.name}`)
+        break
       }
-      for (const message of problems) self.problems.push({ line: input.line, message })
-    })
+      case "channel": {
+        const c = data.channel
+        this.add(channelNameProblem(c.name))
+        this.add(fieldsProblem({ display_name: c.display_name, header: c.header ?? undefined, purpose: c.purpose ?? undefined })?.[1])
+        team(c.team, `no team "${c.team}" (define it on an earlier line)`)
+        this.channels.add(`${c.team}/${c.name}`)
+        break
+      }
+      case "user": {
+        const u = data.user
+        if (!USERNAME_PATTERN.test(u.username)) this.add(`invalid username "${u.username.slice(0, 80)}" (1 to 64 lowercase letters, digits, '.', '-', '_')`)
+        if (!isValidEmail(u.email)) this.add(`invalid email "${u.email.slice(0, 128)}"`)
+        if (typeof u.profile_image === "string") this.file(u.profile_image, `profile_image "${u.profile_image}"`)
+        this.add(rolesProblem(u.roles))
+        for (const t of u.teams ?? []) {
+          team(t.name, `teams: no team "${t.name}"`)
+          this.add(rolesProblem(t.roles))
+          for (const c of t.channels ?? []) {
+            const key = `${t.name}/${c.name}`
+            this.known(`c/${key}`, this.channels.has(key), () => this.existing.channel(t.name, c.name), `teams.channels: no channel "${c.name}" in team "${t.name}"`)
+            this.add(rolesProblem(c.roles))
+          }
+        }
+        this.users.add(u.username.toLowerCase())
+        break
+      }
+      case "bot": {
+        const b = data.bot
+        if (!USERNAME_PATTERN.test(b.username)) this.add(`invalid bot username "${b.username.slice(0, 80)}" (1 to 64 lowercase letters, digits, '.', '-', '_')`)
+        this.users.add(b.username.toLowerCase())
+        break
+      }
+      case "post": {
+        const p = data.post
+        const key = `${p.team}/${p.channel}`
+        this.known(`c/${key}`, this.channels.has(key), () => this.existing.channel(p.team, p.channel), `no channel "${p.channel}" in team "${p.team}"`)
+        this.root(p, "post")
+        break
+      }
+      case "direct_channel": {
+        const d = data.direct_channel
+        const members = d.participants?.map((m) => m.username) ?? d.members ?? []
+        if (members.length < 1 || members.length > 8) this.add(`a direct or group channel has 1 to 8 members, not ${members.length}`)
+        this.namedUsers(members, "member")
+        this.namedUsers([...(d.favorited_by ?? []), ...(d.shown_by ?? [])], "favorited_by/shown_by")
+        break
+      }
+      case "direct_post": {
+        const p = data.direct_post
+        if (p.channel_members.length < 1 || p.channel_members.length > 8) this.add(`channel_members: 1 to 8 members, not ${p.channel_members.length}`)
+        this.namedUsers(p.channel_members, "channel_members")
+        if (!p.channel_members.some((m) => m.toLowerCase() === p.user.toLowerCase())) this.add(`the author "${p.user}" is not among channel_members`)
+        this.root(p, "direct post")
+        break
+      }
+      case "emoji": {
+        const e = data.emoji
+        if (!EMOJI_NAME.test(e.name)) this.add(`invalid emoji name "${e.name.slice(0, 80)}"`)
+        this.file(e.image, `emoji image "${e.image}"`)
+        break
+      }
+      default:
+        break
+    }
   }
 }
 
@@ -241,11 +274,15 @@ export const validate = <E = never>(source: Source, existing: Existing, progress
   Effect.gen(function*() {
     const checker = new Checker(source, existing)
     let lines = 0
-    yield* source.lines.pipe(Stream.runForEach((line) =>
-      Effect.zipRight(checker.check(line), Effect.suspend(() => {
-        lines = line.line
-        return lines % 1000 === 0 ? progress(lines) : Effect.void
-      }))))
+    yield* source.lines.pipe(Stream.runForEachChunk((chunk) => {
+      if (Chunk.isEmpty(chunk)) return Effect.void
+      const read = Chunk.toReadonlyArray(chunk)
+      return Effect.zipRight(checker.checkAll(read), Effect.suspend(() => {
+        const before = lines
+        lines = read[read.length - 1].line
+        return Math.floor(lines / 1000) > Math.floor(before / 1000) ? progress(lines) : Effect.void
+      }))
+    }))
     if (lines === 0) checker.problems.push({ line: 0, message: "the file holds no lines" })
     return { lines, counts: checker.counts, problems: checker.problems } satisfies Validation
   }) as Effect.Effect<Validation, SourceError | E>
