@@ -1,6 +1,6 @@
 import { Effect, Stream } from "effect"
 import { once } from "node:events"
-import { createWriteStream } from "node:fs"
+import { createWriteStream, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { Readable } from "node:stream"
 import { setFlagsFromString } from "node:v8"
@@ -78,5 +78,31 @@ describe("streaming", { timeout: 60_000 }, () => {
     const { count, peak } = await readAll(file)
     expect(count).toBe(LINES + 1)
     expect(peak).toBeLessThan(size / 10)
+  })
+
+  it("reads lines as readline does across the file's 64 KiB pieces: \\r\\n split between two, a character split between two, a lone \\r, an empty line, no final newline", async () => {
+    // A file is read in pieces of 64 KiB: the first line's \r is the first piece's last byte and its \n the second's
+    // first; the two bytes of "é" are the last of the second piece and the first of the third.
+    const first = "x".repeat(65_535)
+    const second = `${"y".repeat(131_071 - (first.length + 2))}éz`
+    const text = `${first}\r\n${second}\rafter a lone CR\n\nlast, with no newline`
+    expect(Buffer.from(text).subarray(65_535, 65_537).toString()).toBe("\r\n")
+    expect(Buffer.from(text).subarray(131_071, 131_073).toString()).toBe("é")
+    const file = path.join(tempDir("stream-"), "pieces.jsonl")
+    writeFileSync(file, text)
+    const lines = await Effect.runPromise(Effect.scoped(Effect.flatMap(Source.open(file), (source) => Stream.runCollect(source.lines))))
+    expect([...lines]).toEqual([
+      { line: 1, text: first },
+      { line: 2, text: second },
+      { line: 3, text: "after a lone CR" },
+      { line: 4, text: "" },
+      { line: 5, text: "last, with no newline" }
+    ])
+    // A final line break ends the last line without adding an empty one; a final \r is a line break too.
+    for (const [ending, expected] of [["a\nb\n", ["a", "b"]], ["a\r\nb\r", ["a", "b"]], ["\n", [""]], ["", []]] as const) {
+      writeFileSync(file, ending)
+      const read = await Effect.runPromise(Effect.scoped(Effect.flatMap(Source.open(file), (source) => Stream.runCollect(source.lines))))
+      expect([...read].map((l) => l.text), JSON.stringify(ending)).toEqual(expected)
+    }
   })
 })
